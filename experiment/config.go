@@ -2,8 +2,11 @@ package experiment
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +26,9 @@ type Config struct {
 	Horizon    int               `yaml:"horizon"`
 	Trials     int               `yaml:"trials"`
 	Seed       uint64            `yaml:"seed"`
+	// CurvePoints is how many rounds curves.csv records (evenly spaced,
+	// always the last); 0 means 200, and a value ≥ the horizon records every round.
+	CurvePoints int `yaml:"curve_points"`
 	// Delay gives Poisson feedback delays (000 §7); zero means none.
 	Delay *DelayConfig `yaml:"delay"`
 	// Quick overrides horizon and trials under --quick.
@@ -35,6 +41,12 @@ type Config struct {
 		Values map[string]map[string]float64 `yaml:"values"`
 	} `yaml:"paper"`
 	Notes string `yaml:"notes"`
+
+	// Path is the file the configuration was read from ("" for a run built
+	// on the command line); Sets are the --set overrides applied since, in
+	// order. Together they re-create the run (report.md prints them).
+	Path string   `yaml:"-"`
+	Sets []string `yaml:"-"`
 }
 
 // AlgoConfig is one algorithm entry.
@@ -58,6 +70,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	c.Path = name
 	if c.Problem == "" {
 		return nil, fmt.Errorf("%s: field problem is missing", name)
 	}
@@ -72,9 +85,19 @@ func Parse(name string, data []byte) (*Config, error) {
 	return &c, nil
 }
 
-// Load reads and parses an experiment file from disk.
+// Load reads and parses an experiment file from disk. A path
+// experiments/<paper>/<name>.yaml that does not exist on disk is read from
+// the copy embedded in the binary, so the command lines that reports print
+// work from any directory.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if name, ok := strings.CutPrefix(filepath.ToSlash(filepath.Clean(path)), "experiments/"); ok {
+			if c, embErr := Embedded(name); embErr == nil {
+				return c, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +107,25 @@ func Load(path string) (*Config, error) {
 // Set applies a --set key=value override: horizon, trials, seed, title,
 // params.<k>, or algorithms.<label>.<k> (every algorithm with that label or ID).
 func (c *Config) Set(kv string) error {
+	if err := c.set(kv); err != nil {
+		return err
+	}
+	c.Sets = append(c.Sets, kv)
+	return nil
+}
+
+func (c *Config) set(kv string) error {
 	k, v, ok := strings.Cut(kv, "=")
 	if !ok {
 		return fmt.Errorf("--set %q: want key=value", kv)
 	}
 	switch {
+	case k == "curve_points":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("--set curve_points = %q: want a non-negative integer", v)
+		}
+		c.CurvePoints = n
 	case k == "horizon" || k == "trials":
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -141,7 +178,7 @@ func (c *Config) Set(kv string) error {
 			return fmt.Errorf("--set %q: no algorithm labelled %q", kv, who)
 		}
 	default:
-		return fmt.Errorf("--set %q: unknown key %q: accepted are horizon, trials, seed, title, params.<k>, algorithms.<label>.<k>", kv, k)
+		return fmt.Errorf("--set %q: unknown key %q: accepted are horizon, trials, seed, title, curve_points, params.<k>, algorithms.<label>.<k>", kv, k)
 	}
 	return nil
 }
@@ -154,6 +191,7 @@ func (c *Config) Spec(quick bool) (runner.Spec, error) {
 		Horizon:       c.Horizon,
 		Trials:        c.Trials,
 		Seed:          c.Seed,
+		CurvePoints:   c.CurvePoints,
 	}
 	if quick && c.Quick != nil {
 		if c.Quick.Horizon > 0 {

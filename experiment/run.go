@@ -31,7 +31,9 @@ type Options struct {
 	Stderr io.Writer
 }
 
-// Execute runs one configuration and writes its outputs into o.Out.
+// Execute runs one configuration and writes its outputs into o.Out: the
+// full set of outputs (report.Write), or for a shard (o.Shards > 0) the
+// shard's per-trial results in trials.json, which [Merge] combines.
 func Execute(ctx context.Context, c *Config, o Options) (*runner.Output, error) {
 	spec, err := c.Spec(o.Quick)
 	if err != nil {
@@ -51,20 +53,51 @@ func Execute(ctx context.Context, c *Config, o Options) (*runner.Output, error) 
 	if title == "" {
 		title = spec.Problem
 	}
-	bar := progress.New(w, spec.Trials*len(spec.Algos)*spec.Horizon, title, enabled)
+	if spec.Shards > 0 {
+		title = fmt.Sprintf("%s (shard %d/%d)", title, spec.Shard, spec.Shards)
+	}
+	jobs := spec.Trials * len(spec.Algos)
+	if spec.Shards > 0 {
+		jobs = (jobs - spec.Shard + spec.Shards - 1) / spec.Shards
+	}
+	bar := progress.New(w, jobs*spec.Horizon, title, enabled)
 	spec.Progress = bar.Add
 	out, err := runner.Run(ctx, spec)
 	bar.Done()
 	if err != nil {
 		return nil, err
 	}
-	out.Results.Title = title
-	out.Results.Paper, out.Results.PaperSource = c.PaperValues()
-	out.Results.Notes = c.Notes
+	if spec.Shards > 0 {
+		if err := writeShard(o.Out, c, o.Quick, spec.Shard, spec.Shards, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	if err := finish(c, o.Quick, out); err != nil {
+		return nil, err
+	}
 	if err := report.Write(o.Out, &out.Results); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// finish adds to an aggregated run what report.md shows besides the numbers.
+func finish(c *Config, quick bool, out *runner.Output) error {
+	r := &out.Results
+	r.Title = c.Title
+	if r.Title == "" {
+		r.Title = c.Problem
+	}
+	r.Paper, r.PaperSource = c.PaperValues()
+	r.Notes = c.Notes
+	r.Quick = quick && c.Quick != nil && (c.Quick.Horizon > 0 || c.Quick.Trials > 0)
+	cmd, err := c.Command(quick)
+	if err != nil {
+		cmd = "(no command line re-creates this run: " + err.Error() + ")"
+	}
+	r.Command = cmd
+	return nil
 }
 
 // Paper is one reproducible paper: `cbandit reproduce <Name>`.

@@ -33,6 +33,18 @@ func formatNum(x float64) string {
 	return s
 }
 
+// QuickBanner is the opening of every report of a --quick run: sizes (e.g.
+// "T = 1000, 5 trials") are reduced, the numbers are not the paper's.
+func QuickBanner(sizes string) string {
+	return "> **Quick run (--quick): reduced size (" + sizes + ").** These numbers are not comparable " +
+		"with the paper's, and the paper's values are left out. Run without --quick for the paper's size.\n\n"
+}
+
+// formatQuartiles formats a median with its quartiles: "median [q1, q3]".
+func formatQuartiles(s Stat) string {
+	return formatNum(s.Median) + " [" + formatNum(s.Q1) + ", " + formatNum(s.Q3) + "]"
+}
+
 // FormatStat formats a mean and its standard error as "mean ± stderr".
 func FormatStat(s Stat) string { return formatNum(s.Mean) + " ± " + formatNum(s.Stderr) }
 
@@ -57,6 +69,9 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 	s := &res.Summary
 
 	fmt.Fprintf(&b, "# %s\n\n", reportTitle(res))
+	if res.Quick {
+		b.WriteString(QuickBanner(fmt.Sprintf("T = %d, %d trials", s.Horizon, s.Trials)))
+	}
 
 	// Context.
 	b.WriteString("## Run\n\n")
@@ -75,17 +90,39 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "- horizon: %d rounds\n", s.Horizon)
-	fmt.Fprintf(&b, "- trials: %d\n", s.Trials)
-	fmt.Fprintf(&b, "- seed: %d\n\n", s.Seed)
-	algs := sortedKeys(s.Algorithms)
-	b.WriteString("Equivalent command line:\n\n```\ncbandit run --problem " + shellQuote(s.Problem))
-	for _, k := range params {
-		b.WriteString(" --param " + shellQuote(k+"="+s.Params[k]))
+	fmt.Fprintf(&b, "- trials: %d (trial i is the same problem instance, noise and delays for every algorithm)\n", s.Trials)
+	fmt.Fprintf(&b, "- seed: %d\n", s.Seed)
+	algs := s.Order()
+	if len(s.Specs) > 0 {
+		b.WriteString("- algorithms:")
+		for i, a := range s.Specs {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " `%s`", a.Label)
+			if a.Label != a.ID || len(a.Params) > 0 {
+				fmt.Fprintf(&b, " (%s", a.ID)
+				for _, k := range sortedKeys(a.Params) {
+					fmt.Fprintf(&b, " %s=%s", k, a.Params[k])
+				}
+				b.WriteString(")")
+			}
+		}
+		b.WriteString("\n")
 	}
-	if len(algs) > 0 {
-		b.WriteString(" --algos " + shellQuote(strings.Join(algs, ",")))
+	b.WriteString("\nThis command re-creates the run (same summary.json, timings aside):\n\n```\n")
+	if res.Command != "" {
+		b.WriteString(res.Command + "\n```\n\n")
+	} else {
+		b.WriteString("cbandit run --problem " + ShellQuote(s.Problem))
+		for _, k := range params {
+			b.WriteString(" --param " + ShellQuote(k+"="+s.Params[k]))
+		}
+		if len(algs) > 0 {
+			b.WriteString(" --algos " + ShellQuote(strings.Join(algs, ",")))
+		}
+		fmt.Fprintf(&b, " --trials %d --horizon %d --seed %d --out DIR\n```\n\n", s.Trials, s.Horizon, s.Seed)
 	}
-	fmt.Fprintf(&b, " --trials %d --horizon %d --seed %d --out DIR\n```\n\n", s.Trials, s.Horizon, s.Seed)
 
 	// Final metrics.
 	withCost := false
@@ -94,32 +131,48 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 			withCost = true
 		}
 	}
-	fmt.Fprintf(&b, "## Final metrics (round %d, mean ± stderr over %d trials)\n\n", s.Horizon, s.Trials)
 	cols := []string{MetricRegret, MetricViolationSoft, MetricViolationHard, MetricViolationCount}
 	if withCost {
 		cols = append(cols, MetricCost)
 	}
-	b.WriteString("| algorithm | " + strings.Join(cols, " | ") + " | µs/round |\n")
-	b.WriteString("|---" + strings.Repeat("|---:", len(cols)+1) + "|\n")
-	for _, name := range algs {
-		a := s.Algorithms[name]
-		b.WriteString("| " + mdCell(name) + " |")
-		for _, key := range cols {
-			if st, ok := a.Metric(key); ok {
-				b.WriteString(" " + FormatStat(st) + " |")
-			} else {
-				b.WriteString(" — |")
-			}
+	table := func(cell func(Stat) string, withTime bool) {
+		b.WriteString("| algorithm | " + strings.Join(cols, " | "))
+		n := len(cols)
+		if withTime {
+			b.WriteString(" | µs/round")
+			n++
 		}
-		b.WriteString(" " + formatNum(a.SecondsPerRound*1e6) + " |\n")
+		b.WriteString(" |\n|---" + strings.Repeat("|---:", n) + "|\n")
+		for _, name := range algs {
+			a := s.Algorithms[name]
+			b.WriteString("| " + mdCell(name) + " |")
+			for _, key := range cols {
+				if st, ok := a.Metric(key); ok {
+					b.WriteString(" " + cell(st) + " |")
+				} else {
+					b.WriteString(" — |")
+				}
+			}
+			if withTime {
+				b.WriteString(" " + formatNum(a.SecondsPerRound*1e6) + " |")
+			}
+			b.WriteString("\n")
+		}
+		if len(algs) == 0 {
+			b.WriteString("\n(no algorithms)\n")
+		}
+		b.WriteString("\n")
 	}
-	if len(algs) == 0 {
-		b.WriteString("\n(no algorithms)\n")
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "## Final metrics (round %d, mean ± stderr over %d trials)\n\n", s.Horizon, s.Trials)
+	table(FormatStat, true)
+	fmt.Fprintf(&b, "Median [first quartile, third quartile] over the %d trials (quantile definition 7 of Hyndman & Fan 1996, as R and numpy):\n\n", s.Trials)
+	table(formatQuartiles, false)
+	writePairwise(&b, s, algs)
 
 	// Paper comparison.
-	if len(res.Paper) > 0 {
+	if len(res.Paper) > 0 && res.Quick {
+		b.WriteString("## Ours vs paper\n\nLeft out: a --quick run is smaller than the paper's, so its numbers are not comparable.\n\n")
+	} else if len(res.Paper) > 0 {
 		b.WriteString("## Ours vs paper\n\n")
 		src := res.PaperSource
 		if src == "" {
@@ -156,6 +209,11 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 	// Figures.
 	if len(figs) > 0 {
 		b.WriteString("## Figures\n\n")
+		band := res.Band
+		if band == "" {
+			band = "±1 standard error of the mean over the trials"
+		}
+		fmt.Fprintf(&b, "Lines are means over the %d trials; shaded bands are %s.\n\n", s.Trials, band)
 		for _, f := range figs {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", f.alt, f.file)
 		}
@@ -192,8 +250,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs quoting (single
+// quotes; a quote inside becomes '\'').
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,=/:+@", r))
 	}) < 0 {

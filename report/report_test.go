@@ -349,12 +349,12 @@ func TestAgrees(t *testing.T) {
 		ours  Stat
 		want  bool
 	}{
-		{11, Stat{10, 0.5}, true},     // exactly 2 stderr
-		{11.01, Stat{10, 0.5}, false}, // just outside
-		{9, Stat{10, 0.5}, true},
-		{5, Stat{2, 1}, false},
-		{3, Stat{3, 0}, true},
-		{3.1, Stat{3, 0}, false},
+		{11, Stat{Mean: 10, Stderr: 0.5}, true},     // exactly 2 stderr
+		{11.01, Stat{Mean: 10, Stderr: 0.5}, false}, // just outside
+		{9, Stat{Mean: 10, Stderr: 0.5}, true},
+		{5, Stat{Mean: 2, Stderr: 1}, false},
+		{3, Stat{Mean: 3, Stderr: 0}, true},
+		{3.1, Stat{Mean: 3, Stderr: 0}, false},
 	}
 	for _, c := range cases {
 		if got := Agrees(c.paper, c.ours); got != c.want {

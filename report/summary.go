@@ -55,6 +55,16 @@ func checkSummaryFinite(s *Summary) error {
 			if bad(st.Stderr) {
 				return fmt.Errorf("algorithm %q: %s stderr is %v (JSON needs finite numbers)", name, key, st.Stderr)
 			}
+			for field, v := range map[string]float64{"median": st.Median, "q1": st.Q1, "q3": st.Q3} {
+				if bad(v) {
+					return fmt.Errorf("algorithm %q: %s %s is %v (JSON needs finite numbers)", name, key, field, v)
+				}
+			}
+			for i, v := range st.PerTrial {
+				if bad(v) {
+					return fmt.Errorf("algorithm %q: %s per_trial[%d] is %v (JSON needs finite numbers)", name, key, i, v)
+				}
+			}
 		}
 	}
 	return nil

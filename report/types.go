@@ -1,9 +1,17 @@
 package report
 
-// Stat is a mean over trials with its standard error.
+// Stat describes one metric over trials: mean with its standard error,
+// median and quartiles, and the per-trial values (trial 0, 1, … in order;
+// trial i of every algorithm of a run is the same instance and noise, so
+// the arrays of two algorithms are paired). See [Describe].
 type Stat struct {
 	Mean   float64 `json:"mean"`
 	Stderr float64 `json:"stderr"`
+	Median float64 `json:"median"`
+	Q1     float64 `json:"q1"`
+	Q3     float64 `json:"q3"`
+	// PerTrial holds the final value of each trial.
+	PerTrial []float64 `json:"per_trial,omitempty"`
 }
 
 // Algorithm is one algorithm's final metrics (at the horizon) in summary.json.
@@ -26,6 +34,31 @@ type Summary struct {
 	Trials     int                  `json:"trials"`
 	Seed       uint64               `json:"seed"`
 	Algorithms map[string]Algorithm `json:"algorithms"`
+	// Specs lists the algorithms in the order they were given, with their
+	// labels and parameters, so that a run can be re-created exactly.
+	Specs []AlgoSpec `json:"algorithm_specs,omitempty"`
+}
+
+// AlgoSpec is one algorithm entry of a run.
+type AlgoSpec struct {
+	Label  string            `json:"label"`
+	ID     string            `json:"id"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// Order returns the algorithm labels in the order given (Specs), or sorted
+// by name when the summary has no Specs.
+func (s *Summary) Order() []string {
+	if len(s.Specs) > 0 {
+		out := make([]string, 0, len(s.Specs))
+		for _, a := range s.Specs {
+			if _, ok := s.Algorithms[a.Label]; ok {
+				out = append(out, a.Label)
+			}
+		}
+		return out
+	}
+	return sortedKeys(s.Algorithms)
 }
 
 // Curve is one metric of one algorithm against the round number, mean ±
@@ -51,4 +84,13 @@ type Results struct {
 	PaperSource string
 	// Notes is free Markdown appended to report.md (choices the paper leaves open).
 	Notes string
+	// Command is the command line that re-creates this run (report.md
+	// prints it); empty means "derive it from the summary".
+	Command string
+	// Quick marks a run at reduced size: report.md opens with a banner and
+	// leaves out the paper's columns.
+	Quick bool
+	// Band describes the shaded bands of the figures (default "±1 standard
+	// error of the mean over trials").
+	Band string
 }

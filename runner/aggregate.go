@@ -1,35 +1,64 @@
 package runner
 
 import (
-	"math"
+	"fmt"
+	"maps"
 
 	"github.com/cbandit/cbandit/report"
 )
 
 // MeanStderr returns the mean and the standard error of the mean (sample
-// standard deviation / √n; 0 for n < 2).
-func MeanStderr(xs []float64) (mean, stderr float64) {
-	n := float64(len(xs))
-	if n == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= n
-	if n < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
-}
+// standard deviation / √n; 0 for n < 2); see [report.MeanStderr].
+func MeanStderr(xs []float64) (mean, stderr float64) { return report.MeanStderr(xs) }
 
-func aggregate(spec *Spec, results [][]*trialResult, rounds []int, metrics []string) *Output {
+// Collect aggregates the jobs of a run — all of them, from one process or
+// from the shards of an array job in any order — into the run's output. It
+// fails unless every (trial, algorithm) of the spec appears exactly once,
+// with every metric recorded at every round. Trials are aggregated in trial
+// order, so the numbers do not depend on how the jobs were split or ordered.
+func Collect(spec *Spec, rounds []int, metrics []string, jobs []Job) (*Output, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	index := map[string]int{}
+	for a, al := range spec.Algos {
+		index[al.Label] = a
+	}
+	grid := make([][]*Job, len(spec.Algos))
+	for a := range grid {
+		grid[a] = make([]*Job, spec.Trials)
+	}
+	for k := range jobs {
+		j := &jobs[k]
+		a, ok := index[j.Algorithm]
+		if !ok {
+			return nil, fmt.Errorf("job for algorithm %q: not in the run's algorithms", j.Algorithm)
+		}
+		if j.Trial < 0 || j.Trial >= spec.Trials {
+			return nil, fmt.Errorf("job for algorithm %q: trial %d outside [0, %d)", j.Algorithm, j.Trial, spec.Trials)
+		}
+		if grid[a][j.Trial] != nil {
+			return nil, fmt.Errorf("algorithm %q, trial %d: given twice (overlapping shards?)", j.Algorithm, j.Trial)
+		}
+		for _, m := range metrics {
+			if len(j.Metrics[m]) != len(rounds) {
+				return nil, fmt.Errorf("algorithm %q, trial %d: metric %s has %d values for %d recorded rounds",
+					j.Algorithm, j.Trial, m, len(j.Metrics[m]), len(rounds))
+			}
+		}
+		grid[a][j.Trial] = j
+	}
+	for a, al := range spec.Algos {
+		for tr, j := range grid[a] {
+			if j == nil {
+				return nil, fmt.Errorf("algorithm %q, trial %d: missing (a shard not merged?)", al.Label, tr)
+			}
+		}
+	}
+
 	out := &Output{
 		Rounds:   rounds,
+		Metrics:  metrics,
 		PerTrial: map[string]map[string][][]float64{},
 		Seconds:  map[string][]float64{},
 	}
@@ -41,22 +70,20 @@ func aggregate(spec *Spec, results [][]*trialResult, rounds []int, metrics []str
 		Seed:       spec.Seed,
 		Algorithms: map[string]report.Algorithm{},
 	}
+	for tr := 0; tr < spec.Trials; tr++ {
+		for a := range spec.Algos {
+			out.Jobs = append(out.Jobs, *grid[a][tr])
+		}
+	}
 	for a, al := range spec.Algos {
-		var done []*trialResult
-		for _, r := range results[a] {
-			if r != nil { // nil: another shard's job
-				done = append(done, r)
-			}
-		}
-		if len(done) == 0 {
-			continue
-		}
+		done := grid[a]
+		sum.Specs = append(sum.Specs, report.AlgoSpec{Label: al.Label, ID: al.ID, Params: maps.Clone(map[string]string(al.Params))})
 		per := map[string][][]float64{}
 		final := map[string]report.Stat{}
 		for _, m := range metrics {
 			traj := make([][]float64, len(done))
 			for i, r := range done {
-				traj[i] = r.metrics[m]
+				traj[i] = r.Metrics[m]
 			}
 			per[m] = traj
 			c := report.Curve{Algorithm: al.Label, Metric: m, Rounds: rounds,
@@ -66,17 +93,16 @@ func aggregate(spec *Spec, results [][]*trialResult, rounds []int, metrics []str
 				for i := range done {
 					col[i] = traj[i][k]
 				}
-				c.Mean[k], c.Stderr[k] = MeanStderr(col)
+				c.Mean[k], c.Stderr[k] = report.MeanStderr(col)
 			}
 			out.Results.Curves = append(out.Results.Curves, c)
-			last := len(rounds) - 1
-			final[m] = report.Stat{Mean: c.Mean[last], Stderr: c.Stderr[last]}
+			final[m] = report.Describe(col) // col holds the last round now
 		}
 		secs := make([]float64, len(done))
 		for i, r := range done {
-			secs[i] = r.seconds
+			secs[i] = r.SecondsPerRound
 		}
-		spr, _ := MeanStderr(secs)
+		spr, _ := report.MeanStderr(secs)
 		out.PerTrial[al.Label] = per
 		out.Seconds[al.Label] = secs
 		alg := report.Algorithm{
@@ -92,5 +118,5 @@ func aggregate(spec *Spec, results [][]*trialResult, rounds []int, metrics []str
 		sum.Algorithms[al.Label] = alg
 	}
 	out.Results.Summary = sum
-	return out
+	return out, nil
 }

@@ -64,14 +64,32 @@ type Spec struct {
 	Progress func(rounds int)
 }
 
-// Output is the result of Run.
+// Job is the recorded outcome of one (trial, algorithm) job: every metric at
+// the recorded rounds. Shards write their jobs; [Collect] aggregates them.
+type Job struct {
+	Algorithm string `json:"algorithm"`
+	Trial     int    `json:"trial"`
+	// SecondsPerRound is the mean wall time of Decide + Observe.
+	SecondsPerRound float64 `json:"seconds_per_round"`
+	// Metrics[m][k] is metric m at the k-th recorded round.
+	Metrics map[string][]float64 `json:"metrics"`
+}
+
+// Output is the result of Run (or of [Collect] over merged shards).
 type Output struct {
+	// Results is the aggregate over trials; empty for a sharded run, whose
+	// jobs are combined later by [Collect].
 	Results report.Results
 	// Rounds are the recorded rounds (1-based).
 	Rounds []int
-	// PerTrial[label][metric][trial][k] is trial's value at Rounds[k].
+	// Metrics are the recorded metric keys, in output order.
+	Metrics []string
+	// Jobs are the jobs this run executed, in (trial, algorithm list) order.
+	Jobs []Job
+	// PerTrial[label][metric][trial][k] is trial's value at Rounds[k]
+	// (complete runs only).
 	PerTrial map[string]map[string][][]float64
-	// Seconds[label][trial] is the mean wall time per round.
+	// Seconds[label][trial] is the mean wall time per round (complete runs only).
 	Seconds map[string][]float64
 }
 
@@ -138,19 +156,43 @@ func recordRounds(T, n int) []int {
 
 type job struct{ trial, algo int }
 
-type trialResult struct {
-	metrics map[string][]float64 // metric -> value at recorded rounds
-	seconds float64
+// AgentSeed is the seed of the agent labelled label in trial i: its own
+// randomness (Thompson draws, tie-breaking) depends on (seed, trial, label)
+// only, never on its position in the list or on the other algorithms.
+func AgentSeed(base uint64, trial int, label string) uint64 {
+	return seed.Derive(base, "agent\x00"+label, trial)
 }
 
+// Streams of trial i that every algorithm of the trial shares (common random
+// numbers): round t's action set and full-information sample come from
+// RoundSeed, its noisy observation from NoiseSeed and its feedback delays
+// from DelaySeed, each derived from (seed, trial, t) alone. A problem draws
+// the noise of cost 1..m and of the reward in a fixed order that does not
+// depend on the action, so every algorithm meets the same noise value in the
+// same round for the same metric.
+func RoundSeed(base uint64, trial, t int) uint64 { return seed.Derive(base, "round", trial, t) }
+
+// NoiseSeed: see [RoundSeed].
+func NoiseSeed(base uint64, trial, t int) uint64 { return seed.Derive(base, "noise", trial, t) }
+
+// DelaySeed: see [RoundSeed].
+func DelaySeed(base uint64, trial, t int) uint64 { return seed.Derive(base, "delay", trial, t) }
+
+// ProblemSeed is the seed of trial i's problem instance.
+func ProblemSeed(base uint64, trial int) uint64 { return seed.Derive(base, "problem", trial) }
+
 // Run executes the spec. It checks every algorithm against a first problem
-// instance before starting, so configuration errors surface at once.
+// instance before starting, so configuration errors surface at once. A
+// sharded run (Shards > 0) returns its jobs only; [Collect] combines the jobs
+// of all shards into the output the unsharded run gives.
 func Run(ctx context.Context, spec Spec) (*Output, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
-	// Fail fast on bad problem or algorithm parameters.
-	p0, err := problem.New(spec.Problem, spec.ProblemParams, seed.Derive(spec.Seed, "problem", 0))
+	// Fail fast on bad problem or algorithm parameters. Each check agent is
+	// dropped before the next is built and the heap is collected before the
+	// jobs start, so the check never doubles the peak memory of a run.
+	p0, err := problem.New(spec.Problem, spec.ProblemParams, ProblemSeed(spec.Seed, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -158,37 +200,27 @@ func Run(ctx context.Context, spec Spec) (*Output, error) {
 	for _, a := range spec.Algos {
 		info := p0.Info()
 		info.Horizon = spec.Horizon
-		if _, err := agent.New(a.ID, agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params, Seed: 1}); err != nil {
+		if _, err := agent.New(a.ID, agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params, Seed: AgentSeed(spec.Seed, 0, a.Label)}); err != nil {
 			return nil, fmt.Errorf("algorithm %s: %w", a.Label, err)
 		}
 	}
+	p0 = nil
+	runtime.GC()
 	rounds := recordRounds(spec.Horizon, spec.CurvePoints)
 	metrics := []string{Regret, ViolationSoft, ViolationHard, ViolationCount}
 	if stageWise {
 		metrics = append(metrics, Cost)
 	}
 
-	var jobs []job
-	idx := 0
-	for tr := 0; tr < spec.Trials; tr++ {
-		for a := range spec.Algos {
-			if spec.Shards == 0 || idx%spec.Shards == spec.Shard {
-				jobs = append(jobs, job{tr, a})
-			}
-			idx++
-		}
-	}
-	results := make([][]*trialResult, len(spec.Algos))
-	for a := range results {
-		results[a] = make([]*trialResult, spec.Trials)
-	}
+	jobs := spec.jobs()
+	results := make([]*Job, len(jobs))
 	workers := spec.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch := make(chan job)
+	ch := make(chan int)
 	var wg sync.WaitGroup
 	var errOnce sync.Once
 	var firstErr error
@@ -196,8 +228,9 @@ func Run(ctx context.Context, spec Spec) (*Output, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range ch {
-				res, err := runOne(ctx, &spec, j, rounds, stageWise)
+			for k := range ch {
+				j := jobs[k]
+				res, err := runOne(ctx, &spec, j, rounds, metrics, stageWise)
 				if err != nil {
 					errOnce.Do(func() {
 						firstErr = fmt.Errorf("trial %d, algorithm %s: %w", j.trial, spec.Algos[j.algo].Label, err)
@@ -205,14 +238,14 @@ func Run(ctx context.Context, spec Spec) (*Output, error) {
 					})
 					continue
 				}
-				results[j.algo][j.trial] = res
+				results[k] = res
 			}
 		}()
 	}
 feed:
-	for _, j := range jobs {
+	for k := range jobs {
 		select {
-		case ch <- j:
+		case ch <- k:
 		case <-ctx.Done():
 			break feed
 		}
@@ -225,11 +258,34 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return aggregate(&spec, results, rounds, metrics), nil
+	done := make([]Job, len(results))
+	for k, r := range results {
+		done[k] = *r
+	}
+	if spec.Shards > 0 {
+		return &Output{Rounds: rounds, Metrics: metrics, Jobs: done}, nil
+	}
+	return Collect(&spec, rounds, metrics, done)
 }
 
-func runOne(ctx context.Context, spec *Spec, j job, rounds []int, stageWise bool) (*trialResult, error) {
-	p, err := problem.New(spec.Problem, spec.ProblemParams, seed.Derive(spec.Seed, "problem", j.trial))
+// jobs lists the (trial, algorithm) jobs of this run in grid order: trial
+// major, algorithms in list order; a shard i/n keeps every n-th from the i-th.
+func (s *Spec) jobs() []job {
+	var jobs []job
+	idx := 0
+	for tr := 0; tr < s.Trials; tr++ {
+		for a := range s.Algos {
+			if s.Shards == 0 || idx%s.Shards == s.Shard {
+				jobs = append(jobs, job{tr, a})
+			}
+			idx++
+		}
+	}
+	return jobs
+}
+
+func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []string, stageWise bool) (*Job, error) {
+	p, err := problem.New(spec.Problem, spec.ProblemParams, ProblemSeed(spec.Seed, j.trial))
 	if err != nil {
 		return nil, err
 	}
@@ -237,24 +293,15 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, stageWise bool
 	info.Horizon = spec.Horizon
 	a := spec.Algos[j.algo]
 	ag, err := agent.New(a.ID, agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params,
-		Seed: seed.Derive(spec.Seed, "agent", j.trial, j.algo)})
+		Seed: AgentSeed(spec.Seed, j.trial, a.Label)})
 	if err != nil {
 		return nil, err
 	}
-	env := seed.Rand(seed.Derive(spec.Seed, "env", j.trial, j.algo))
-	var delayRng *rand.Rand
-	if spec.Delay != nil {
-		delayRng = seed.Rand(seed.Derive(spec.Seed, "delay", j.trial, j.algo))
-	}
+	roundStream, noiseStream, delayStream := seed.NewStream(), seed.NewStream(), seed.NewStream()
 	m := info.M
 	sc, _ := p.(StageCoster)
 
-	res := &trialResult{metrics: map[string][]float64{}}
-	nm := 4
-	if stageWise {
-		nm = 5
-	}
-	vals := make([][]float64, nm)
+	vals := make([][]float64, len(metrics))
 	for k := range vals {
 		vals[k] = make([]float64, 0, len(rounds))
 	}
@@ -278,7 +325,7 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, stageWise bool
 				return nil, fmt.Errorf("round %d: observe: %w", t, err)
 			}
 		}
-		r := p.Round(env, t)
+		r := p.Round(roundStream.At(RoundSeed(spec.Seed, j.trial, t)), t)
 		d, err := ag.Decide(r)
 		elapsed += time.Since(start)
 		if err != nil {
@@ -314,7 +361,7 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, stageWise bool
 			}
 		}
 		// Noisy feedback.
-		rew, err := p.Observe(env, r, d.Action, costs)
+		rew, err := p.Observe(noiseStream.At(NoiseSeed(spec.Seed, j.trial, t)), r, d.Action, costs)
 		if err != nil {
 			return nil, fmt.Errorf("round %d: %w", t, err)
 		}
@@ -322,7 +369,7 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, stageWise bool
 		if spec.Delay == nil {
 			err = ag.Observe(bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true, Costs: costs})
 		} else {
-			dr, dc := spec.Delay(delayRng)
+			dr, dc := spec.Delay(delayStream.At(DelaySeed(spec.Seed, j.trial, t)))
 			q.push(t+1+dr, bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true})
 			q.push(t+1+dc, bandit.Feedback{ID: d.ID, Costs: append([]float64(nil), costs...)})
 		}
@@ -355,14 +402,11 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, stageWise bool
 	if spec.Progress != nil && sinceProgress > 0 {
 		spec.Progress(sinceProgress)
 	}
-	res.metrics[Regret] = vals[0]
-	res.metrics[ViolationSoft] = vals[1]
-	res.metrics[ViolationHard] = vals[2]
-	res.metrics[ViolationCount] = vals[3]
-	if stageWise {
-		res.metrics[Cost] = vals[4]
+	res := &Job{Algorithm: a.Label, Trial: j.trial, Metrics: map[string][]float64{},
+		SecondsPerRound: elapsed.Seconds() / float64(spec.Horizon)}
+	for k, name := range metrics {
+		res.Metrics[name] = vals[k]
 	}
-	res.seconds = elapsed.Seconds() / float64(spec.Horizon)
 	return res, nil
 }
 

@@ -2,13 +2,18 @@ package runner
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
-	_ "github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/internal/seed"
+	"github.com/cbandit/cbandit/problem"
+
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/bandit"
-	_ "github.com/cbandit/cbandit/problem"
 )
 
 func smallSpec() Spec {
@@ -44,7 +49,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		a, b := outs[0].Results.Summary.Algorithms["ckb-ucb"], outs[i].Results.Summary.Algorithms["ckb-ucb"]
 		a.SecondsPerRound, b.SecondsPerRound = 0, 0
-		if a != b {
+		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("summaries differ: %+v vs %+v", a, b)
 		}
 	}
@@ -60,27 +65,204 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 	}
 }
 
-// Shards of the grid together give exactly the unsharded per-trial numbers.
-func TestShardsPartitionTheGrid(t *testing.T) {
+// Shards of the grid, collected in any order, give exactly the unsharded output.
+func TestShardsCollectToTheUnshardedOutput(t *testing.T) {
 	full, err := Run(context.Background(), smallSpec())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]int{}
-	for i := 0; i < 3; i++ {
+	var jobs []Job
+	for _, i := range []int{2, 0, 1} {
 		s := smallSpec()
 		s.Shard, s.Shards = i, 3
 		out, err := Run(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for label, per := range out.PerTrial {
-			got[label] += len(per[Regret])
+		if out.Results.Summary.Algorithms != nil {
+			t.Fatal("a shard aggregated a partial run")
+		}
+		jobs = append(jobs, out.Jobs...)
+	}
+	s := smallSpec()
+	merged, err := Collect(&s, full.Rounds, full.Metrics, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(merged.Results.Curves, full.Results.Curves) || !reflect.DeepEqual(merged.PerTrial, full.PerTrial) {
+		t.Fatal("merged shards differ from the unsharded run")
+	}
+	for label, a := range full.Results.Summary.Algorithms {
+		b := merged.Results.Summary.Algorithms[label]
+		a.SecondsPerRound, b.SecondsPerRound = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: summary %+v, merged %+v", label, a, b)
 		}
 	}
-	for label, per := range full.PerTrial {
-		if got[label] != len(per[Regret]) {
-			t.Fatalf("%s: shards hold %d trials, want %d", label, got[label], len(per[Regret]))
+	// Missing and overlapping jobs are refused.
+	if _, err := Collect(&s, full.Rounds, full.Metrics, jobs[1:]); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("missing job: err = %v", err)
+	}
+	if _, err := Collect(&s, full.Rounds, full.Metrics, append(jobs, jobs[0])); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("duplicate job: err = %v", err)
+	}
+}
+
+// sameAlgo reports whether two outputs hold identical per-trial numbers for label.
+func sameAlgo(t *testing.T, a, b *Output, label string) {
+	t.Helper()
+	if a.PerTrial[label] == nil || b.PerTrial[label] == nil {
+		t.Fatalf("%s missing from an output", label)
+	}
+	if !reflect.DeepEqual(a.PerTrial[label], b.PerTrial[label]) {
+		t.Fatalf("%s: per-trial numbers differ between runs", label)
+	}
+}
+
+// Common random numbers (DESIGN.md, Deterministic and paired): an
+// algorithm's numbers do not depend on the other algorithms of the run, nor
+// on their order.
+func TestAlgorithmNumbersIndependentOfTheList(t *testing.T) {
+	run := func(algos ...Algo) *Output {
+		s := smallSpec()
+		s.Algos = algos
+		out, err := Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	ucb, rnd, ts := Algo{ID: "ckb-ucb"}, Algo{ID: "ckb-rand"}, Algo{ID: "ckb-ts"}
+	both := run(ucb, rnd)
+	reordered := run(rnd, ts, ucb)
+	alone := run(rnd)
+	sameAlgo(t, both, reordered, "ckb-rand")
+	sameAlgo(t, both, alone, "ckb-rand")
+	sameAlgo(t, both, reordered, "ckb-ucb")
+	// Delayed feedback: the delays are common too.
+	delayed := func(algos ...Algo) *Output {
+		s := smallSpec()
+		s.Algos = algos
+		s.Delay = func(rng *rand.Rand) (int, int) { return rng.IntN(4), rng.IntN(7) }
+		out, err := Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	sameAlgo(t, delayed(ucb, ts), delayed(ts, rnd, ucb), "ckb-ucb")
+}
+
+// greedyAgent draws no random numbers: each arm once, then the arm with the
+// best empirical reward among those whose empirical costs are ≤ 0 (lowest
+// index on ties). Its path depends on the noise it sees, so two copies of
+// it follow the same path exactly when they meet the same noise.
+type greedyAgent struct {
+	n, m   int
+	sum    []float64
+	cost   [][]float64
+	count  []float64
+	ledger *agent.Ledger
+}
+
+func (g *greedyAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
+	best, arm := math.Inf(-1), 0
+	for i := 0; i < g.n; i++ {
+		if g.count[i] == 0 {
+			arm = i
+			break
+		}
+		ok := true
+		for j := 0; j < g.m; j++ {
+			ok = ok && g.cost[j][i]/g.count[i] <= 0
+		}
+		if v := g.sum[i] / g.count[i]; ok && v > best {
+			best, arm = v, i
+		}
+	}
+	return g.ledger.Record(r.T, bandit.ArmAction(arm), 0), nil
+}
+
+func (g *greedyAgent) Observe(fb bandit.Feedback) error {
+	acc, err := g.ledger.Accept(fb)
+	if err != nil {
+		return err
+	}
+	i := acc.Action.Arm
+	if fb.HasReward {
+		g.sum[i] += fb.Reward
+		g.count[i]++
+	}
+	for j, c := range fb.Costs {
+		g.cost[j][i] += c
+	}
+	return nil
+}
+
+func init() {
+	agent.Register(agent.Spec{Name: "test-greedy", Summary: "test only", New: func(cfg agent.Config) (bandit.Agent, error) {
+		n := cfg.Info.Domain.(*domain.Finite).N
+		g := &greedyAgent{n: n, m: cfg.Info.M, sum: make([]float64, n), count: make([]float64, n), ledger: agent.NewLedger(cfg.Info.M)}
+		for j := 0; j < cfg.Info.M; j++ {
+			g.cost = append(g.cost, make([]float64, n))
+		}
+		return g, nil
+	}})
+}
+
+// An agent that draws no random numbers, listed twice under two labels,
+// meets the same instance and the same noise in every trial, so its two
+// trajectories are identical; an agent that does draw (its stream depends on
+// the label) gives two different trajectories.
+func TestSameAgentTwiceUnderTwoLabels(t *testing.T) {
+	s := smallSpec()
+	s.Algos = []Algo{{Label: "a", ID: "test-greedy"}, {Label: "b", ID: "test-greedy"},
+		{Label: "ts1", ID: "ckb-ts"}, {Label: "ts2", ID: "ckb-ts"}}
+	out, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out.PerTrial["a"], out.PerTrial["b"]) {
+		t.Fatal("deterministic agent under two labels: trajectories differ (environment not common)")
+	}
+	if reflect.DeepEqual(out.PerTrial["ts1"], out.PerTrial["ts2"]) {
+		t.Fatal("ckb-ts under two labels drew the same Thompson samples: agent seeds do not depend on the label")
+	}
+}
+
+// The noise a problem returns for a round depends on (seed, trial, round)
+// only: two different actions in the same round see the same noise value on
+// every metric.
+func TestSameNoiseForEveryActionOfARound(t *testing.T) {
+	p, err := problem.New("rkhs-synthetic", bandit.Params{"h": "0.5", "n": "30"}, ProblemSeed(3, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := seed.NewStream()
+	for round := 1; round <= 20; round++ {
+		var noise [][]float64
+		for _, arm := range []int{0, 7, 29} {
+			a := bandit.ArmAction(arm)
+			truth := make([]float64, p.Info().M)
+			f, _ := p.Truth(nil, a, truth)
+			obs := make([]float64, p.Info().M)
+			r := p.Round(st.At(RoundSeed(3, 0, round)), round)
+			y, err := p.Observe(st.At(NoiseSeed(3, 0, round)), r, a, obs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := []float64{y - f}
+			for j := range obs {
+				e = append(e, obs[j]-truth[j])
+			}
+			noise = append(noise, e)
+		}
+		for k := 1; k < len(noise); k++ {
+			for m := range noise[0] {
+				if math.Abs(noise[k][m]-noise[0][m]) > 1e-12 {
+					t.Fatalf("round %d metric %d: noise %v for one arm, %v for another", round, m, noise[0][m], noise[k][m])
+				}
+			}
 		}
 	}
 }

@@ -19,8 +19,15 @@ func init() {
 		usage: "--problem P [--param k=v ...] --algos a,b,c [--trials n] [--horizon T] [--seed s] --out DIR\n       cbandit run --config experiments/<paper>/<name>.yaml [--set key=value ...] --out DIR",
 		summary: `Run trials × algorithms on a problem and write DIR/summary.json, DIR/curves.csv,
 figures (*.svg, *.png) and DIR/report.md. Algorithm parameters: --algos 'ckb-ucb:alpha=0.1'
-(several separated by ';' inside one entry: 'ckb-ucb:alpha=0.1;beta-scale=0.5').
-See 'cbandit list --verbose' for every problem, algorithm and parameter.`,
+(several separated by ';' inside one entry: 'ckb-ucb:alpha=0.1;beta-scale=0.5'); a label of
+your own: --algos 'wide=ckb-ucb:beta-scale=2,ckb-ucb'. See 'cbandit list --verbose' for every
+problem, algorithm and parameter.
+
+Trial i is the same problem instance, noise and delays for every algorithm (common random
+numbers); an algorithm's own randomness depends on (seed, trial, label). So an algorithm's
+numbers do not change when others are added, removed or reordered, and report.md compares
+algorithms pairwise, trial by trial. report.md prints the command that re-creates the run.
+With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines the shards.`,
 	}
 	c.run = func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs := newFlagSet(c, stderr)
@@ -77,9 +84,9 @@ See 'cbandit list --verbose' for every problem, algorithm and parameter.`,
 			}
 			cfg = &experiment.Config{Problem: *prob, Params: pp, Horizon: *horizon, Trials: *trials, Seed: *seedFlag}
 			for _, entry := range strings.Split(*algos, ",") {
-				a, err := parseAlgo(entry)
+				a, err := experiment.ParseAlgoEntry(entry)
 				if err != nil {
-					return err
+					return fmt.Errorf("run: %w", err)
 				}
 				cfg.Algorithms = append(cfg.Algorithms, a)
 			}
@@ -98,30 +105,16 @@ See 'cbandit list --verbose' for every problem, algorithm and parameter.`,
 		if err != nil {
 			return err
 		}
+		if n > 0 {
+			fmt.Fprintf(stdout, "wrote shard %d/%d (%d jobs) to %s/%s; combine all %d shards with 'cbandit merge --out DIR SHARD_DIR...'\n",
+				i, n, len(res.Jobs), *out, experiment.TrialsFile, n)
+			return nil
+		}
 		fmt.Fprintf(stdout, "wrote %s (summary.json, curves.csv, report.md, figures)\n", *out)
 		printSummary(stdout, res.Results.Summary)
 		return nil
 	}
 	register(c)
-}
-
-// parseAlgo reads "id" or "id:k=v;k=v".
-func parseAlgo(entry string) (experiment.AlgoConfig, error) {
-	entry = strings.TrimSpace(entry)
-	id, rest, _ := strings.Cut(entry, ":")
-	if id == "" {
-		return experiment.AlgoConfig{}, fmt.Errorf("run: --algos entry %q has no algorithm ID", entry)
-	}
-	a := experiment.AlgoConfig{ID: id}
-	if rest != "" {
-		p, err := bandit.ParseParams(strings.Split(rest, ";"))
-		if err != nil {
-			return a, fmt.Errorf("run: --algos %s: %w", id, err)
-		}
-		a.Params = p
-		a.Label = entry
-	}
-	return a, nil
 }
 
 func parseShard(s string) (int, int, error) {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
 	"text/tabwriter"
 
 	"github.com/cbandit/cbandit/report"
@@ -13,11 +12,7 @@ func printSummary(w io.Writer, s report.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "%s, T = %d, %d trials, seed %d\n", s.Problem, s.Horizon, s.Trials, s.Seed)
 	fmt.Fprintln(tw, "algorithm\tregret\tviolation_soft\tviolation_hard\tviolation_count\tµs/round\t")
-	names := make([]string, 0, len(s.Algorithms))
-	for n := range s.Algorithms {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := s.Order()
 	pm := func(st report.Stat) string { return fmt.Sprintf("%.4g ± %.2g", st.Mean, st.Stderr) }
 	for _, n := range names {
 		a := s.Algorithms[n]

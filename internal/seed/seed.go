@@ -37,3 +37,26 @@ func mix(z uint64) uint64 {
 func Rand(s uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(s, mix(s^0x5851f42d4c957f2d)))
 }
+
+// Stream is a generator that is re-seeded in place: At(s) returns the same
+// *rand.Rand, now producing the sequence of Rand(s). It lets the runner give
+// every round its own stream (common random numbers across algorithms)
+// without allocating per round. A Stream is not safe for concurrent use.
+type Stream struct {
+	pcg rand.PCG
+	r   *rand.Rand
+}
+
+// NewStream returns a Stream; call At before drawing.
+func NewStream() *Stream {
+	s := &Stream{}
+	s.r = rand.New(&s.pcg)
+	return s
+}
+
+// At re-seeds the stream with s and returns its generator; the draws that
+// follow equal those of Rand(s).
+func (st *Stream) At(s uint64) *rand.Rand {
+	st.pcg.Seed(s, mix(s^0x5851f42d4c957f2d))
+	return st.r
+}

@@ -20,3 +20,15 @@ func TestDeriveDistinct(t *testing.T) {
 		t.Fatal("labels do not separate streams")
 	}
 }
+
+func TestStreamMatchesRand(t *testing.T) {
+	st := NewStream()
+	for _, s := range []uint64{0, 1, 42, Derive(7, "noise", 3, 9)} {
+		a, b := Rand(s), st.At(s)
+		for k := 0; k < 20; k++ {
+			if x, y := a.NormFloat64(), b.NormFloat64(); x != y {
+				t.Fatalf("seed %d draw %d: Rand %v, Stream %v", s, k, x, y)
+			}
+		}
+	}
+}

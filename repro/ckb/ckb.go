@@ -48,7 +48,7 @@ func run(ctx context.Context, o experiment.Options) error {
 		}
 		rows = append(rows, row{base, out.Results})
 	}
-	return writeViolations(filepath.Join(o.Out, "violations.md"), rows)
+	return writeViolations(filepath.Join(o.Out, "violations.md"), rows, o.Quick)
 }
 
 // writeViolations tabulates N (violation_count) and the hard violation
@@ -56,9 +56,22 @@ func run(ctx context.Context, o experiment.Options) error {
 // paper's N and the same verdict as report.md (agrees: within ±2 stderr).
 // An algorithm the paper reports but the experiment did not run is listed
 // as "not run".
-func writeViolations(file string, rows []row) error {
+func writeViolations(file string, rows []row, quick bool) error {
 	var b strings.Builder
 	b.WriteString("# Violation counts N (rounds with g(x_t) > 0) at the horizon\n\n")
+	if quick {
+		b.WriteString(report.QuickBanner("see each experiment's report.md"))
+		b.WriteString("| experiment | T | algorithm | N ours (mean ± stderr) | Σ[g(x_t)]⁺ ours | regret ours |\n|---|---:|---|---:|---:|---:|\n")
+		for _, r := range rows {
+			s := r.res.Summary
+			for _, n := range s.Order() {
+				a := s.Algorithms[n]
+				fmt.Fprintf(&b, "| %s | %d | %s | %.3g ± %.2g | %.3g ± %.2g | %.4g ± %.2g |\n", r.file, s.Horizon, n,
+					a.ViolationCount.Mean, a.ViolationCount.Stderr, a.ViolationHard.Mean, a.ViolationHard.Stderr, a.Regret.Mean, a.Regret.Stderr)
+			}
+		}
+		return writeFile(file, b.String())
+	}
 	b.WriteString("A paper value *agrees* when it lies within ±2 stderr of our mean (as in each report.md).\n\n")
 	b.WriteString("| experiment | T | algorithm | N ours (mean ± stderr) | N paper | verdict | Σ[g(x_t)]⁺ ours | regret ours |\n|---|---:|---|---:|---:|---|---:|---:|\n")
 	var sources []string
@@ -110,8 +123,12 @@ func writeViolations(file string, rows []row) error {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("\nEach experiment's report.md states its settings and explains the differences.\n")
+	return writeFile(file, b.String())
+}
+
+func writeFile(file, content string) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(file, []byte(b.String()), 0o644)
+	return os.WriteFile(file, []byte(content), 0o644)
 }

@@ -27,7 +27,7 @@ func TestWriteViolations(t *testing.T) {
 		PaperSource: "001 App. F.1",
 	}
 	file := filepath.Join(t.TempDir(), "violations.md")
-	if err := writeViolations(file, []row{{"lightsensor", res}}); err != nil {
+	if err := writeViolations(file, []row{{"lightsensor", res}}, false); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(file)

@@ -310,6 +310,9 @@ func writeReport(file string, o experiment.Options, results []result) error {
 		size = "--quick (reduced horizons and trials)"
 	}
 	fmt.Fprintf(&b, "# Stage-wise constraints (004): reproduction, %s\n\n", size)
+	if o.Quick {
+		b.WriteString(report.QuickBanner("see each run's report.md"))
+	}
 	b.WriteString("Each run's own summary.json, curves.csv, figures and report.md are in the subdirectories; the combined figures of 004 Figs. 1–4 and 8 are in figures/.\n\n")
 
 	// Claim 1: safety.
