@@ -12,8 +12,8 @@ import (
 	"github.com/cbandit/cbandit/problem"
 
 	"github.com/cbandit/cbandit/agent"
-	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 )
 
 func smallSpec() Spec {
