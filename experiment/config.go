@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/report"
 	"github.com/cbandit/cbandit/runner"
 )
 
@@ -41,6 +42,12 @@ type Config struct {
 		Values map[string]map[string]float64 `yaml:"values"`
 	} `yaml:"paper"`
 	Notes string `yaml:"notes"`
+	// Figures sets what the figures' bands show (report.Results.Band) and
+	// states what the paper's figure draws.
+	Figures *struct {
+		Band      string `yaml:"band"`
+		PaperBand string `yaml:"paper_band"`
+	} `yaml:"figures"`
 
 	// Path is the file the configuration was read from ("" for a run built
 	// on the command line); Sets are the --set overrides applied since, in
@@ -80,6 +87,11 @@ func Parse(name string, data []byte) (*Config, error) {
 	for i, a := range c.Algorithms {
 		if a.ID == "" {
 			return nil, fmt.Errorf("%s: algorithms[%d].id is missing", name, i)
+		}
+	}
+	if c.Figures != nil {
+		if err := report.CheckBand(c.Figures.Band); err != nil {
+			return nil, fmt.Errorf("%s: figures.%v", name, err)
 		}
 	}
 	return &c, nil

@@ -91,6 +91,9 @@ func finish(c *Config, quick bool, out *runner.Output) error {
 	}
 	r.Paper, r.PaperSource = c.PaperValues()
 	r.Notes = c.Notes
+	if c.Figures != nil {
+		r.Band, r.PaperBand = c.Figures.Band, c.Figures.PaperBand
+	}
 	r.Quick = quick && c.Quick != nil && (c.Quick.Horizon > 0 || c.Quick.Trials > 0)
 	cmd, err := c.Command(quick)
 	if err != nil {

@@ -209,11 +209,15 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 	// Figures.
 	if len(figs) > 0 {
 		b.WriteString("## Figures\n\n")
-		band := res.Band
-		if band == "" {
-			band = "±1 standard error of the mean over the trials"
+		_, band, err := bandScale(res.Band, s.Trials)
+		if err != nil {
+			band = err.Error()
 		}
-		fmt.Fprintf(&b, "Lines are means over the %d trials; shaded bands are %s.\n\n", s.Trials, band)
+		fmt.Fprintf(&b, "Lines are means over the %d trials; shaded bands are %s.", s.Trials, band)
+		if res.PaperBand != "" {
+			b.WriteString(" The paper's figure: " + res.PaperBand + ".")
+		}
+		b.WriteString("\n\n")
 		for _, f := range figs {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", f.alt, f.file)
 		}

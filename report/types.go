@@ -1,5 +1,10 @@
 package report
 
+import (
+	"fmt"
+	"math"
+)
+
 // Stat describes one metric over trials: mean with its standard error,
 // median and quartiles, and the per-trial values (trial 0, 1, … in order;
 // trial i of every algorithm of a run is the same instance and noise, so
@@ -90,7 +95,31 @@ type Results struct {
 	// Quick marks a run at reduced size: report.md opens with a banner and
 	// leaves out the paper's columns.
 	Quick bool
-	// Band describes the shaded bands of the figures (default "±1 standard
-	// error of the mean over trials").
+	// Band is what the shaded bands of the figures show: "stderr" (default,
+	// ±1 standard error of the mean), "std" (±1 standard deviation across
+	// trials) or "half-std" (±0.5 standard deviation). curves.csv always
+	// holds the standard error.
 	Band string
+	// PaperBand says what the paper's figure draws, for report.md.
+	PaperBand string
+}
+
+// bandScale is the factor that turns a standard error over n trials into
+// the band of kind band, and the band's description.
+func bandScale(band string, n int) (float64, string, error) {
+	switch band {
+	case "", "stderr":
+		return 1, "±1 standard error of the mean", nil
+	case "std":
+		return math.Sqrt(float64(n)), "±1 standard deviation across trials", nil
+	case "half-std":
+		return 0.5 * math.Sqrt(float64(n)), "±0.5 standard deviation across trials", nil
+	}
+	return 0, "", fmt.Errorf("band = %q: want stderr, std or half-std", band)
+}
+
+// CheckBand validates a band name (see Results.Band).
+func CheckBand(band string) error {
+	_, _, err := bandScale(band, 1)
+	return err
 }

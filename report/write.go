@@ -39,10 +39,26 @@ func Write(dir string, res *Results) error {
 	}
 
 	var figs []figureLink
+	scale, _, err := bandScale(res.Band, res.Summary.Trials)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("report: %w", err))
+		curvesOK = false
+	}
 	if curvesOK {
 		title := reportTitle(res)
+		drawn := res.Curves
+		if scale != 1 {
+			drawn = make([]Curve, len(res.Curves))
+			for i, c := range res.Curves {
+				c.Stderr = make([]float64, len(c.Stderr))
+				for k, v := range res.Curves[i].Stderr {
+					c.Stderr[k] = scale * v
+				}
+				drawn[i] = c
+			}
+		}
 		figure := func(metric, base, ylabel string, avg bool) {
-			p, err := Figure(res.Curves, metric, title, ylabel, avg)
+			p, err := Figure(drawn, metric, title, ylabel, avg)
 			if err == nil {
 				err = SavePlot(p, dir, base)
 			}
