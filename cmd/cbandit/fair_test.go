@@ -11,7 +11,7 @@ import (
 )
 
 // shellWords splits a command line printed by report.ShellQuote: words
-// separated by spaces, single-quoted parts taken literally ('\'' is a quote).
+// separated by spaces, single-quoted parts taken literally ('\” is a quote).
 func shellWords(t *testing.T, line string) []string {
 	t.Helper()
 	var words []string
