@@ -255,7 +255,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs quoting (single
-// quotes; a quote inside becomes '\”).
+// quotes; a single quote inside is written as quote, backslash, quote, quote).
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,=/:+@", r))

@@ -11,7 +11,8 @@ import (
 )
 
 // shellWords splits a command line printed by report.ShellQuote: words
-// separated by spaces, single-quoted parts taken literally ('\” is a quote).
+// separated by spaces, single-quoted parts taken literally, a backslash
+// escaping the next character (how a quote inside a quoted word is written).
 func shellWords(t *testing.T, line string) []string {
 	t.Helper()
 	var words []string
