@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // shellWords splits a command line printed by report.ShellQuote: words
@@ -192,6 +195,17 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if !bytes.Equal(c1, c2) {
 		t.Fatal("merged curves.csv differs from the unsharded run")
 	}
+	fromParent := filepath.Join(root, "from")
+	shardsOnly := filepath.Join(root, "shards")
+	os.Mkdir(shardsOnly, 0o755)
+	for i, d := range shards {
+		os.Rename(d, filepath.Join(shardsOnly, "shard-"+string(rune('0'+i))))
+		shards[i] = filepath.Join(shardsOnly, "shard-"+string(rune('0'+i)))
+	}
+	mustRun(t, "merge", "--out", fromParent, "--from", shardsOnly)
+	if x, y := summaryWithoutTimings(t, full), summaryWithoutTimings(t, fromParent); !bytes.Equal(x, y) {
+		t.Fatal("merge --from differs from the unsharded run")
+	}
 	other := filepath.Join(root, "other")
 	otherArgs := append([]string(nil), common...)
 	otherArgs[len(otherArgs)-2] = "4" // --seed 4
@@ -212,5 +226,57 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("merge %v: exit %d, stderr %q, want %q", c.dirs, code, stderr, c.want)
 		}
+	}
+}
+
+// The Kubernetes array-job example stays consistent: completions, parallelism
+// and the shard count agree, and the shard and merge arguments are accepted
+// by this binary's flag parser.
+func TestK8sIndexedJobExample(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/k8s-indexed-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var job struct {
+		Kind string
+		Spec struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int
+			Parallelism    int
+			Template       struct {
+				Spec struct {
+					Containers []struct{ Args []string }
+				}
+			}
+		}
+	}
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if doc["kind"] == "Job" {
+			raw, _ := yaml.Marshal(doc)
+			yaml.Unmarshal(raw, &job)
+		}
+	}
+	if job.Spec.CompletionMode != "Indexed" || job.Spec.Completions < 2 || job.Spec.Parallelism != job.Spec.Completions {
+		t.Fatalf("shard job: %+v", job.Spec)
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	joined := strings.Join(args, " ")
+	if !strings.Contains(joined, "--shard $(INDEX)/"+strconv.Itoa(job.Spec.Completions)) {
+		t.Fatalf("shard argument does not match completions = %d: %s", job.Spec.Completions, joined)
+	}
+	// The arguments parse: run them for shard 0 at a tiny size.
+	dir := t.TempDir()
+	for i, a := range args {
+		args[i] = strings.NewReplacer("$(INDEX)", "0", "/runs/ckb-synthetic", dir).Replace(a)
+	}
+	mustRun(t, append(args, "--quick", "--set", "trials=1", "--set", "horizon=20")...)
+	m, err := os.ReadFile("../../deploy/k8s-merge-job.yaml")
+	if err != nil || !strings.Contains(string(m), `"--from", "/runs/ckb-synthetic"`) {
+		t.Fatalf("merge job does not merge the shard directory: %v", err)
 	}
 }
