@@ -1,13 +1,16 @@
 // Package runner runs trials × agents on a problem and aggregates the metrics
 // of ../shared/DESIGN.md: cumulative regret, violation_soft, violation_hard,
-// violation_count (and cost for stage-wise problems), per round, as mean ±
-// standard error across trials.
+// violation_count (and cost for stage-wise problems), per round, with the
+// per-trial final values, mean ± standard error and quartiles across trials.
 //
-// Determinism: trial i builds its problem instance from seed.Derive(seed,
-// "problem", i), draws its noise from seed.Derive(seed, "env", i, a) and seeds
-// agent a with seed.Derive(seed, "agent", i, a). Results are stored by (agent,
-// trial) slot and aggregated in that order, so the numbers do not depend on
-// the number of workers or on scheduling.
+// Common random numbers: trial i builds its problem instance from
+// [ProblemSeed](seed, i); round t's action set, noisy observation and
+// feedback delays come from [RoundSeed], [NoiseSeed] and [DelaySeed](seed, i,
+// t), the same for every algorithm of the trial; an agent's own randomness
+// from [AgentSeed](seed, i, label). An algorithm's numbers therefore do not
+// depend on which other algorithms run, in which order, on how many workers,
+// or in which shard. [Collect] aggregates jobs in trial order, whether they
+// come from one [Run] or from the shards of an array job.
 //
 // Feedback may be delayed: a Delay model gives, per decision, how many rounds
 // later the reward and the costs arrive; the runner delivers due feedback at
