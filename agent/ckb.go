@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
 	"github.com/cbandit/cbandit/internal/seed"
 	"github.com/cbandit/cbandit/maximise"
@@ -21,6 +22,7 @@ var ckbParams = []bandit.ParamDoc{
 	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (001 Thm. 1: V = G√T/ρ)"},
 	{Name: "eps", Default: "0 (ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2)"},
+	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
 }
 
 // CKB is 001 Algorithm 1: posterior models for f and each g_j, an
@@ -39,6 +41,8 @@ type CKB struct {
 	rule   *rule.PrimalDual
 	ledger *Ledger
 	t      int
+	// firstArm is the arm of round 1 (−1: the maximiser's choice).
+	firstArm int
 	// box domains and restarts (ckbrestart.go)
 	box box
 	// scratch
@@ -111,8 +115,19 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	first, err := p.String(name, "first", "random", "random", "safe")
+	if err != nil {
+		return nil, err
+	}
+	firstArm := -1
+	if first == "safe" {
+		if _, finite := in.Domain.(*domain.Finite); !finite || in.Safe == nil {
+			return nil, fmt.Errorf("%s: parameter first = safe: needs a finite domain and a known safe action (the problem gives domain %s, safe action %v)", name, in.Domain, in.Safe != nil)
+		}
+		firstArm = in.Safe.Arm
+	}
 	a := &CKB{
-		name: name, info: in, rng: seedRand(cfg.Seed),
+		name: name, info: in, rng: seedRand(cfg.Seed), firstArm: firstArm,
 		f: f, estF: o.estF, estG: o.estG,
 		betaF:  estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale},
 		betaG:  estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale},
@@ -154,6 +169,9 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	i, err := maximise.ArgMaxFinite(a.rng, a.score)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+	}
+	if a.t == 1 && a.firstArm >= 0 {
+		i = a.firstArm
 	}
 	for j := range a.g {
 		a.gAtX[j] = a.gb[j][i]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -21,7 +22,14 @@ var safeParams = []bandit.ParamDoc{
 
 // lipschitzParam is the Lipschitz constant of the safe-set rule of SafeOpt
 // and StageOpt.
-var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "G", Doc: "Lipschitz constant of g w.r.t. the kernel metric d(x,x') = √(k(x,x)+k(x',x')−2k(x,x')); ‖g‖_k ≤ G gives |g(x)−g(x')| ≤ G·d(x,x') (reproducing property + Cauchy–Schwarz), so the default L = G holds by 001 Ass. 3"}
+var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "G", Doc: "safe-set=lipschitz: Lipschitz constant of g w.r.t. the kernel metric d(x,x') = √(k(x,x)+k(x',x')−2k(x,x')); ‖g‖_k ≤ G gives |g(x)−g(x')| ≤ G·d(x,x') (reproducing property + Cauchy–Schwarz), so the default L = G holds by 001 Ass. 3"}
+
+// safeSetParams choose the safe-set rule of SafeOpt and StageOpt.
+var safeSetParams = []bandit.ParamDoc{
+	{Name: "safe-set", Default: "gp", Doc: "gp: the rule of the public SafeOpt reference implementation (Berkenkamp et al., safeopt.SafeOpt without a Lipschitz constant): safe set = seed ∪ {x : μ_g + βσ_g < 0 ∀j}, recomputed each round with a constant β, expanders found by a hypothetical observation at the lower bound of g; lipschitz: Sui et al. 2015 theory (Lipschitz safe set, intervals intersected over rounds, β_t of IGP-UCB)"},
+	{Name: "beta", Default: "2", Doc: "safe-set=gp: the constant confidence multiplier β (2, the reference implementation's default)"},
+	lipschitzParam,
+}
 
 // safeCore is the machinery of the safe-BO baselines (Sui et al. 2015,
 // 2018; Amani et al. 2020): GP models of f and g_j, confidence intervals
@@ -47,9 +55,26 @@ type safeCore struct {
 	L    float64
 	dist []float64
 	buf  []float64
+	// GP rule (safe-set=gp): constant β, noise variance, each model's prior
+	// standard deviation (the reference implementation's "scaling"), and a
+	// covariance column.
+	gpRule bool
+	beta   float64
+	lam    float64
+	scale  []float64
+	col    []float64
 }
 
-func newSafeCore(name string, cfg Config, lipschitz bool) (*safeCore, error) {
+// safeRule is how newSafeCore builds the safe set.
+type safeRule int
+
+const (
+	ruleNone      safeRule = iota // SGP-UCB: its own pessimistic set
+	ruleLipschitz                 // Sui et al. 2015
+	ruleChoice                    // the safe-set parameter decides (gp by default)
+)
+
+func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 	in, p := cfg.Info, cfg.Params
 	if in.Safe == nil {
 		return nil, fmt.Errorf("%s: the problem gives no safe seed (Info.Safe is nil); safe-BO baselines need a known safe action", name)
@@ -111,6 +136,45 @@ func newSafeCore(name string, cfg Config, lipschitz bool) (*safeCore, error) {
 		c.lg, c.ug = append(c.lg, lo), append(c.ug, hi)
 	}
 	c.safe[c.seed] = true
+	lipschitz := rule == ruleLipschitz
+	if rule == ruleChoice {
+		mode, err := p.String(name, "safe-set", "gp", "gp", "lipschitz")
+		if err != nil {
+			return nil, err
+		}
+		lipschitz = mode == "lipschitz"
+		c.gpRule = !lipschitz
+	}
+	if c.gpRule {
+		if _, set := p["L"]; set {
+			return nil, fmt.Errorf("%s: parameter L is used only with safe-set=lipschitz", name)
+		}
+		beta, err := p.Float(name, "beta", 2)
+		if err != nil {
+			return nil, err
+		}
+		if !(beta > 0) || math.IsInf(beta, 0) {
+			return nil, fmt.Errorf("%s: parameter beta = %v: must be a finite number > 0", name, beta)
+		}
+		c.beta, c.lam, c.col = beta, lambda, make([]float64, n)
+		for _, m := range append([]model.Model{c.f}, c.g...) {
+			var v float64
+			for _, x := range m.Var() {
+				v = math.Max(v, x)
+			}
+			if !(v > 0) {
+				v = 1
+			}
+			c.scale = append(c.scale, math.Sqrt(v))
+		}
+		for _, g := range c.g {
+			if _, ok := g.(covColumner); !ok {
+				return nil, fmt.Errorf("%s: safe-set=gp needs posterior covariance columns, which the %T model does not give", name, g)
+			}
+		}
+	} else if _, set := p["beta"]; set && rule == ruleChoice {
+		return nil, fmt.Errorf("%s: parameter beta is used only with safe-set=gp (safe-set=lipschitz uses β_t of IGP-UCB, see alpha and beta-scale)", name)
+	}
 	if lipschitz {
 		L, err := p.Float(name, "L", in.G)
 		if err != nil {
@@ -136,9 +200,29 @@ func newSafeCore(name string, cfg Config, lipschitz bool) (*safeCore, error) {
 	return c, nil
 }
 
-// intervals intersects this round's Q_t = [μ ± βσ] into the running
-// intervals of f and every g_j (Sui et al. 2015, §3).
+// covColumner gives posterior covariance columns (gp.ArmPosterior does).
+type covColumner interface{ CovColumn(i int, dst []float64) }
+
+// intervals sets this round's confidence intervals: under the GP rule
+// Q_t = [μ ± βσ] with the constant β, recomputed every round as the
+// reference implementation does; otherwise Q_t with β_t of IGP-UCB,
+// intersected into the running intervals of f and every g_j (Sui et al.
+// 2015, §3).
 func (c *safeCore) intervals() {
+	if c.gpRule {
+		set := func(m model.Model, lo, hi []float64) {
+			mu, v := m.Mean(), m.Var()
+			for i := range lo {
+				s := c.beta * math.Sqrt(v[i])
+				lo[i], hi[i] = mu[i]-s, mu[i]+s
+			}
+		}
+		set(c.f, c.lf, c.uf)
+		for j, g := range c.g {
+			set(g, c.lg[j], c.ug[j])
+		}
+		return
+	}
 	upd := func(m model.Model, beta float64, lo, hi []float64) {
 		mu, v := m.Mean(), m.Var()
 		for i := range lo {
@@ -154,6 +238,102 @@ func (c *safeCore) intervals() {
 	for j, g := range c.g {
 		upd(g, c.betaG.At(g.InfoGain()), c.lg[j], c.ug[j])
 	}
+}
+
+// updateSafe recomputes the safe set: under the GP rule S_t = seed ∪ {x :
+// u_j(x) < 0 ∀j} (the reference implementation's strict test on the
+// pessimistic bound; the seed stays safe, where the reference starts its GP
+// from a safe observation there); otherwise the Lipschitz expansion.
+func (c *safeCore) updateSafe() {
+	if !c.gpRule {
+		c.expandLipschitz()
+		return
+	}
+	for i := range c.safe {
+		ok := true
+		for j := range c.g {
+			if !(c.ug[j][i] < 0) {
+				ok = false
+				break
+			}
+		}
+		c.safe[i] = ok || i == c.seed
+	}
+}
+
+// isExpander is the expander test of the rule in force.
+func (c *safeCore) isExpander(x int) bool {
+	if c.gpRule {
+		return c.expanderGP(x)
+	}
+	return c.expander(x)
+}
+
+// expanderGP reports whether observing every g_j at its lower bound l_j(x)
+// would make some point outside the safe set pass u_j < 0, for each j — the
+// reference implementation's expander test, with the hypothetical posterior
+// in closed form: for y = μ(x) − βσ(x) and d = σ²(x) + λ,
+// μ'(z) = μ(z) − Σ(z,x)·βσ(x)/d and σ'²(z) = σ²(z) − Σ(z,x)²/d.
+// O(N·|S_obs|) per constraint.
+func (c *safeCore) expanderGP(x int) bool {
+	for _, g := range c.g {
+		g.(covColumner).CovColumn(x, c.col)
+		mu, v := g.Mean(), g.Var()
+		sx := math.Sqrt(v[x])
+		d := v[x] + c.lam
+		found := false
+		for z := 0; z < c.n && !found; z++ {
+			if c.safe[z] {
+				continue
+			}
+			m2 := mu[z] - c.col[z]*c.beta*sx/d
+			v2 := math.Max(0, v[z]-c.col[z]*c.col[z]/d)
+			found = m2+c.beta*math.Sqrt(v2) <= 0
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// scaledWidth is max(w_f/s_f, max_j w_j/s_j), the widths divided by each
+// model's prior standard deviation (the reference implementation's
+// acquisition; without the GP rule the scales are 1).
+func (c *safeCore) scaledWidth(i int) float64 {
+	sf := 1.0
+	if c.scale != nil {
+		sf = c.scale[0]
+	}
+	w := (c.uf[i] - c.lf[i]) / sf
+	for j := range c.g {
+		sg := 1.0
+		if c.scale != nil {
+			sg = c.scale[j+1]
+		}
+		w = math.Max(w, (c.ug[j][i]-c.lg[j][i])/sg)
+	}
+	return w
+}
+
+// firstExpander returns, among the safe points with in(i), the one with the
+// largest score that is an expander (−1 if none): points are tried in
+// decreasing score, as the reference implementation does, so at most a few
+// expander tests run per round.
+func (c *safeCore) firstExpander(in func(i int) bool, score func(i int) float64) int {
+	var cand []int
+	for i := 0; i < c.n; i++ {
+		if c.safe[i] && in(i) {
+			cand = append(cand, i)
+		}
+	}
+	sort.SliceStable(cand, func(a, b int) bool { return score(cand[a]) > score(cand[b]) })
+	for _, i := range cand {
+		if c.isExpander(i) {
+			return i
+		}
+	}
+	return -1
 }
 
 // expandLipschitz grows the safe set by the rule of Sui et al. 2015 (eq. 3):

@@ -56,7 +56,7 @@ func init() {
 		Params: append(append([]bandit.ParamDoc(nil), safeParams...),
 			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 set it from the problem constants; 001 does not state it; our choice)"}),
 		New: func(cfg Config) (bandit.Agent, error) {
-			c, err := newSafeCore("sgp-ucb", cfg, false)
+			c, err := newSafeCore("sgp-ucb", cfg, ruleNone)
 			if err != nil {
 				return nil, err
 			}

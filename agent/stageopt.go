@@ -25,9 +25,14 @@ type StageOpt struct {
 func (a *StageOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 	c := a.safeCore
 	c.intervals()
-	c.expandLipschitz()
+	c.updateSafe()
 	if !a.expanded && r.T <= a.T0 {
-		x := c.argmaxOver(func(i int) bool { return c.safe[i] && c.expander(i) }, c.widthG)
+		var x int
+		if c.gpRule {
+			x = c.firstExpander(func(int) bool { return true }, c.widthG)
+		} else {
+			x = c.argmaxOver(func(i int) bool { return c.safe[i] && c.expander(i) }, c.widthG)
+		}
 		if x >= 0 && c.widthG(x) >= a.Eps {
 			return c.record(r.T, x), nil
 		}
@@ -41,7 +46,6 @@ func (a *StageOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 var stageOptParams = []bandit.ParamDoc{
-	lipschitzParam,
 	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (Sui et al. 2018 take T0 as an input; 001 does not state it; our choice)"},
 	{Name: "eps", Default: "0", Doc: "expansion stops early when every expander's constraint interval is narrower than ε (Sui et al. 2018, §4)"},
 }
@@ -49,11 +53,11 @@ var stageOptParams = []bandit.ParamDoc{
 func init() {
 	Register(Spec{
 		Name:    "stageopt",
-		Summary: "StageOpt: safe expansion for T0 rounds, then GP-UCB inside the safe set (needs a safe seed)",
-		Source:  "Sui, Zhuang, Burdick, Yue 2018 (ICML), Alg. 1; baseline of 001 §5",
-		Params:  append(append([]bandit.ParamDoc(nil), safeParams...), stageOptParams...),
+		Summary: "StageOpt: safe expansion for T0 rounds, then GP-UCB inside the safe set; GP safe set as SafeOpt's reference implementation (or the Lipschitz rule) (needs a safe seed)",
+		Source:  "Sui, Zhuang, Burdick, Yue 2018 (ICML), Alg. 1; safe set and expanders as safeopt's reference implementation; baseline of 001 §5",
+		Params:  append(append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...), stageOptParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
-			c, err := newSafeCore("stageopt", cfg, true)
+			c, err := newSafeCore("stageopt", cfg, ruleChoice)
 			if err != nil {
 				return nil, err
 			}

@@ -192,6 +192,33 @@ func (p *ArmPosterior) utMat() blas64.General {
 	return blas64.General{Rows: len(p.arms), Cols: p.n, Stride: p.n, Data: p.ut}
 }
 
+// CovColumn writes the posterior covariance column Σ_t[:,i] into dst (length
+// at least N) in O(N·|S|): the stored column for an observed arm, else
+// K[:,i] − U·U[i,:]ᵀ. Entry i is replaced by Var()[i] (see Observe). Used to
+// predict the posterior after a hypothetical observation (SafeOpt's
+// expanders). It does nothing when i is out of range or dst too short.
+func (p *ArmPosterior) CovColumn(i int, dst []float64) {
+	n := p.n
+	if i < 0 || i >= n || len(dst) < n {
+		return
+	}
+	dst = dst[:n]
+	if s := p.slot[i]; s >= 0 {
+		copy(dst, p.sig[s*n:s*n+n])
+	} else {
+		copy(dst, p.k[i*n:i*n+n])
+		if m := len(p.arms); m > 0 {
+			ui := make([]float64, m)
+			for t := range ui {
+				ui[t] = p.ut[t*n+i]
+			}
+			blas64.Gemv(blas.Trans, -1, p.utMat(), blas64.Vector{N: m, Inc: 1, Data: ui}, 1,
+				blas64.Vector{N: n, Inc: 1, Data: dst})
+		}
+	}
+	dst[i] = p.vr[i]
+}
+
 // Observe incorporates the observation y at arm.
 func (p *ArmPosterior) Observe(arm int, y float64) error {
 	if arm < 0 || arm >= p.n {

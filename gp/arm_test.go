@@ -333,3 +333,33 @@ func TestPrecomputedArmConsistency(t *testing.T) {
 		t.Fatal("Exact.Add with an out-of-range Precomputed arm: no error")
 	}
 }
+
+// CovColumn agrees with the full covariance, for observed and unobserved arms.
+func TestArmPosteriorCovColumn(t *testing.T) {
+	pts := make([][]float64, 12)
+	for i := range pts {
+		pts[i] = []float64{float64(i) / 11}
+	}
+	k, _ := NewSE(0.3, 1)
+	p, err := NewArmPosterior(Gram(k, pts), len(pts), 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []int{3, 7, 3, 0} {
+		if err := p.Observe(a, float64(a)/10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := len(pts)
+	full := make([]float64, n*n)
+	p.Cov(full)
+	col := make([]float64, n)
+	for _, i := range []int{0, 3, 5, 11} {
+		p.CovColumn(i, col)
+		for z := 0; z < n; z++ {
+			if math.Abs(col[z]-full[z*n+i]) > 1e-12 {
+				t.Fatalf("column %d row %d: %v, Cov %v", i, z, col[z], full[z*n+i])
+			}
+		}
+	}
+}

@@ -18,6 +18,7 @@ var rkhsParams = []bandit.ParamDoc{
 	{Name: "support", Default: "100", Doc: "number p of support points of f (001 App. F.1: p = 100)"},
 	{Name: "lengthscale", Default: "0.2", Doc: "SE kernel lengthscale l (001 App. F.1: 0.2)"},
 	{Name: "noise", Default: "0.1", Doc: "std R of the Gaussian observation noise; the paper does not state it (our choice, see report)"},
+	{Name: "normalise", Default: "max", Doc: "max: f ← f / max|f| and B = max|f| = 1, the protocol of Chowdhury & Gopalan's public code (main_synthetic.m: f_test = f/max(abs(f)), B = max(abs(f_test))) that 001 App. F.1 cites for B, R, γ_t; none: raw f with B = its RKHS norm √(aᵀK_pa)"},
 }
 
 func init() {
@@ -59,6 +60,22 @@ func randomRKHS(rng interface {
 	return vals, math.Sqrt(math.Max(norm2, 0))
 }
 
+// normaliseMax divides v by max|v| in place and returns the new max|v| (1,
+// or 0 for a zero function).
+func normaliseMax(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = math.Max(m, math.Abs(x))
+	}
+	if m == 0 {
+		return 0
+	}
+	for i := range v {
+		v[i] /= m
+	}
+	return 1
+}
+
 func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 	const name = "rkhs-synthetic"
 	h, err := ps.Float(name, "h", 0.5)
@@ -82,6 +99,10 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 		return nil, err
 	}
 	R, err := ps.Float(name, "noise", 0.1)
+	if err != nil {
+		return nil, err
+	}
+	norm, err := ps.String(name, "normalise", "max", "max", "none")
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +132,9 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 	// With h = 1/2 most draws have max f < B/2; the report states this.
 	for attempt := 0; attempt < 10000; attempt++ {
 		f, B := randomRKHS(rng, gram, n, p)
+		if norm == "max" {
+			B = normaliseMax(f)
+		}
 		var g []float64
 		var G float64
 		if gkind == "neg-f" {
@@ -121,6 +145,9 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 			G = B + math.Abs(h)*B
 		} else {
 			g, G = randomRKHS(rng, gram, n, p)
+			if norm == "max" {
+				G = normaliseMax(g)
+			}
 		}
 		minG := math.Inf(1)
 		for _, v := range g {

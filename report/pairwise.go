@@ -8,6 +8,9 @@ import (
 
 // pairwiseMetrics are the headline metrics of the pairwise table: lower is
 // better for each.
+// maxPairwise is the largest number of algorithms compared all against all.
+const maxPairwise = 8
+
 var pairwiseMetrics = []string{MetricRegret, MetricViolationSoft, MetricViolationHard, MetricViolationCount}
 
 // writePairwise writes, for every pair of algorithms and every headline
@@ -19,6 +22,17 @@ func writePairwise(b *strings.Builder, s *Summary, algs []string) {
 		return
 	}
 	b.WriteString("## Pairwise comparisons (paired by trial)\n\n")
+	// Beyond maxPairwise algorithms the table would run to hundreds of rows:
+	// compare only entries of the same algorithm ID (parameter variants).
+	sameIDOnly := len(algs) > maxPairwise
+	if sameIDOnly {
+		fmt.Fprintf(b, "With %d algorithms, only entries of the same algorithm (parameter variants) are compared here; "+
+			"per_trial in summary.json pairs any two.\n\n", len(algs))
+	}
+	ids := map[string]string{}
+	for _, sp := range s.Specs {
+		ids[sp.Label] = sp.ID
+	}
 	fmt.Fprintf(b, "Difference A − B of the final value over the %d trials, paired by trial (same instance and noise for both); "+
 		"95 %% interval by the paired t distribution, mean(d) ± t₀.₉₇₅,ₙ₋₁ · sd(d)/√n. "+
 		"Lower is better for every metric here; *A lower* / *B lower* when the interval excludes 0, *no difference shown* otherwise. "+
@@ -27,6 +41,9 @@ func writePairwise(b *strings.Builder, s *Summary, algs []string) {
 		var rows []string
 		for i := 0; i < len(algs); i++ {
 			for j := i + 1; j < len(algs); j++ {
+				if sameIDOnly && ids[algs[i]] != ids[algs[j]] {
+					continue
+				}
 				sa, okA := s.Algorithms[algs[i]].Metric(m)
 				sb, okB := s.Algorithms[algs[j]].Metric(m)
 				if !okA || !okB {

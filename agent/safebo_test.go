@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/model"
+)
+
+// The GP rule's expander test, in closed form, against a brute force: a
+// fresh posterior given the same observations plus the hypothetical one at
+// the lower bound of g, then the test u(z) ≤ 0 at every unsafe z.
+func TestSafeOptGPExpandersByBruteForce(t *testing.T) {
+	in := infoN(t, 25)
+	a, err := New("safeopt", Config{Info: in, Horizon: 100, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.(*SafeOpt).safeCore
+	if !c.gpRule || c.beta != 2 {
+		t.Fatalf("safeopt default: gp rule %v, β %v; want the reference implementation's (gp, 2)", c.gpRule, c.beta)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	type obs struct {
+		arm int
+		y   float64
+	}
+	var hist []obs
+	pts := c.f.(*model.Arms)
+	for _, arm := range []int{12, 12, 13, 11, 14, 10} {
+		x := pts.Action(arm).X[0]
+		y := 0.2 - math.Sin(3*x) + 0.1*rng.NormFloat64()
+		hist = append(hist, obs{arm, y})
+		if err := c.g[0].Observe(pts.Action(arm), y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.intervals()
+	c.updateSafe()
+	checked, expanders := 0, 0
+	for x := 0; x < c.n; x++ {
+		if !c.safe[x] {
+			continue
+		}
+		fresh, err := model.For(in, in.Kernel, c.lam)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range hist {
+			fresh.Observe(pts.Action(o.arm), o.y)
+		}
+		fresh.Observe(pts.Action(x), c.lg[0][x])
+		want := false
+		for z := 0; z < c.n; z++ {
+			if !c.safe[z] && fresh.Mean()[z]+c.beta*math.Sqrt(fresh.Var()[z]) <= 0 {
+				want = true
+			}
+		}
+		if got := c.expanderGP(x); got != want {
+			t.Fatalf("arm %d: expanderGP = %v, brute force %v", x, got, want)
+		}
+		checked++
+		if want {
+			expanders++
+		}
+	}
+	if checked < 3 || expanders == 0 {
+		t.Fatalf("degenerate test: %d safe points, %d expanders", checked, expanders)
+	}
+	// The safe set is the seed plus the points with u_g < 0.
+	for i := range c.safe {
+		if want := i == c.seed || c.ug[0][i] < 0; c.safe[i] != want {
+			t.Fatalf("arm %d: safe = %v, want %v", i, c.safe[i], want)
+		}
+	}
+}
+
+// Both rules keep SafeOpt and StageOpt safe on the test problem.
+func TestSafeBaselinesStaySafeLipschitz(t *testing.T) {
+	in := infoN(t, 40)
+	pts := in.Domain.(*domain.Finite).Points
+	for _, id := range []string{"safeopt", "stageopt"} {
+		for _, arm := range play(t, id, 40, 150, bandit.Params{"safe-set": "lipschitz"}, in) {
+			if g := 0.2 - math.Sin(3*pts[arm][0]); g > 0 {
+				t.Fatalf("%s (lipschitz) played unsafe arm %d (g = %v)", id, arm, g)
+			}
+		}
+	}
+}
