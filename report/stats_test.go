@@ -80,3 +80,21 @@ func TestBands(t *testing.T) {
 		t.Fatalf("bad band: %v", err)
 	}
 }
+
+func TestSweepFigure(t *testing.T) {
+	series := map[string][]SweepPoint{
+		"a": {{X: 0.1, Stat: Stat{Mean: 1, Stderr: 0.1}}, {X: 1, Stat: Stat{Mean: 3, Stderr: 0.2}}},
+		"b": {{X: 1, Stat: Stat{Mean: 2, Stderr: 0}}, {X: 0.1, Stat: Stat{Mean: 2.5, Stderr: 0.3}}},
+	}
+	p, err := SweepFigure(series, "t", "scale", "regret", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := SavePlot(p, dir, "sweep"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SweepFigure(map[string][]SweepPoint{"a": {{X: 0, Stat: Stat{Mean: 1}}}}, "t", "x", "y", true); err == nil {
+		t.Fatal("x = 0 on a log axis accepted")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cbandit/cbandit/experiment"
@@ -47,8 +48,91 @@ func run(ctx context.Context, o experiment.Options) error {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 		rows = append(rows, row{base, out.Results})
+		if base == "beta-sensitivity" {
+			if err := writeSensitivity(sub.Out, out.Results.Summary, o.Quick); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+		}
 	}
 	return writeViolations(filepath.Join(o.Out, "violations.md"), rows, o.Quick)
+}
+
+// writeSensitivity writes beta-sensitivity.md and two figures: final regret
+// and violation count N of each CKB variant against the β scale.
+func writeSensitivity(dir string, s report.Summary, quick bool) error {
+	regret := map[string][]report.SweepPoint{}
+	count := map[string][]report.SweepPoint{}
+	type cell struct{ regret, n report.Stat }
+	table := map[string]map[float64]cell{}
+	var scales []float64
+	seen := map[float64]bool{}
+	for _, sp := range s.Specs {
+		v, ok := sp.Params["beta-scale"]
+		if !ok {
+			continue
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("algorithm %s: beta-scale = %q: %v", sp.Label, v, err)
+		}
+		a := s.Algorithms[sp.Label]
+		regret[sp.ID] = append(regret[sp.ID], report.SweepPoint{X: x, Stat: a.Regret})
+		count[sp.ID] = append(count[sp.ID], report.SweepPoint{X: x, Stat: a.ViolationCount})
+		if table[sp.ID] == nil {
+			table[sp.ID] = map[float64]cell{}
+		}
+		table[sp.ID][x] = cell{a.Regret, a.ViolationCount}
+		if !seen[x] {
+			seen[x] = true
+			scales = append(scales, x)
+		}
+	}
+	if len(table) == 0 {
+		return fmt.Errorf("no algorithm with a beta-scale parameter")
+	}
+	sort.Float64s(scales)
+	ids := make([]string, 0, len(table))
+	for id := range table {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	b.WriteString("# β sensitivity: CKB variants on rkhs-synthetic, h = B/2\n\n")
+	if quick {
+		b.WriteString(report.QuickBanner(fmt.Sprintf("T = %d, %d trials", s.Horizon, s.Trials)))
+	}
+	fmt.Fprintf(&b, "Final regret and N (rounds with g(x_t) > 0) at T = %d, mean ± stderr over %d trials (the same instances and noise for every entry), against the multiplier on β_t of 001 Thm. 1. The paper (001 App. F.1): N = 3.25 / 2.9 / 5 for UCB / TS / Rand, and TS and Rand with lower regret than UCB.\n\n", s.Horizon, s.Trials)
+	b.WriteString("| β scale |")
+	for _, id := range ids {
+		fmt.Fprintf(&b, " %s regret | %s N |", id, id)
+	}
+	b.WriteString("\n|---:|" + strings.Repeat("---:|---:|", len(ids)) + "\n")
+	for _, x := range scales {
+		fmt.Fprintf(&b, "| %g |", x)
+		for _, id := range ids {
+			c, ok := table[id][x]
+			if !ok {
+				b.WriteString(" — | — |")
+				continue
+			}
+			fmt.Fprintf(&b, " %s | %s |", report.FormatStat(c.regret), report.FormatStat(c.n))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n![regret against β scale](beta_regret.svg)\n\n![N against β scale](beta_violation_count.svg)\n")
+	for _, f := range []struct {
+		base, ylabel string
+		series       map[string][]report.SweepPoint
+	}{{"beta_regret", "Cumulative regret at T", regret}, {"beta_violation_count", "Rounds with violation N", count}} {
+		p, err := report.SweepFigure(f.series, "CKB on rkhs-synthetic h = B/2: β sensitivity (±1 stderr)", "multiplier on β_t (001 Thm. 1)", f.ylabel, true)
+		if err != nil {
+			return err
+		}
+		if err := report.SavePlot(p, dir, f.base); err != nil {
+			return err
+		}
+	}
+	return writeFile(filepath.Join(dir, "beta-sensitivity.md"), b.String())
 }
 
 // writeViolations tabulates N (violation_count) and the hard violation

@@ -50,3 +50,34 @@ func TestWriteViolations(t *testing.T) {
 		t.Errorf("stageopt has no paper N and did not run; it should not be listed:\n%s", got)
 	}
 }
+
+// The sensitivity table lists every variant at every scale, with a figure.
+func TestWriteSensitivity(t *testing.T) {
+	s := report.Summary{Horizon: 100, Trials: 3, Algorithms: map[string]report.Algorithm{}}
+	for _, id := range []string{"ckb-ucb", "ckb-ts"} {
+		for k, sc := range []string{"0.1", "1"} {
+			label := id + " β×" + sc
+			s.Specs = append(s.Specs, report.AlgoSpec{Label: label, ID: id, Params: map[string]string{"beta-scale": sc}})
+			s.Algorithms[label] = report.Algorithm{Regret: report.Stat{Mean: float64(10 * (k + 1)), Stderr: 1},
+				ViolationCount: report.Stat{Mean: float64(k), Stderr: 0.5}}
+		}
+	}
+	dir := t.TempDir()
+	if err := writeSensitivity(dir, s, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "beta-sensitivity.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| β scale | ckb-ts regret | ckb-ts N | ckb-ucb regret | ckb-ucb N |", "| 0.1 | 10 ± 1 | 0 ± 0.5 | 10 ± 1 | 0 ± 0.5 |", "| 1 | 20 ± 1 | 1 ± 0.5 |"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("beta-sensitivity.md lacks %q:\n%s", want, b)
+		}
+	}
+	for _, f := range []string{"beta_regret.svg", "beta_violation_count.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
