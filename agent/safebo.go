@@ -146,8 +146,10 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 		c.gpRule = !lipschitz
 	}
 	if c.gpRule {
-		if _, set := p["L"]; set {
-			return nil, fmt.Errorf("%s: parameter L is used only with safe-set=lipschitz", name)
+		for _, k := range []string{"L", "alpha", "beta-scale"} {
+			if _, set := p[k]; set {
+				return nil, fmt.Errorf("%s: parameter %s is used only with safe-set=lipschitz (safe-set=gp uses the constant beta)", name, k)
+			}
 		}
 		beta, err := p.Float(name, "beta", 2)
 		if err != nil {

@@ -11,26 +11,54 @@ import (
 )
 
 // samplesProblem builds a real-data problem as ../shared/data/README.md
-// describes: arm j has the recorded samples col j of obs; f(j) is their mean,
-// the kernel s²·C with C the standardised covariance (correlation) of the
-// kernel samples, an observed reward one recorded sample of the arm (row
-// uniform at random, heavy-tailed noise) and the cost −reward + h, so that
-// g = −f + h.
+// and 001 App. F.1 describe it: arm j has the recorded samples col j of obs;
+// f(j) is their mean, an observed reward one recorded sample of the arm (row
+// uniform at random) and the cost −reward + h, so that g = −f + h. The
+// kernel is C, the empirical covariance of the standardised ("normalized")
+// kernel samples, i.e. their correlation matrix (001 App. F.1).
 //
-// The scale of the GP surrogate is our choice (the papers leave it open):
-// by default the surrogate of 001 §2 (prior GP(0, k), likelihood N(0, λ)) is
-// matched to the data, s² = mean over arms of f² (the second moment of f about
-// the zero prior mean) and λ = mean over arms of the sample variance of the
-// recorded samples. Chowdhury & Gopalan's public code for these data sets
-// (NeurIPS 2019, main_lightsensordata.m / main_financialdata.m) uses s² = 1
-// and λ = 1 on raw readings; kernel-var=1 noise-var=1 reproduce that.
+// Scale (normalise=max, the default): f, the samples and h are divided by
+// max|f|, so B = 1, as Chowdhury & Gopalan's public code for these data sets
+// does for f (main_lightsensordata.m: f_test = mean/max(mean)); with the
+// unit-diagonal C the prior then has the scale of f. λ = 1 is that code's
+// regulariser (lambda = 1). R is the largest deviation of a sample from its
+// arm's mean (001 App. F.2), in the same units. kernel-var and noise-var
+// override s² (C·s²) and λ; "data" measures them from the data set (s² = mean
+// of f², λ = mean per-arm sample variance). normalise=none keeps raw units.
 func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, obs [][]float64, h float64, hFrac bool, points [][]float64) (*Finite, error) {
 	n := len(header)
 	kmat, err := standardisedCov(name, header, kernelRows)
 	if err != nil {
 		return nil, err
 	}
+	norm, err := ps.String(name, "normalise", "max", "max", "none")
+	if err != nil {
+		return nil, err
+	}
 	f := colMeans(obs)
+	if norm == "max" {
+		scale := 0.0
+		for _, m := range f {
+			scale = math.Max(scale, math.Abs(m))
+		}
+		if !(scale > 0) {
+			return nil, fmt.Errorf("%s: every arm's mean is 0: cannot normalise (use normalise=none)", name)
+		}
+		scaled := make([][]float64, len(obs))
+		for r, row := range obs {
+			scaled[r] = make([]float64, len(row))
+			for j, v := range row {
+				scaled[r][j] = v / scale
+			}
+		}
+		obs = scaled
+		for j := range f {
+			f[j] /= scale
+		}
+		if !hFrac {
+			h /= scale // h in the data's units
+		}
+	}
 	var B, R, f2, nv float64
 	for j, m := range f {
 		B = math.Max(B, math.Abs(m))
@@ -44,11 +72,11 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 	}
 	f2 /= float64(n)
 	nv /= float64(n)
-	kvar, err := dataParam(ps, name, "kernel-var", f2)
+	kvar, err := dataParam(ps, name, "kernel-var", 1, f2)
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := dataParam(ps, name, "noise-var", nv)
+	lambda, err := dataParam(ps, name, "noise-var", 1, nv)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +110,7 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 	safeAct := bandit.Action{Arm: safe, X: points[safe]}
 	info := bandit.Info{
 		Domain: dom, M: 1, Kernel: pk,
-		// λ = the measured noise variance (see dataParam).
+		// λ: 1 by default (Chowdhury & Gopalan's code), see samplesProblem.
 		NoiseVar: lambda,
 		B:        B, G: B + math.Abs(h), // |g| ≤ |f| + |h|
 		R: R, RG: R, // R = the largest deviation of a sample from its mean (001 App. F.2)
@@ -101,24 +129,27 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 	return p, nil
 }
 
-var lightParams = []bandit.ParamDoc{
-	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (001 App. F.1: h = B/2)"},
-	{Name: "data", Default: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding lightsensor/{train,test,coords}.csv"},
-	{Name: "kernel-var", Default: "data", Doc: "signal variance s² multiplying the correlation kernel; data = mean of f² over the arms (the second moment of f about the GP's zero prior mean)"},
-	{Name: "noise-var", Default: "data", Doc: "GP likelihood noise variance λ; data = mean over the arms of the variance of the recorded samples"},
+// realScaleParams set the scale of the real-data problems (see samplesProblem).
+var realScaleParams = []bandit.ParamDoc{
+	{Name: "normalise", Default: "max", Doc: "max: f, the samples and h divided by max|f| (B = 1), as Chowdhury & Gopalan's public code normalises f; none: raw units"},
+	{Name: "kernel-var", Default: "1", Doc: "signal variance s² multiplying the correlation kernel C (001 App. F.1 takes C itself: 1); data = mean of f² over the arms"},
+	{Name: "noise-var", Default: "1", Doc: "GP likelihood noise variance λ (1: Chowdhury & Gopalan's public code for these data sets); data = mean over the arms of the variance of the recorded samples"},
 }
 
-var stockParams = []bandit.ParamDoc{
+var lightParams = append([]bandit.ParamDoc{
+	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (001 App. F.1: h = B/2)"},
+	{Name: "data", Default: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding lightsensor/{train,test,coords}.csv"},
+}, realScaleParams...)
+
+var stockParams = append([]bandit.ParamDoc{
 	{Name: "h", Default: "100", Doc: "threshold of g = −f + h, in price units (001 App. F.2: h = 100 ≈ B/2)"},
 	{Name: "data", Default: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding stocks/prices.csv"},
-	{Name: "kernel-var", Default: "data", Doc: "signal variance s² multiplying the correlation kernel; data = mean of f² over the arms (the second moment of f about the GP's zero prior mean)"},
-	{Name: "noise-var", Default: "data", Doc: "GP likelihood noise variance λ; data = mean over the arms of the variance of the recorded samples"},
-}
+}, realScaleParams...)
 
 func init() {
 	Register(Spec{
 		Name:    "light-sensor",
-		Summary: "41 light sensors (CMU, Nov 2005): f = mean test reading, empirical-covariance kernel, heavy-tailed draws",
+		Summary: "41 light sensors (CMU, Nov 2005): f = mean test reading, correlation kernel of the train readings, reward = a recorded test reading",
 		Source:  "001 App. F.1 (real-world data); 003 §5.1; ../shared/data/README.md",
 		Params:  lightParams,
 		New: func(ps bandit.Params, _ uint64) (Problem, error) {
@@ -148,7 +179,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "stocks",
-		Summary: "29 stocks 2016–2019: f = mean adjusted close, empirical-covariance kernel, heavy-tailed draws",
+		Summary: "29 stocks 2016–2019: f = mean adjusted close, correlation kernel, reward = a recorded price (heavy-tailed, 001 App. F.2)",
 		Source:  "001 App. F.2; 003 §5.2; ../shared/data/README.md",
 		Params:  stockParams,
 		New: func(ps bandit.Params, _ uint64) (Problem, error) {
@@ -167,11 +198,11 @@ func init() {
 	})
 }
 
-// dataParam reads a positive number, or "data" for the value measured from
-// the data set (def).
-func dataParam(ps bandit.Params, problem, key string, def float64) (float64, error) {
-	if s, _ := ps.String(problem, key, "data"); s == "data" {
-		return def, nil
+// dataParam reads a positive number (def when absent), or "data" for the
+// value measured from the data set (measured).
+func dataParam(ps bandit.Params, problem, key string, def, measured float64) (float64, error) {
+	if s, _ := ps.String(problem, key, ""); s == "data" {
+		return measured, nil
 	}
 	v, err := ps.Float(problem, key, def)
 	if err != nil {

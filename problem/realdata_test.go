@@ -42,31 +42,50 @@ func TestRealDataProblems(t *testing.T) {
 		if pk.N != c.arms || len(fin.F) != c.arms {
 			t.Fatalf("%s: %d arms, want %d", c.name, pk.N, c.arms)
 		}
-		var f2 float64
+		// Defaults: f normalised by max|f| (B = 1), kernel C (unit diagonal), λ = 1.
+		maxF := 0.0
 		for _, v := range fin.F {
-			f2 += v * v
+			maxF = math.Max(maxF, math.Abs(v))
 		}
-		f2 /= float64(len(fin.F))
+		if math.Abs(maxF-1) > 1e-12 || in.B != 1 {
+			t.Fatalf("%s: max|f| = %v, B = %v: want 1 (normalise=max)", c.name, maxF, in.B)
+		}
 		for i := 0; i < pk.N; i++ {
-			if math.Abs(pk.K[i*pk.N+i]-f2) > 1e-9*f2 {
-				t.Fatalf("%s: k(%d,%d) = %v, want mean f² = %v (kernel-var=data)", c.name, i, i, pk.K[i*pk.N+i], f2)
+			if math.Abs(pk.K[i*pk.N+i]-1) > 1e-12 {
+				t.Fatalf("%s: k(%d,%d) = %v, want 1 (the correlation matrix, 001 App. F.1)", c.name, i, i, pk.K[i*pk.N+i])
 			}
 		}
-		if !(in.NoiseVar > 0) || in.NoiseVar > in.R*in.R {
-			t.Fatalf("%s: λ = %v: want the measured noise variance in (0, R²]", c.name, in.NoiseVar)
+		if in.NoiseVar != 1 {
+			t.Fatalf("%s: λ = %v, want 1 (Chowdhury & Gopalan's code)", c.name, in.NoiseVar)
 		}
-		q, err := New(c.name, bandit.Params{"kernel-var": "1", "noise-var": "1"}, 1)
+		// Measured from the data on request, in raw units with normalise=none.
+		q, err := New(c.name, bandit.Params{"kernel-var": "data", "noise-var": "data", "normalise": "none"}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		qk := q.(*Finite).Info().Kernel.(*gp.Precomputed)
+		qf := q.(*Finite)
+		qk := qf.Info().Kernel.(*gp.Precomputed)
+		var f2 float64
+		for _, v := range qf.F {
+			f2 += v * v
+		}
+		f2 /= float64(len(qf.F))
 		for i := 0; i < qk.N; i++ {
-			if qk.K[i*qk.N+i] != 1 {
-				t.Fatalf("%s: kernel-var=1: k(%d,%d) = %v, want 1", c.name, i, i, qk.K[i*qk.N+i])
+			if math.Abs(qk.K[i*qk.N+i]-f2) > 1e-9*f2 {
+				t.Fatalf("%s: kernel-var=data: k(%d,%d) = %v, want mean f² = %v", c.name, i, i, qk.K[i*qk.N+i], f2)
 			}
 		}
-		if q.(*Finite).Info().NoiseVar != 1 {
-			t.Fatalf("%s: noise-var=1 not applied", c.name)
+		if nv := qf.Info().NoiseVar; !(nv > 0) || nv > qf.Info().R*qf.Info().R {
+			t.Fatalf("%s: noise-var=data: λ = %v: want the measured noise variance in (0, R²]", c.name, nv)
+		}
+		// Normalising divides f, R and h by max|f| and nothing else.
+		for i := range fin.F {
+			if math.Abs(fin.F[i]*qf.In.B-qf.F[i]) > 1e-9*qf.In.B || math.Abs(fin.G[0][i]*qf.In.B-qf.G[0][i]) > 1e-9*qf.In.B {
+				t.Fatalf("%s: arm %d: normalised f, g = %v, %v; raw %v, %v (B = %v)", c.name, i, fin.F[i], fin.G[0][i], qf.F[i], qf.G[0][i], qf.In.B)
+			}
+		}
+		if math.Abs(in.R*qf.In.B-qf.In.R) > 1e-9*qf.In.R {
+			t.Fatalf("%s: R = %v normalised, %v raw", c.name, in.R, qf.In.R)
 		}
 		if _, err := New(c.name, bandit.Params{"noise-var": "-1"}, 1); err == nil || !strings.Contains(err.Error(), "noise-var") {
 			t.Fatalf("%s: noise-var=-1: error %v, want one naming noise-var", c.name, err)
@@ -87,7 +106,7 @@ func TestRealDataProblems(t *testing.T) {
 			t.Fatalf("%s: safe seed missing or unsafe", c.name)
 		}
 	}
-	if p, err := New("stocks", nil, 1); err == nil {
+	if p, err := New("stocks", bandit.Params{"normalise": "none"}, 1); err == nil {
 		if h := p.(*Finite).G[0][0] + p.(*Finite).F[0]; math.Abs(h-100) > 1e-9 {
 			t.Fatalf("stocks: h = %v, want 100 (001 App. F.2)", h)
 		}
