@@ -186,20 +186,27 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 			return nil, fmt.Errorf("%s: parameter L = %v: the Lipschitz constant must be a finite number > 0", name, L)
 		}
 		c.L = L
-		var gram []float64
-		if pk, ok := in.ConstraintKernel().(*gp.Precomputed); ok {
-			gram = pk.K
-		} else {
-			gram = gp.Gram(in.ConstraintKernel(), fin.Points)
-		}
+		d := kernelMetric(in, fin)
 		c.dist = make([]float64, n*n)
 		for a := 0; a < n; a++ {
 			for b := 0; b < n; b++ {
-				c.dist[a*n+b] = math.Sqrt(math.Max(0, gram[a*n+a]+gram[b*n+b]-2*gram[a*n+b]))
+				c.dist[a*n+b] = d(a, b)
 			}
 		}
 	}
 	return c, nil
+}
+
+// kernelMetric returns the metric d(a,b) = √(k(a,a)+k(b,b)−2k(a,b)) of the
+// constraint kernel between arms a and b; ‖g‖_k ≤ G gives
+// |g(a) − g(b)| ≤ G·d(a,b) (reproducing property and Cauchy–Schwarz).
+func kernelMetric(in bandit.Info, fin *domain.Finite) func(a, b int) float64 {
+	k := in.ConstraintKernel()
+	kv := func(a, b int) float64 { return k.Eval(fin.Points[a], fin.Points[b]) }
+	if pk, ok := k.(*gp.Precomputed); ok {
+		kv = func(a, b int) float64 { return pk.K[a*pk.N+b] }
+	}
+	return func(a, b int) float64 { return math.Sqrt(math.Max(0, kv(a, a)+kv(b, b)-2*kv(a, b))) }
 }
 
 // covColumner gives posterior covariance columns (gp.ArmPosterior does).

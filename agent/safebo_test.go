@@ -8,6 +8,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/model"
+	"github.com/cbandit/cbandit/problem"
 )
 
 // The GP rule's expander test, in closed form, against a brute force: a
@@ -88,5 +89,39 @@ func TestSafeBaselinesStaySafeLipschitz(t *testing.T) {
 				t.Fatalf("%s (lipschitz) played unsafe arm %d (g = %v)", id, arm, g)
 			}
 		}
+	}
+}
+
+// SGP-UCB's known safe set D⁰ (certified from the seed's stated cost through
+// ‖g‖_k ≤ G) holds only safe arms, and more than the seed when the seed has
+// margin.
+func TestSGPUCBKnownSafeSetIsSafe(t *testing.T) {
+	grown := 0
+	for s := uint64(1); s <= 20; s++ {
+		p, err := problem.New("rkhs-synthetic", bandit.Params{"h": "0.5"}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := p.Info()
+		a, err := New("sgp-ucb", Config{Info: in, Horizon: 100, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := a.(*SGPUCB).known
+		g := make([]float64, in.M)
+		for _, x := range known {
+			if _, err := p.Truth(nil, bandit.ArmAction(x), g); err != nil {
+				t.Fatal(err)
+			}
+			if g[0] > 0 {
+				t.Fatalf("instance %d: arm %d in D⁰ has g = %v > 0", s, x, g[0])
+			}
+		}
+		if len(known) > 1 {
+			grown++
+		}
+	}
+	if grown == 0 {
+		t.Fatal("D⁰ is the seed alone on every instance: the certificate never applies")
 	}
 }

@@ -5,25 +5,57 @@ import (
 	"math"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 )
 
 // SGPUCB is SGP-UCB of Amani, Alizadeh & Thrampoulidis 2020 ("Regret bounds
 // for safe Gaussian process bandit optimization"): a pure-exploration phase
 // of T' rounds playing actions uniformly at random from the known safe set
-// D⁰ (here the problem's safe seed), then GP-UCB restricted to the
-// pessimistic safe set D_t = {x : μ̃_{t−1}(x) + β̃_t σ̃_{t−1}(x) ≤ 0 ∀j}
-// (falling back to the seed while that set is empty). No Lipschitz constant.
-// Per round: O(N·m).
+// D⁰, then GP-UCB restricted to the pessimistic safe set
+// D_t = {x : μ̃_{t−1}(x) + β̃_t σ̃_{t−1}(x) ≤ 0 ∀j} (falling back to the seed
+// while that set is empty). Per round: O(N·m).
+//
+// D⁰: Amani et al. take the known safe set as given; 001 does not say which
+// set its SGP-UCB had. Here D⁰ is what the problem's safe seed x₀ and its
+// stated costs g_j(x₀) certify through the RKHS bound of 001 Ass. 3:
+// g_j(x) ≤ g_j(x₀) + G·d(x, x₀) with d the kernel metric (reproducing
+// property and Cauchy–Schwarz, as the Lipschitz rule of SafeOpt), so every
+// arm of D⁰ is safe. Without stated costs D⁰ = {x₀}.
 type SGPUCB struct {
 	*safeCore
 	Explore int
+	known   []int // D⁰
+}
+
+// knownSafeSet returns D⁰ (see SGPUCB).
+func knownSafeSet(c *safeCore) []int {
+	in := c.info
+	if len(in.SafeCosts) != in.M {
+		return []int{c.seed}
+	}
+	d := kernelMetric(in, in.Domain.(*domain.Finite))
+	var set []int
+	s := c.seed
+	for x := 0; x < c.n; x++ {
+		dx := d(x, s)
+		ok := true
+		for _, g0 := range in.SafeCosts {
+			if g0+in.G*dx > 0 {
+				ok = false
+			}
+		}
+		if ok || x == s {
+			set = append(set, x)
+		}
+	}
+	return set
 }
 
 // Decide implements bandit.Agent.
 func (a *SGPUCB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	c := a.safeCore
 	if r.T <= a.Explore {
-		return c.record(r.T, c.seed), nil // D⁰ = {seed}: uniform over it
+		return c.record(r.T, a.known[c.rng.IntN(len(a.known))]), nil // uniform over D⁰
 	}
 	// Pessimistic set and UCB from this round's posterior (no intersection).
 	bf := c.betaF.At(c.f.InfoGain())
@@ -51,7 +83,7 @@ func (a *SGPUCB) Decide(r *bandit.Round) (bandit.Decision, error) {
 func init() {
 	Register(Spec{
 		Name:    "sgp-ucb",
-		Summary: "SGP-UCB: random exploration of the known safe set, then GP-UCB in the pessimistic safe set (needs a safe seed)",
+		Summary: "SGP-UCB: random exploration of the known safe set (certified from the safe seed's stated cost), then GP-UCB in the pessimistic safe set (needs a safe seed)",
 		Source:  "Amani, Alizadeh, Thrampoulidis 2020 (L4DC), SGP-UCB; baseline of 001 §5",
 		Params: append(append([]bandit.ParamDoc(nil), safeParams...),
 			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 set it from the problem constants; 001 does not state it; our choice)"}),
@@ -67,7 +99,7 @@ func init() {
 			if e < 0 {
 				return nil, fmt.Errorf("sgp-ucb: parameter explore = %d: must be ≥ 0", e)
 			}
-			return &SGPUCB{safeCore: c, Explore: e}, nil
+			return &SGPUCB{safeCore: c, Explore: e, known: knownSafeSet(c)}, nil
 		},
 	})
 }

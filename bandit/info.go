@@ -26,6 +26,9 @@ type Info struct {
 	Slater float64
 	// Safe is a known safe action (g(Safe) ≤ 0), nil when the problem gives none.
 	Safe *Action
+	// SafeCosts are the known values g_1..g_m(Safe) when the problem states
+	// them (nil otherwise), as 004 gives the safe arm's cost c₀.
+	SafeCosts []float64
 	// FullInfo marks the stochastic full-information setting (001 §4): each
 	// Round carries ConstraintSample.
 	FullInfo bool

@@ -115,7 +115,7 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 		B:        B, G: B + math.Abs(h), // |g| ≤ |f| + |h|
 		R: R, RG: R, // R = the largest deviation of a sample from its mean (001 App. F.2)
 		Slater: math.Min(1, -minG),
-		Safe:   &safeAct,
+		Safe:   &safeAct, SafeCosts: []float64{g[safe]},
 	}
 	p, err := NewFinite(info, f, [][]float64{g})
 	if err != nil {

@@ -162,7 +162,7 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 			Domain: dom, M: 1, Kernel: k, NoiseVar: R * R,
 			B: B, G: G, R: R, RG: R,
 			Slater: math.Min(1, -minG),
-			Safe:   &safeAct,
+			Safe:   &safeAct, SafeCosts: []float64{g[safe]},
 		}
 		if info.NoiseVar == 0 {
 			info.NoiseVar = 1e-6
