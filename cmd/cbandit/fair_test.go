@@ -280,3 +280,18 @@ func TestK8sIndexedJobExample(t *testing.T) {
 		t.Fatalf("merge job does not merge the shard directory: %v", err)
 	}
 }
+
+// diff sets two runs' numbers side by side.
+func TestDiffTrees(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	common := []string{"run", "--problem", "rkhs-synthetic", "--param", "n=20", "--algos", "ckb-ucb", "--trials", "2", "--horizon", "30", "--quiet"}
+	mustRun(t, append(common, "--seed", "1", "--out", filepath.Join(a, "x"))...)
+	mustRun(t, append(common, "--seed", "2", "--out", filepath.Join(b, "x"))...)
+	out := mustRun(t, "diff", a, b)
+	if !strings.Contains(out, "| x | ckb-ucb | 30 | 2 |") {
+		t.Fatalf("diff output:\n%s", out)
+	}
+	if code, _, stderr := runCLI("diff", a, t.TempDir()); code == 0 || !strings.Contains(stderr, "no summary.json") {
+		t.Fatalf("diff with nothing in common: %d %s", code, stderr)
+	}
+}
