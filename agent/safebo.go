@@ -22,7 +22,7 @@ var safeParams = []bandit.ParamDoc{
 
 // lipschitzParam is the Lipschitz constant of the safe-set rule of SafeOpt
 // and StageOpt.
-var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "G", Doc: "safe-set=lipschitz: Lipschitz constant of g w.r.t. the kernel metric d(x,x') = √(k(x,x)+k(x',x')−2k(x,x')); ‖g‖_k ≤ G gives |g(x)−g(x')| ≤ G·d(x,x') (reproducing property + Cauchy–Schwarz), so the default L = G holds by 001 Ass. 3"}
+var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g w.r.t. the kernel metric d(x,x') = √(k(x,x)+k(x',x')−2k(x,x')); ‖g‖_k ≤ G gives |g(x)−g(x')| ≤ G·d(x,x') (reproducing property + Cauchy–Schwarz, 001 Ass. 3); a problem that knows the RKHS norm states it as LipG"}
 
 // safeSetParams choose the safe-set rule of SafeOpt and StageOpt.
 var safeSetParams = []bandit.ParamDoc{
@@ -178,7 +178,11 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 		return nil, fmt.Errorf("%s: parameter beta is used only with safe-set=gp (safe-set=lipschitz uses β_t of IGP-UCB, see alpha and beta-scale)", name)
 	}
 	if lipschitz {
-		L, err := p.Float(name, "L", in.G)
+		defL := in.G
+		if in.LipG > 0 {
+			defL = in.LipG
+		}
+		L, err := p.Float(name, "L", defL)
 		if err != nil {
 			return nil, err
 		}

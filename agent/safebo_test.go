@@ -7,6 +7,7 @@ import (
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/internal/seed"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/problem"
 )
@@ -97,8 +98,10 @@ func TestSafeBaselinesStaySafeLipschitz(t *testing.T) {
 // margin.
 func TestSGPUCBKnownSafeSetIsSafe(t *testing.T) {
 	grown := 0
-	for s := uint64(1); s <= 20; s++ {
-		p, err := problem.New("rkhs-synthetic", bandit.Params{"h": "0.5"}, s)
+	// The instances of the reproductions (runner.ProblemSeed(1, i)), both h.
+	for k := 0; k < 100; k++ {
+		h, s := []string{"0.5", "0.25"}[k%2], seed.Derive(1, "problem", k/2)
+		p, err := problem.New("rkhs-synthetic", bandit.Params{"h": h}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +117,7 @@ func TestSGPUCBKnownSafeSetIsSafe(t *testing.T) {
 				t.Fatal(err)
 			}
 			if g[0] > 0 {
-				t.Fatalf("instance %d: arm %d in D⁰ has g = %v > 0", s, x, g[0])
+				t.Fatalf("instance %d (h = %s): arm %d in D⁰ has g = %v > 0", k/2, h, x, g[0])
 			}
 		}
 		if len(known) > 1 {

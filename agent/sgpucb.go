@@ -16,11 +16,11 @@ import (
 // while that set is empty). Per round: O(N·m).
 //
 // D⁰: Amani et al. take the known safe set as given; 001 does not say which
-// set its SGP-UCB had. Here D⁰ is what the problem's safe seed x₀ and its
-// stated costs g_j(x₀) certify through the RKHS bound of 001 Ass. 3:
-// g_j(x) ≤ g_j(x₀) + G·d(x, x₀) with d the kernel metric (reproducing
-// property and Cauchy–Schwarz, as the Lipschitz rule of SafeOpt), so every
-// arm of D⁰ is safe. Without stated costs D⁰ = {x₀}.
+// set its SGP-UCB had. Here D⁰ is what the problem's safe seed x₀, its
+// stated costs g_j(x₀) and the stated Lipschitz constant Info.LipG (an RKHS
+// norm: reproducing property and Cauchy–Schwarz) certify:
+// g_j(x) ≤ g_j(x₀) + LipG·d(x, x₀) ≤ 0 with d the kernel metric, so every
+// arm of D⁰ is safe. Without stated costs or constant D⁰ = {x₀}.
 type SGPUCB struct {
 	*safeCore
 	Explore int
@@ -30,7 +30,7 @@ type SGPUCB struct {
 // knownSafeSet returns D⁰ (see SGPUCB).
 func knownSafeSet(c *safeCore) []int {
 	in := c.info
-	if len(in.SafeCosts) != in.M {
+	if len(in.SafeCosts) != in.M || !(in.LipG > 0) {
 		return []int{c.seed}
 	}
 	d := kernelMetric(in, in.Domain.(*domain.Finite))
@@ -40,7 +40,7 @@ func knownSafeSet(c *safeCore) []int {
 		dx := d(x, s)
 		ok := true
 		for _, g0 := range in.SafeCosts {
-			if g0+in.G*dx > 0 {
+			if g0+in.LipG*dx > 0 {
 				ok = false
 			}
 		}

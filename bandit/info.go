@@ -26,6 +26,11 @@ type Info struct {
 	Slater float64
 	// Safe is a known safe action (g(Safe) ≤ 0), nil when the problem gives none.
 	Safe *Action
+	// LipG, when > 0, is a constant with |g_j(x) − g_j(x')| ≤ LipG·d(x, x')
+	// for every j, d the metric of the constraint kernel
+	// (d² = k(x,x) + k(x',x') − 2k(x,x')); an RKHS norm bound gives one.
+	// 0 when the problem states none.
+	LipG float64
 	// SafeCosts are the known values g_1..g_m(Safe) when the problem states
 	// them (nil otherwise), as 004 gives the safe arm's cost c₀.
 	SafeCosts []float64

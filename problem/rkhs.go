@@ -60,13 +60,18 @@ func randomRKHS(rng interface {
 	return vals, math.Sqrt(math.Max(norm2, 0))
 }
 
-// normaliseMax divides v by max|v| in place and returns the new max|v| (1,
-// or 0 for a zero function).
-func normaliseMax(v []float64) float64 {
+func maxAbs(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
 		m = math.Max(m, math.Abs(x))
 	}
+	return m
+}
+
+// normaliseMax divides v by max|v| in place and returns the new max|v| (1,
+// or 0 for a zero function).
+func normaliseMax(v []float64) float64 {
+	m := maxAbs(v)
 	if m == 0 {
 		return 0
 	}
@@ -132,8 +137,13 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 	// With h = 1/2 most draws have max f < B/2; the report states this.
 	for attempt := 0; attempt < 10000; attempt++ {
 		f, B := randomRKHS(rng, gram, n, p)
+		// lip: ‖·‖_k of the function g varies with (−f or the drawn g),
+		// hence a Lipschitz constant of g in the kernel metric.
+		lip := B
 		if norm == "max" {
+			m := maxAbs(f)
 			B = normaliseMax(f)
+			lip /= m
 		}
 		var g []float64
 		var G float64
@@ -145,8 +155,11 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 			G = B + math.Abs(h)*B
 		} else {
 			g, G = randomRKHS(rng, gram, n, p)
+			lip = G
 			if norm == "max" {
+				m := maxAbs(g)
 				G = normaliseMax(g)
+				lip /= m
 			}
 		}
 		minG := math.Inf(1)
@@ -162,7 +175,7 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 			Domain: dom, M: 1, Kernel: k, NoiseVar: R * R,
 			B: B, G: G, R: R, RG: R,
 			Slater: math.Min(1, -minG),
-			Safe:   &safeAct, SafeCosts: []float64{g[safe]},
+			Safe:   &safeAct, SafeCosts: []float64{g[safe]}, LipG: lip,
 		}
 		if info.NoiseVar == 0 {
 			info.NoiseVar = 1e-6
