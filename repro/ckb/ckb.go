@@ -8,6 +8,7 @@ package ckb
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -207,7 +208,42 @@ func writeViolations(file string, rows []row, quick bool) error {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("\nEach experiment's report.md states its settings and explains the differences.\n")
+	writeOrdering(&b, rows)
 	return writeFile(file, b.String())
+}
+
+// writeOrdering adds the regret claim of 001 App. F.1 ("CBO-TS and CBO-Rand
+// have a significant gain compared to" the UCB-based algorithms) as paired
+// differences against ckb-ucb, trial by trial.
+func writeOrdering(b *strings.Builder, rows []row) {
+	b.WriteString("\n## Regret: CKB-TS and CKB-Rand against CKB-UCB (paired by trial)\n\n")
+	b.WriteString("001 App. F.1: on the synthetic function CBO-TS and CBO-Rand have a significant gain in regret over the UCB-based algorithms; on the light sensors CBO-Rand is best and CBO-TS worse than CBO-UCB. Mean difference of the final regret, 95 % paired-t interval; *lower* / *higher* when the interval excludes 0.\n\n")
+	b.WriteString("| experiment | comparison | mean difference | 95 % interval | wins / ties / losses | ours |\n|---|---|---:|---:|---:|---|\n")
+	for _, r := range rows {
+		s := r.res.Summary
+		base, ok := s.Algorithms["ckb-ucb"]
+		if !ok {
+			continue
+		}
+		for _, other := range []string{"ckb-ts", "ckb-rand"} {
+			a, ok := s.Algorithms[other]
+			if !ok {
+				continue
+			}
+			p, ok := report.PairedDiff(a.Regret.PerTrial, base.Regret.PerTrial)
+			if !ok || math.IsNaN(p.Lo) {
+				continue
+			}
+			verdict := "no difference shown"
+			switch {
+			case p.Hi < 0:
+				verdict = "lower"
+			case p.Lo > 0:
+				verdict = "higher"
+			}
+			fmt.Fprintf(b, "| %s | %s − ckb-ucb | %.4g | [%.4g, %.4g] | %d / %d / %d | %s |\n", r.file, other, p.Mean, p.Lo, p.Hi, p.AWins, p.Ties, p.BWins, verdict)
+		}
+	}
 }
 
 func writeFile(file, content string) error {

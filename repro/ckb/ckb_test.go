@@ -14,8 +14,10 @@ import (
 func TestWriteViolations(t *testing.T) {
 	res := report.Results{
 		Summary: report.Summary{Horizon: 1000, Algorithms: map[string]report.Algorithm{
-			"ckb-ucb":  {ViolationCount: report.Stat{Mean: 3, Stderr: 1}},
-			"ckb-rand": {ViolationCount: report.Stat{Mean: 10, Stderr: 1}},
+			"ckb-ucb": {ViolationCount: report.Stat{Mean: 3, Stderr: 1},
+				Regret: report.Stat{PerTrial: []float64{10, 12, 14}}},
+			"ckb-rand": {ViolationCount: report.Stat{Mean: 10, Stderr: 1},
+				Regret: report.Stat{PerTrial: []float64{5, 8, 9}}},
 			"sgp-ucb":  {},
 		}},
 		Paper: map[string]map[string]float64{
@@ -41,6 +43,7 @@ func TestWriteViolations(t *testing.T) {
 		"| lightsensor | 1000 | ckb-ts | — | 1 | not run |",
 		"| lightsensor | 1000 | sgp-ucb | 0 ± 0 | – | – |",
 		"- lightsensor: 001 App. F.1",
+		"| lightsensor | ckb-rand − ckb-ucb | -4.667 | [-6.101, -3.232] | 3 / 0 / 0 | lower |",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations.md lacks %q:\n%s", want, got)
