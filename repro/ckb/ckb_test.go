@@ -18,7 +18,7 @@ func TestWriteViolations(t *testing.T) {
 				Regret: report.Stat{PerTrial: []float64{10, 12, 14}}},
 			"ckb-rand": {ViolationCount: report.Stat{Mean: 10, Stderr: 1},
 				Regret: report.Stat{PerTrial: []float64{5, 8, 9}}},
-			"sgp-ucb":  {},
+			"sgp-ucb": {},
 		}},
 		Paper: map[string]map[string]float64{
 			"ckb-ucb":  {"violation_count": 4, "violation_soft": 0},
