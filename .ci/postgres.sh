@@ -30,8 +30,8 @@ fi
 rm -rf "$dir"
 mkdir -p "$dir"
 chown postgres:postgres "$dir"
-runuser -u postgres -- "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >&2
+runuser -u postgres -- "$bin/initdb" -D "$dir/data" -A trust -U postgres >&2
 runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-	-o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
+	-o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on -c max_connections=200" start >&2
 log "PostgreSQL listening on 127.0.0.1:$port"
 echo "export CBANDIT_TEST_POSTGRES='postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable'"

@@ -40,6 +40,11 @@ func New(baseURL string, opts ...Option) *Client {
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	return c.doKey(ctx, method, path, "", in, out)
+}
+
+// doKey sends a request with an Idempotency-Key when key is not empty.
+func (c *Client) doKey(ctx context.Context, method, path, key string, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		raw, err := json.Marshal(in)
@@ -57,6 +62,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", `"`+key+`"`)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -124,6 +132,34 @@ func (c *Client) Suggest(ctx context.Context, id string, count int) ([]api.Sugge
 	var r api.SuggestResponse
 	err := c.do(ctx, "POST", studyPath(id, "/suggestions"), api.SuggestRequest{Count: count}, &r)
 	return r.Suggestions, err
+}
+
+// SuggestOnce is Suggest with an Idempotency-Key: retrying it with the same
+// key (after a timeout, say) returns the same decisions instead of new ones.
+func (c *Client) SuggestOnce(ctx context.Context, id string, count int, key string) ([]api.Suggestion, error) {
+	var r api.SuggestResponse
+	err := c.doKey(ctx, "POST", studyPath(id, "/suggestions"), key, api.SuggestRequest{Count: count}, &r)
+	return r.Suggestions, err
+}
+
+// ObserveOnce is Observe with an Idempotency-Key: a retry returns the
+// answer of the first request.
+func (c *Client) ObserveOnce(ctx context.Context, id string, o api.Observation, key string) (api.ObserveResponse, error) {
+	var r api.ObserveResponse
+	err := c.doKey(ctx, "POST", studyPath(id, "/observations"), key, o, &r)
+	return r, err
+}
+
+// Abandon abandons a pending decision: it takes no observation afterwards.
+func (c *Client) Abandon(ctx context.Context, id string, decision int64) error {
+	return c.do(ctx, "DELETE", studyPath(id, "/decisions/"+strconv.FormatInt(decision, 10)), nil, nil)
+}
+
+// RaiseHorizon raises the horizon of a study that has one.
+func (c *Client) RaiseHorizon(ctx context.Context, id string, horizon int) (api.Study, error) {
+	var st api.Study
+	err := c.do(ctx, "PATCH", studyPath(id, ""), api.StudyPatch{Horizon: horizon}, &st)
+	return st, err
 }
 
 // Observe tells the reward and/or costs of a decision. Re-sending the same

@@ -10,11 +10,13 @@
 //	POST   /studies                      create a study
 //	GET    /studies                      list studies
 //	GET    /studies/{id}                 get a study
+//	PATCH  /studies/{id}                 raise the horizon: {"horizon": N}
 //	DELETE /studies/{id}                 delete a study and its log
-//	POST   /studies/{id}/suggestions     ask: {"count": k} → k decisions
-//	POST   /studies/{id}/observations    tell: {"decision_id", "reward", "costs"}
+//	POST   /studies/{id}/suggestions     ask: {"count": k} → k decisions (Idempotency-Key)
+//	POST   /studies/{id}/observations    tell: {"decision_id", "reward", "costs"} (Idempotency-Key)
+//	DELETE /studies/{id}/decisions/{did} abandon a pending decision
 //	GET    /studies/{id}/decisions       history with observations (?after=&limit=)
-//	GET    /studies/{id}/summary         rounds, cumulative cost and violation, best feasible point
+//	GET    /studies/{id}/summary         rounds, pending, abandoned, cumulative cost and violation, best feasible point
 //
 // # Studies
 //
@@ -37,12 +39,58 @@
 //     over candidates plus local refinement, e.g. rpol-ucb), suggestions are
 //     arbitrary points of the box, and an algorithm that cannot handle a box
 //     is refused with a 400 naming "algorithm".
+//   - Contextual (space.type "contextual", space.dim d): the action set
+//     changes every round (the setting of 004). Each ask carries the
+//     round's actions as feature vectors ("arms": k×d, count 1), the safe
+//     point prior.safe among them; the suggestion's arm is an index into
+//     them (with space.star_convex, x is a point of the segment from x₀ to
+//     that arm). Served by lc-lucb and safe-lts, the algorithms of 004 §4
+//     that take per-round action sets; others are refused (400,
+//     "algorithm").
+//   - Stage-wise algorithms (004: lc-lucb, oplb, opb, opnlb, safe-lts) are
+//     told the thresholds τ (constraints[j].threshold), the safe action x₀
+//     (prior.safe), its known values r₀ and c₀ (prior.safe_reward,
+//     prior.safe_costs; without them, set the algorithm's warm-start), the
+//     bounds S (prior.S, default 1, as 004's linear experiments) and L
+//     (prior.L, default the largest norm among the points), and for opnlb
+//     the finite function classes prior.reward_class and prior.cost_class
+//     (004 §5.3). Points are the feature vectors of linear algorithms.
+//   - Full information (full_info, finite spaces only): each ask carries
+//     the round's sample of the constraint metrics at every point
+//     ("constraint_sample", one row of m values per point, count 1), as
+//     scgp-ucb needs (001 §4).
+//   - Noiseless costs: prior.RG = 0 (penalty-noiseless, 002 §5).
+//   - An ask whose round input does not fit the study (arms for a study
+//     that is not contextual, a sample of the wrong shape, …) is a 400
+//     naming the field and saying what would fit.
 //   - Kernel: prior.kernel "se" (default) or "matern12/32/52", lengthscale
 //     0.2 × the mean side of the space's bounding box, variance 1.
 //   - NoiseVar λ = 0.01; R = √λ (reward noise scale); RG = R; B = G = 1
 //     (bounds on |f|, |g| and their RKHS norms: the defaults assume metrics
 //     of order one — set them for other scales); Slater δ = 0 (unknown).
-//   - Horizon: 1000. Asking beyond it is a 409.
+//   - Horizon: optional. A study with a horizon T runs its algorithm for T
+//     rounds (the algorithm's schedules see T); asking beyond it is a 409
+//     until PATCH /studies/{id} raises it to T′, after which rounds T+1…T′
+//     are served by a fresh run of the algorithm planned for T′ − T rounds
+//     (seed derived from the study's seed and the run's index): a restart,
+//     as in the doubling trick, because the agents' T-dependent schedules
+//     (β_t, λ = 1 + 2/T, V, windows) are fixed at construction.
+//   - Open-ended (no horizon): the doubling trick (Cesa-Bianchi & Lugosi,
+//     Prediction, Learning, and Games, 2006, §2.3; geometric doubling keeps
+//     the minimax √T rates, Besson & Kaufmann, "What doubling tricks can
+//     and can't do for multi-armed bandits", 2018): the algorithm runs on
+//     epochs of E, 2E, 4E, … rounds (E = epoch, default 1000, the former
+//     default horizon), restarted fresh at each epoch with the epoch's
+//     length as its horizon; feedback for a decision of an earlier epoch is
+//     recorded (summary, history) but not given to the new run. The summary
+//     says which epoch runs. This applies to every algorithm, including
+//     those whose schedules do not depend on T (they lose their data at
+//     each restart; give them a horizon to avoid it).
+//   - Magnitudes: every metric value, threshold, box bound and prior scale
+//     is at most MaxMagnitude = 1e12 in absolute value, the noise variance
+//     and the lengthscale (relative to the space) at least MinScale = 1e-9.
+//     Squares and sums over 1e9 rounds stay far below the float64 range, so
+//     a stored study stays computable and its summary finite.
 //
 // Every default is written into the stored definition, so a later change of
 // defaults never changes how a stored study replays.
@@ -56,16 +104,60 @@
 // no-op answered 200 with the parts listed under "duplicate"; a different
 // value for something already recorded is a 409 naming the field.
 //
+// A pending decision can be abandoned: DELETE /studies/{id}/decisions/{did},
+// or the server's --pending-ttl (an abandon event is logged at the next ask
+// for every decision pending longer). An abandoned decision takes no
+// observation (409), is reported in the summary ("abandoned", not
+// "pending") and in the history; it still counts towards the horizon (the
+// algorithm made it).
+//
+// # Idempotency
+//
+// Ask and tell accept an Idempotency-Key header
+// (draft-ietf-httpapi-idempotency-key-header, as Stripe-style APIs use it;
+// a quoted string, or a bare token, 1 to 255 printable ASCII bytes). The
+// key is recorded in the study's log with a hash of the decoded request
+// and, for a tell, its answer. A retry with the same key answers what the
+// first request answered (with "Idempotent-Replayed: true"), without a new
+// decision; the same key with another body, or on the other endpoint, is a
+// 422 naming "Idempotency-Key". Keys are scoped to a study and kept as
+// long as its log (they survive restarts and are seen by every replica).
+//
 // # State
 //
 // The durable state is each study's append-only log in the store (package
 // store): "ask" events (the decision made) and "tell" events (the new parts
 // of an observation). An agent's state is a pure function of its definition,
 // seed and that sequence, so a study is rebuilt by replaying its log, and a
-// replayed decision is checked against the logged one. Live studies are kept
-// in memory in an LRU cache (Options.CacheSize); replay happens on a cache
-// miss or after a restart. An event is appended — and committed — before
-// the answer is sent, so an acknowledged observation survives kill -9.
+// replayed decision is checked against the logged one. An event is appended
+// — and committed — before the answer is sent, so an acknowledged
+// observation survives kill -9 (and, with SQLite's default synchronous=FULL
+// or PostgreSQL with fsync on, a power loss).
+//
+// Snapshots. Replaying a long log repeats all of the agent's work (an
+// rpol-ucb study on a native box with 3,000 observations took 67 s). So
+// every Options.SnapshotEvery events (default 1000), or once the agent has
+// worked Options.SnapshotCost (default 250 ms) since the last snapshot, the
+// agent's state is encoded (package snap: a reflective encoding of the
+// agent's object graph, with every type's shape) and saved in the store in
+// the background, with a meta record: format version, build, study, log
+// length n, epoch, and a SHA-256 hash chain of the first n log events;
+// the whole is checksummed. The build is the SHA-256 of the executable:
+// a snapshot is only used by the binary that wrote it. A restore reads the latest snapshot and the
+// log, reads back the first n events without running the agent (decisions,
+// observations, keys), checks the chain, epoch and counts against the
+// snapshot, decodes the agent into a freshly built one, and replays the
+// events after n with the agent (each replayed decision compared with the
+// logged one). Any mismatch — another build, a checksum or chain mismatch,
+// a type whose shape changed, a divergent decision — ignores the snapshot
+// (logged, counted in cbandit_snapshot_rejected_total) and replays the
+// whole log. One restore per study runs at a time: concurrent requests for
+// a study being restored wait for it (single flight).
+//
+// Live studies are kept in memory in an LRU cache bounded by count
+// (Options.CacheSize) and by memory (Options.CacheBytes): a study weighs
+// the measured size of its agent state once a snapshot has measured it
+// (an estimate from its size before), plus its decisions.
 //
 // With PostgreSQL several replicas serve the same studies: each ask and tell
 // takes the study's row lock, applies the events other replicas appended
@@ -77,6 +169,10 @@
 // Every error is JSON {"error": {"status", "code", "field", "message"}}
 // with a 4xx status for bad input (400 invalid value, naming the field such
 // as "space.lo[1]" or "costs[0]"; 401 missing token; 404 unknown study or
-// decision; 409 duplicate name, conflicting observation, horizon reached;
-// 413 body too large). A 500 means a server fault, never bad input.
+// decision; 409 duplicate name, conflicting observation, abandoned
+// decision, horizon reached; 413 body too large; 422 an Idempotency-Key
+// reused for another request, or the algorithm refusing the study's data,
+// field "algorithm"). A 500 means a server fault, never bad input. An
+// answer is encoded before its status is written, so a 2xx never carries
+// a broken or error body.
 package service

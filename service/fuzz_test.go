@@ -19,14 +19,26 @@ import (
 // error shape.
 //
 //	go test -run '^$' -fuzz FuzzRequests -fuzztime 30s ./service/
+//
+// fuzzOps: create, ask, tell, patch, ask with a fuzzed Idempotency-Key.
+const fuzzOps = 5
+
 func FuzzRequests(f *testing.F) {
 	spec, _ := json.Marshal(toySpec("seed"))
 	for _, s := range []string{
 		string(spec), `{}`, `{"name":"x","space":{"type":"points","points":[[0],[1]]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb"}`,
 		`{"count":3}`, `{"decision_id":1,"reward":0.5,"costs":[0.1]}`, `{"decision_id":1,"costs":[1e308]}`,
 		`{"decision_id":-1}`, `[`, `null`, `{"space":{"type":"box","lo":[0],"hi":[-1]}}`,
+		// issue 15: values that reached a 500 or poisoned a study
+		`{"name":"v","space":{"type":"box","lo":[0,0],"hi":[1,1]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb","prior":{"variance":1e300}}`,
+		`{"name":"b","space":{"type":"box","lo":[-1e200,0],"hi":[1e200,1]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"rpol-ucb"}`,
+		`{"name":"t","space":{"type":"box","lo":[0],"hi":[1]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":-1.7e308}],"algorithm":"ckb-ucb"}`,
+		`{"name":"e","space":{"type":"box","lo":[-1e12,-1e12],"hi":[1e12,1e12]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":-1e12}],"algorithm":"ckb-ucb","prior":{"variance":1e12,"B":1e12}}`,
+		`{"name":"o","space":{"type":"points","points":[[0],[1]]},"objective":{"name":"y"},"constraints":[],"algorithm":"igp-ucb","epoch":1}`,
+		`{"decision_id":1,"reward":1e308}`, `{"decision_id":1,"reward":1e12,"costs":[-1e12]}`,
+		`{"horizon":1000000000}`, `{"horizon":-5}`, `{"horizon":1e400}`, `"k\u0000ey"`,
 	} {
-		for op := uint8(0); op < 3; op++ {
+		for op := uint8(0); op < fuzzOps; op++ {
 			f.Add(op, []byte(s))
 		}
 	}
@@ -40,12 +52,17 @@ func FuzzRequests(f *testing.F) {
 	}
 	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/studies/"+study.ID+"/suggestions", strings.NewReader(`{"count":2}`)))
 	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
-		path := "/studies"
-		switch op % 3 {
+		path, method, key := "/studies", "POST", ""
+		switch op % fuzzOps {
 		case 1:
 			path = "/studies/" + study.ID + "/suggestions"
 		case 2:
 			path = "/studies/" + study.ID + "/observations"
+		case 3:
+			path, method = "/studies/"+study.ID, "PATCH"
+		case 4: // the body is an Idempotency-Key
+			path, key = "/studies/"+study.ID+"/suggestions", string(body[:min(len(body), 300)])
+			body = nil
 		}
 		rec := httptest.NewRecorder()
 		timer := time.AfterFunc(10*time.Second, func() {
@@ -53,15 +70,19 @@ func FuzzRequests(f *testing.F) {
 			n := runtime.Stack(buf, true)
 			panic(fmt.Sprintf("POST %s %q: still running after 10s\n%s", path, body, buf[:n]))
 		})
-		srv.ServeHTTP(rec, httptest.NewRequest("POST", path, strings.NewReader(string(body))))
+		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
+		if key != "" {
+			req.Header["Idempotency-Key"] = []string{key}
+		}
+		srv.ServeHTTP(rec, req)
 		timer.Stop()
 		if rec.Code >= 500 {
-			t.Fatalf("POST %s %q: %d %s", path, body, rec.Code, rec.Body)
+			t.Fatalf("%s %s %q (key %q): %d %s", method, path, body, key, rec.Code, rec.Body)
 		}
 		if rec.Code >= 400 {
 			var e api.Error
 			if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Err.Status != rec.Code || e.Err.Message == "" || e.Err.Field == "" {
-				t.Fatalf("POST %s %q: error body %s", path, body, rec.Body)
+				t.Fatalf("%s %s %q: error body %s", method, path, body, rec.Body)
 			}
 		}
 		if rec.Code == http.StatusCreated { // keep the store small

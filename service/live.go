@@ -2,6 +2,8 @@ package service
 
 import (
 	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,37 +11,68 @@ import (
 	"time"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/internal/seed"
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/store"
 )
 
 // askEvent is the log entry of a decision. Replay re-runs Decide and checks
-// that it gives the same decision.
+// that it gives the same decision. Key, Req and Of record an idempotent ask
+// (on the first decision of the answer: Of decisions from this one).
 type askEvent struct {
 	ID     int64     `json:"id"`
 	Round  int       `json:"round"`
 	Arm    int       `json:"arm"`
 	X      []float64 `json:"x,omitempty"`
 	Policy []float64 `json:"policy,omitempty"`
+	// Arms and Sample are what the ask carried: a contextual round's action
+	// set, a full-information round's constraint sample.
+	Arms   [][]float64 `json:"arms,omitempty"`
+	Sample [][]float64 `json:"sample,omitempty"`
+	Key    string      `json:"key,omitempty"`
+	Req    string      `json:"req,omitempty"`
+	Of     int         `json:"of,omitempty"`
 }
 
 // tellEvent is the log entry of an observation: the metric values as the
-// client sent them (only the parts that were new).
+// client sent them (only the parts that were new). An idempotent tell also
+// records its key, request hash and answer (then the values may be absent:
+// a re-send under a new key).
 type tellEvent struct {
-	ID     int64     `json:"id"`
-	Reward *float64  `json:"reward,omitempty"`
-	Costs  []float64 `json:"costs,omitempty"`
+	ID     int64                `json:"id"`
+	Reward *float64             `json:"reward,omitempty"`
+	Costs  []float64            `json:"costs,omitempty"`
+	Key    string               `json:"key,omitempty"`
+	Req    string               `json:"req,omitempty"`
+	Resp   *api.ObserveResponse `json:"resp,omitempty"`
+}
+
+// abandonEvent is the log entry of an abandoned decision.
+type abandonEvent struct {
+	ID     int64  `json:"id"`
+	Reason string `json:"reason"`
 }
 
 // decState is one decision and what has been observed of it.
 type decState struct {
-	round   int
-	arm     int
-	x       []float64
-	policy  []float64
-	created time.Time
-	reward  *float64
-	costs   []float64
+	round     int
+	epoch     int
+	arm       int
+	x         []float64
+	policy    []float64
+	created   time.Time
+	reward    *float64
+	costs     []float64
+	abandoned bool
+}
+
+// idemRecord is what an Idempotency-Key was used for.
+type idemRecord struct {
+	op    string // "ask" or "tell"
+	req   string // hash of the request
+	first int64  // ask: first decision of the answer
+	count int    // ask: number of decisions
+	resp  *api.ObserveResponse
 }
 
 // live is a study held in memory: its agent and the decisions, as they
@@ -51,18 +84,30 @@ type live struct {
 	created time.Time
 	spec    api.StudySpec
 	b       *built
-	agent   bandit.Agent
+	agent   bandit.Agent // the current epoch's; nil until needed
 	n       int64
+	chain   [32]byte // hash chain of the first n events
 	decs    []decState
+	keys    map[string]idemRecord
+	// epoch is the index of the agent's run; its decisions are rounds
+	// epochStart+1 … epochStart+epochLen.
+	epoch, epochStart, epochLen int
+	abandoned                   int
+	// snapshots: the log length of the latest one taken or loaded, and the
+	// agent time spent since.
+	snapN   int64
+	sinceSn float64
+	bytes   int64 // measured size of the agent state (0: not measured)
 	// stale marks an agent that may be ahead of or apart from the log (a
 	// failed append): it is dropped and rebuilt by replay.
 	stale bool
 	m     *metrics
 }
 
-// newLive builds the study's agent before any event.
+// newLive prepares the study before any event (the agent is built on first
+// use).
 func newLive(rec store.Study, m *metrics) (*live, error) {
-	l := &live{id: rec.ID, name: rec.Name, created: rec.Created, m: m}
+	l := &live{id: rec.ID, name: rec.Name, created: rec.Created, m: m, keys: map[string]idemRecord{}}
 	if err := json.Unmarshal(rec.Spec, &l.spec); err != nil {
 		return nil, fmt.Errorf("study %s: stored definition: %w", rec.ID, err)
 	}
@@ -70,36 +115,124 @@ func newLive(rec store.Study, m *metrics) (*live, error) {
 	if e != nil {
 		return nil, fmt.Errorf("study %s: stored definition: %v", rec.ID, e)
 	}
-	a, e := b.newAgent(&l.spec)
-	if e != nil {
-		return nil, fmt.Errorf("study %s: stored definition: %v", rec.ID, e)
-	}
-	l.b, l.agent = b, a
+	l.b = b
+	l.epochLen = l.epochLength(0)
 	return l, nil
 }
 
-// applyAll applies log events in order; they must follow the first n.
-func (l *live) applyAll(evs []store.Event) error {
+// horizon is the current limit on decisions (0: open-ended).
+func (l *live) horizon() int { return l.spec.Horizon }
+
+// epochLength is the number of rounds of epoch k: the doubling trick for an
+// open-ended study (Epoch·2^k), else the rounds between successive
+// horizons (RaisedFrom, then Horizon).
+func (l *live) epochLength(k int) int {
+	if l.spec.Horizon == 0 {
+		e := l.spec.Epoch
+		if e <= 0 {
+			e = DefaultEpoch
+		}
+		if k > 30 {
+			k = 30
+		}
+		return e << k
+	}
+	bounds := append(append([]int(nil), l.spec.RaisedFrom...), l.spec.Horizon)
+	if k >= len(bounds) {
+		return 0 // beyond the horizon
+	}
+	if k == 0 {
+		return bounds[0]
+	}
+	return bounds[k] - bounds[k-1]
+}
+
+// epochSeed is the agent's seed in epoch k (the study's seed in epoch 0).
+func (l *live) epochSeed(k int) uint64 {
+	if k == 0 {
+		return l.spec.Seed
+	}
+	return seed.Derive(l.spec.Seed, "epoch", k)
+}
+
+// ensureAgent builds the current epoch's agent if there is none.
+func (l *live) ensureAgent() error {
+	if l.agent != nil {
+		return nil
+	}
+	a, e := l.b.newAgent(&l.spec, l.epochLen, l.epochSeed(l.epoch))
+	if e != nil {
+		return fmt.Errorf("study %s: stored definition: %v", l.id, e)
+	}
+	l.agent = a
+	return nil
+}
+
+// nextRound advances the epoch when round t (1-based, global) starts a new
+// one; it reports whether it did.
+func (l *live) nextRound(t int) (bool, error) {
+	if t <= l.epochStart+l.epochLen {
+		return false, nil
+	}
+	n := l.epochLength(l.epoch + 1)
+	if n <= 0 {
+		return false, fmt.Errorf("round %d is beyond the horizon %d", t, l.horizon())
+	}
+	l.epoch++
+	l.epochStart += l.epochLen
+	l.epochLen = n
+	l.agent = nil
+	return true, nil
+}
+
+func (l *live) hashEvent(ev store.Event) {
+	h := sha256.New()
+	h.Write(l.chain[:])
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(ev.Seq))
+	h.Write(b[:])
+	h.Write([]byte(ev.Kind))
+	h.Write([]byte{0})
+	h.Write(ev.Data)
+	copy(l.chain[:], h.Sum(nil))
+}
+
+// applyAll applies log events in order; they must follow the first n. With
+// light set the agent is not run: only the decisions, observations and keys
+// are rebuilt (the prefix covered by a snapshot).
+func (l *live) applyAll(evs []store.Event, light bool) error {
 	for _, ev := range evs {
 		if ev.Seq != l.n+1 {
 			return fmt.Errorf("study %s: log event %d follows %d: gap in the log", l.id, ev.Seq, l.n)
 		}
-		if err := l.apply(ev); err != nil {
+		if err := l.apply(ev, light); err != nil {
 			return fmt.Errorf("study %s: replay of log event %d: %w", l.id, ev.Seq, err)
 		}
-		l.n++
+		l.appended(ev)
 	}
 	return nil
 }
 
-func (l *live) apply(ev store.Event) error {
+// appended counts an event that is now part of the log.
+func (l *live) appended(ev store.Event) {
+	l.hashEvent(ev)
+	l.n++
+}
+
+func (l *live) apply(ev store.Event, light bool) error {
 	switch ev.Kind {
 	case store.KindAsk:
 		var a askEvent
 		if err := json.Unmarshal(ev.Data, &a); err != nil {
 			return err
 		}
-		got, err := l.decide(ev.Time)
+		var got askEvent
+		var err error
+		if light {
+			got, err = l.record(a, ev.Time)
+		} else {
+			got, err = l.decide(ev.Time, roundInput{arms: a.Arms, sample: a.Sample})
+		}
 		if err != nil {
 			return err
 		}
@@ -107,64 +240,148 @@ func (l *live) apply(ev store.Event) error {
 			return fmt.Errorf("replay diverged: decision %d is arm %d %v, the log says decision %d arm %d %v (did the algorithm change?)",
 				got.ID, got.Arm, got.X, a.ID, a.Arm, a.X)
 		}
+		if a.Key != "" {
+			l.keys[a.Key] = idemRecord{op: "ask", req: a.Req, first: a.ID, count: max(a.Of, 1)}
+		}
 		return nil
 	case store.KindTell:
 		var t tellEvent
 		if err := json.Unmarshal(ev.Data, &t); err != nil {
 			return err
 		}
-		return l.observe(t)
+		if err := l.observe(t, light); err != nil {
+			return err
+		}
+		if t.Key != "" {
+			l.keys[t.Key] = idemRecord{op: "tell", req: t.Req, resp: t.Resp}
+		}
+		return nil
+	case store.KindAbandon:
+		var a abandonEvent
+		if err := json.Unmarshal(ev.Data, &a); err != nil {
+			return err
+		}
+		return l.abandon(a.ID)
 	}
 	return fmt.Errorf("unknown event kind %q", ev.Kind)
 }
 
+// roundInput is what an ask tells the agent about its round.
+type roundInput struct {
+	arms   [][]float64 // contextual: this round's actions
+	sample [][]float64 // full information: constraint metrics at every point
+}
+
 // decide makes the next decision.
-func (l *live) decide(now time.Time) (askEvent, error) {
+func (l *live) decide(now time.Time, in roundInput) (askEvent, error) {
 	t := len(l.decs) + 1
+	if _, err := l.nextRound(t); err != nil {
+		return askEvent{}, err
+	}
+	if err := l.ensureAgent(); err != nil {
+		return askEvent{}, err
+	}
+	local := t - l.epochStart
+	round := &bandit.Round{T: local, Arms: in.arms}
+	if in.sample != nil {
+		thresh := l.b.thresh
+		round.ConstraintSample = func(a bandit.Action, dst []float64) {
+			if a.Arm < 0 || a.Arm >= len(in.sample) {
+				for j := range dst {
+					dst[j] = math.NaN() // refused by the agent: no such point
+				}
+				return
+			}
+			for j := range dst {
+				dst[j] = in.sample[a.Arm][j] - thresh[j]
+			}
+		}
+	}
 	start := time.Now()
-	d, err := l.agent.Decide(&bandit.Round{T: t})
-	l.m.decide.observe(time.Since(start).Seconds())
+	d, err := l.agent.Decide(round)
+	el := time.Since(start).Seconds()
+	l.m.decide.observe(el)
+	l.sinceSn += el
 	if err != nil {
 		return askEvent{}, err
 	}
-	if d.ID != int64(t) {
-		return askEvent{}, fmt.Errorf("agent numbered decision %d as %d", t, d.ID)
+	if d.ID != int64(local) {
+		return askEvent{}, fmt.Errorf("agent numbered decision %d as %d", local, d.ID)
 	}
 	x := d.Action.X
-	if d.Action.Arm >= 0 && d.Action.Arm < len(l.b.points) {
-		x = l.b.points[d.Action.Arm]
+	arm := d.Action.Arm
+	switch {
+	case in.arms != nil: // contextual: the round's action, or a point of its segment
+		if len(x) == 0 && arm >= 0 && arm < len(in.arms) {
+			x = in.arms[arm]
+		}
+	case l.b.info.Stage != nil && l.b.info.Stage.StarConvex: // a point of a segment [x₀, x_arm]
+		if len(x) == 0 && arm >= 0 && arm < len(l.b.points) {
+			x = l.b.points[arm]
+		}
+	case arm >= 0 && arm < len(l.b.points):
+		x = l.b.points[arm]
 	}
 	if len(x) == 0 {
 		return askEvent{}, fmt.Errorf("agent chose arm %d without a point", d.Action.Arm)
 	}
-	a := askEvent{ID: d.ID, Round: t, Arm: d.Action.Arm, X: append([]float64(nil), x...), Policy: d.Policy}
-	l.decs = append(l.decs, decState{round: t, arm: a.Arm, x: a.X, policy: a.Policy, created: now})
+	if arm < 0 { // the safe point x₀, or a point named by its coordinates
+		if in.arms != nil {
+			arm = pointIndex(in.arms, x)
+		} else if l.b.points != nil {
+			arm = pointIndex(l.b.points, x)
+		}
+	}
+	a := askEvent{ID: int64(t), Round: t, Arm: arm, X: append([]float64(nil), x...), Policy: d.Policy, Arms: in.arms, Sample: in.sample}
+	l.decs = append(l.decs, decState{round: t, epoch: l.epoch, arm: a.Arm, x: a.X, policy: a.Policy, created: now})
 	return a, nil
 }
 
-// observe hands an observation to the agent and records it. The caller has
+// record takes a logged decision without running the agent (light replay).
+func (l *live) record(a askEvent, now time.Time) (askEvent, error) {
+	t := len(l.decs) + 1
+	if _, err := l.nextRound(t); err != nil {
+		return askEvent{}, err
+	}
+	got := askEvent{ID: int64(t), Round: t, Arm: a.Arm, X: a.X, Policy: a.Policy}
+	l.decs = append(l.decs, decState{round: t, epoch: l.epoch, arm: a.Arm, x: a.X, policy: a.Policy, created: now})
+	return got, nil
+}
+
+// observe hands an observation to the agent (when the decision is of the
+// current epoch and light is not set) and records it. The caller has
 // checked that its parts are new.
-func (l *live) observe(t tellEvent) error {
+func (l *live) observe(t tellEvent, light bool) error {
 	if t.ID < 1 || t.ID > int64(len(l.decs)) {
 		return fmt.Errorf("observation of unknown decision %d", t.ID)
 	}
-	fb := bandit.Feedback{ID: t.ID}
-	if t.Reward != nil {
-		fb.HasReward, fb.Reward = true, l.b.sign**t.Reward
+	d := &l.decs[t.ID-1]
+	if t.Reward == nil && t.Costs == nil {
+		return nil // an idempotency record only
 	}
-	if t.Costs != nil {
-		fb.Costs = make([]float64, len(t.Costs))
-		for j, c := range t.Costs {
-			fb.Costs[j] = c - l.b.thresh[j]
+	if d.epoch == l.epoch && !light {
+		if err := l.ensureAgent(); err != nil {
+			return err
+		}
+		fb := bandit.Feedback{ID: t.ID - int64(l.epochStart)}
+		if t.Reward != nil {
+			fb.HasReward, fb.Reward = true, l.b.sign**t.Reward
+		}
+		if t.Costs != nil {
+			fb.Costs = make([]float64, len(t.Costs))
+			for j, c := range t.Costs {
+				fb.Costs[j] = c - l.b.thresh[j]
+			}
+		}
+		start := time.Now()
+		err := l.agent.Observe(fb)
+		el := time.Since(start).Seconds()
+		l.m.observe.observe(el)
+		l.sinceSn += el
+		if err != nil {
+			return err
 		}
 	}
-	start := time.Now()
-	err := l.agent.Observe(fb)
-	l.m.observe.observe(time.Since(start).Seconds())
-	if err != nil {
-		return err
-	}
-	d := &l.decs[t.ID-1]
 	if t.Reward != nil {
 		d.reward = ptr(*t.Reward)
 	}
@@ -174,22 +391,48 @@ func (l *live) observe(t tellEvent) error {
 	return nil
 }
 
-func (l *live) record(i int) api.DecisionRecord {
-	d := l.decs[i]
-	return api.DecisionRecord{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy,
-		Created: d.created, Reward: d.reward, Costs: d.costs}
+// abandon marks a pending decision as abandoned.
+func (l *live) abandon(id int64) error {
+	if id < 1 || id > int64(len(l.decs)) {
+		return fmt.Errorf("abandon of unknown decision %d", id)
+	}
+	d := &l.decs[id-1]
+	if !d.abandoned {
+		d.abandoned = true
+		l.abandoned++
+	}
+	return nil
 }
 
-// summary computes the study's summary from its decisions.
+// complete reports whether every observation of decision d has arrived.
+func (l *live) complete(d *decState) bool {
+	return d.reward != nil && (len(l.spec.Constraints) == 0 || d.costs != nil)
+}
+
+func (l *live) recordOf(i int) api.DecisionRecord {
+	d := l.decs[i]
+	return api.DecisionRecord{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy,
+		Created: d.created, Reward: d.reward, Costs: d.costs, Abandoned: d.abandoned}
+}
+
+func (l *live) suggestion(i int) api.Suggestion {
+	d := l.decs[i]
+	return api.Suggestion{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy}
+}
+
+// summary computes the study's summary from its decisions. Every figure is
+// finite: observed values are bounded (MaxMagnitude), and a sum that would
+// still overflow is reported at ±math.MaxFloat64.
 func (l *live) summary() api.Summary {
-	s := api.Summary{Rounds: len(l.decs)}
+	s := api.Summary{Rounds: len(l.decs), Abandoned: l.abandoned, Horizon: l.horizon(), Epoch: l.epoch}
 	m := len(l.spec.Constraints)
 	cs := make([]api.ConstraintSummary, m)
 	for j, c := range l.spec.Constraints {
 		cs[j] = api.ConstraintSummary{Name: c.Name, Kind: c.Kind, Threshold: c.Threshold}
 	}
 	bestVal := math.Inf(-1)
-	for i, d := range l.decs {
+	for i := range l.decs {
+		d := &l.decs[i]
 		if d.reward != nil {
 			s.RewardObserved++
 			s.RewardSum += *d.reward
@@ -197,7 +440,7 @@ func (l *live) summary() api.Summary {
 		if d.costs != nil {
 			s.CostsObserved++
 		}
-		if d.reward == nil || (m > 0 && d.costs == nil) {
+		if !l.complete(d) && !d.abandoned {
 			s.Pending++
 		}
 		feasible := d.costs != nil || m == 0
@@ -216,7 +459,10 @@ func (l *live) summary() api.Summary {
 			s.Best = &api.Best{DecisionID: int64(i + 1), X: d.x, Reward: *d.reward, Costs: d.costs}
 		}
 	}
+	s.RewardSum = clampFinite(s.RewardSum)
 	for j := range cs {
+		cs[j].CumulativeCost = clampFinite(cs[j].CumulativeCost)
+		cs[j].ViolationHard = clampFinite(cs[j].ViolationHard)
 		cs[j].ViolationSoft = math.Max(0, cs[j].CumulativeCost)
 		switch cs[j].Kind {
 		case api.KindCumulative:
@@ -231,18 +477,39 @@ func (l *live) summary() api.Summary {
 	return s
 }
 
-// weight estimates the memory a live study holds: m+1 posteriors, each
-// with a prior covariance and up to N posterior columns over N points.
-func (l *live) weight() int64 {
-	n := int64(len(l.b.points))
-	if n == 0 { // native box: the model's own candidate set
-		n = int64(l.spec.Space.Candidates)
+// clampFinite maps ±Inf to ±math.MaxFloat64 (and NaN, which cannot arise
+// from finite inputs, to 0) so that JSON can carry it.
+func clampFinite(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return 0
+	case math.IsInf(v, 1):
+		return math.MaxFloat64
+	case math.IsInf(v, -1):
+		return -math.MaxFloat64
 	}
-	return int64(l.b.info.M+1)*2*n*n*8 + 4096
+	return v
 }
 
-// cache is an LRU of live studies, bounded by count and by estimated bytes
-// (it always keeps the most recent study).
+// weight is the memory a live study holds: the measured size of its agent
+// state when a snapshot measured it, else an estimate (m+1 posteriors, each
+// with a prior covariance and up to N posterior columns over N points),
+// plus its decisions.
+func (l *live) weight() int64 {
+	w := l.bytes
+	if w == 0 {
+		n := int64(len(l.b.points))
+		if n == 0 { // native box: the model's own candidate set
+			n = int64(l.spec.Space.Candidates)
+		}
+		w = int64(l.b.info.M+1) * 2 * n * n * 8
+	}
+	d := int64(spaceDim(&l.spec.Space)+len(l.spec.Constraints)+16) * 8
+	return w + int64(len(l.decs))*d + 4096
+}
+
+// cache is an LRU of live studies, bounded by count and by the memory they
+// hold (it always keeps the most recent study).
 type cache struct {
 	mu       sync.Mutex
 	cap      int
@@ -250,6 +517,11 @@ type cache struct {
 	bytes    int64
 	ll       *list.List
 	m        map[string]*list.Element
+}
+
+type cacheEntry struct {
+	l *live
+	w int64 // the weight counted in bytes
 }
 
 func newCache(capacity int, maxBytes int64) *cache {
@@ -264,39 +536,56 @@ func (c *cache) get(id string) *live {
 	defer c.mu.Unlock()
 	if e, ok := c.m[id]; ok {
 		c.ll.MoveToFront(e)
-		return e.Value.(*live)
+		return e.Value.(*cacheEntry).l
 	}
 	return nil
 }
 
 // put inserts l unless the study is cached already; it returns the cached one.
-func (c *cache) put(l *live) *live {
+func (c *cache) put(l *live, w int64) *live {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[l.id]; ok {
 		c.ll.MoveToFront(e)
-		return e.Value.(*live)
+		return e.Value.(*cacheEntry).l
 	}
-	c.m[l.id] = c.ll.PushFront(l)
-	c.bytes += l.weight()
+	c.m[l.id] = c.ll.PushFront(&cacheEntry{l: l, w: w})
+	c.bytes += w
+	c.evict()
+	return l
+}
+
+// reweigh updates the weight of a cached study (after it grew or was
+// measured).
+func (c *cache) reweigh(l *live, w int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[l.id]; ok && e.Value.(*cacheEntry).l == l {
+		ce := e.Value.(*cacheEntry)
+		c.bytes += w - ce.w
+		ce.w = w
+		c.evict()
+	}
+}
+
+func (c *cache) evict() {
 	for c.ll.Len() > 1 && (c.ll.Len() > c.cap || (c.maxBytes > 0 && c.bytes > c.maxBytes)) {
 		e := c.ll.Back()
 		c.ll.Remove(e)
-		old := e.Value.(*live)
-		delete(c.m, old.id)
-		c.bytes -= old.weight()
+		ce := e.Value.(*cacheEntry)
+		delete(c.m, ce.l.id)
+		c.bytes -= ce.w
 	}
-	return l
 }
 
 // remove drops l (only that instance) from the cache.
 func (c *cache) remove(l *live) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.m[l.id]; ok && e.Value.(*live) == l {
+	if e, ok := c.m[l.id]; ok && e.Value.(*cacheEntry).l == l {
 		c.ll.Remove(e)
 		delete(c.m, l.id)
-		c.bytes -= l.weight()
+		c.bytes -= e.Value.(*cacheEntry).w
 	}
 }
 
@@ -304,4 +593,10 @@ func (c *cache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.ll.Len()
+}
+
+func (c *cache) size() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
 }

@@ -72,11 +72,20 @@ type metrics struct {
 	replays         atomic.Uint64
 	replayed        atomic.Uint64
 	cached          func() int
+	cachedBytes     func() int64
+
+	restore                       *histogram
+	restoreWaits                  atomic.Uint64
+	snapshots, snapshotErrors     atomic.Uint64
+	snapshotRestores              atomic.Uint64
+	snapshotRejected              atomic.Uint64
+	snapshotEncode, snapshotWrite *histogram
 }
 
 func newMetrics() *metrics {
 	return &metrics{requests: map[reqKey]uint64{}, latency: map[string]*histogram{},
-		decide: newHistogram(), observe: newHistogram()}
+		decide: newHistogram(), observe: newHistogram(), restore: newHistogram(),
+		snapshotEncode: newHistogram(), snapshotWrite: newHistogram()}
 }
 
 func (m *metrics) request(route, method string, code int, seconds float64) {
@@ -147,6 +156,32 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# HELP cbandit_replayed_events_total Log events applied while rebuilding or catching up.")
 	fmt.Fprintln(w, "# TYPE cbandit_replayed_events_total counter")
 	fmt.Fprintf(w, "cbandit_replayed_events_total %d\n", m.replayed.Load())
+	fmt.Fprintln(w, "# HELP cbandit_restore_duration_seconds Time to restore a study (snapshot plus log tail, or whole log).")
+	fmt.Fprintln(w, "# TYPE cbandit_restore_duration_seconds histogram")
+	m.restore.write(w, "cbandit_restore_duration_seconds", "")
+	for _, c := range []struct {
+		name, help string
+		v          *atomic.Uint64
+	}{
+		{"cbandit_restore_waits_total", "Requests that waited for a restore another request had started (single flight).", &m.restoreWaits},
+		{"cbandit_snapshots_total", "Snapshots of agent state saved.", &m.snapshots},
+		{"cbandit_snapshot_errors_total", "Snapshots not taken or not saved (the study is then restored by replay).", &m.snapshotErrors},
+		{"cbandit_snapshot_restores_total", "Studies restored from a snapshot plus the log after it.", &m.snapshotRestores},
+		{"cbandit_snapshot_rejected_total", "Snapshots ignored on restore (another build, a mismatch with the log, a decoding error).", &m.snapshotRejected},
+	} {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v.Load())
+	}
+	fmt.Fprintln(w, "# HELP cbandit_snapshot_encode_seconds Time to encode a snapshot (on the request path).")
+	fmt.Fprintln(w, "# TYPE cbandit_snapshot_encode_seconds histogram")
+	m.snapshotEncode.write(w, "cbandit_snapshot_encode_seconds", "")
+	fmt.Fprintln(w, "# HELP cbandit_snapshot_write_seconds Time to save a snapshot in the store (in the background).")
+	fmt.Fprintln(w, "# TYPE cbandit_snapshot_write_seconds histogram")
+	m.snapshotWrite.write(w, "cbandit_snapshot_write_seconds", "")
+	if m.cachedBytes != nil {
+		fmt.Fprintln(w, "# HELP cbandit_cached_bytes Memory held by the studies in memory (measured agent state, or an estimate).")
+		fmt.Fprintln(w, "# TYPE cbandit_cached_bytes gauge")
+		fmt.Fprintf(w, "cbandit_cached_bytes %d\n", m.cachedBytes())
+	}
 	if m.cached != nil {
 		fmt.Fprintln(w, "# HELP cbandit_cached_studies Studies held in memory.")
 		fmt.Fprintln(w, "# TYPE cbandit_cached_studies gauge")

@@ -128,3 +128,49 @@ func TestPostgresReplicasConcurrent(t *testing.T) {
 	}
 	reps[0].do("DELETE", "/studies/"+st.ID, nil, nil)
 }
+
+// TestPostgresSnapshots: replicas that take turns snapshot the study; a
+// fresh replica restores it from the latest snapshot plus the log after it
+// and decides as a single server without snapshots; an idempotent ask
+// retried on the other replica returns the same decision.
+func TestPostgresSnapshots(t *testing.T) {
+	dsn := postgresDSN(t)
+	pa, pb := openPG(t, dsn), openPG(t, dsn)
+	srvA, srvB := New(pa, Options{SnapshotEvery: 5}), New(pb, Options{SnapshotEvery: 5})
+	a, b := startServer(t, srvA, pa), startServer(t, srvB, pb)
+	ref := newTestServer(t, store.NewMemory(), Options{SnapshotEvery: -1})
+	spec := toySpec(fmt.Sprintf("pg-snap-%d", time.Now().UnixNano()))
+	st := a.create(spec)
+	rs := ref.create(spec)
+	var got []api.Suggestion
+	for i := 0; i < 12; i++ {
+		got = append(got, play([]*tserver{a, b}[i%2], st.ID, 1)...)
+	}
+	srvA.Close()
+	srvB.Close()
+	pc := openPG(t, dsn)
+	sn, err := pc.GetSnapshot(context.Background(), st.ID)
+	if err != nil || sn.Seq < 20 {
+		t.Fatalf("snapshot at %d (%v), want ≥ 20", sn.Seq, err)
+	}
+	srvC := New(pc, Options{})
+	c := startServer(t, srvC, pc)
+	got = append(got, play(c, st.ID, 5)...)
+	if srvC.metrics.snapshotRestores.Load() != 1 {
+		t.Fatalf("fresh replica: %d restores from a snapshot (rejected %d)", srvC.metrics.snapshotRestores.Load(), srvC.metrics.snapshotRejected.Load())
+	}
+	want := play(ref, rs.ID, 17)
+	for i := range want {
+		if !equalVec(got[i].X, want[i].X) {
+			t.Fatalf("decision %d: replicas %v, a single server %v", i+1, got[i].X, want[i].X)
+		}
+	}
+	var r1, r2 api.SuggestResponse
+	c.doKey("POST", "/studies/"+st.ID+"/suggestions", "pg-key", api.SuggestRequest{}, &r1)
+	d := newTestServer(t, openPG(t, dsn), Options{})
+	if code, _, raw := d.doKey("POST", "/studies/"+st.ID+"/suggestions", "pg-key", api.SuggestRequest{}, &r2); code != 200 ||
+		r1.Suggestions[0].DecisionID != r2.Suggestions[0].DecisionID {
+		t.Fatalf("retry on another replica: %d %s, first %+v", code, raw, r1)
+	}
+	c.do("DELETE", "/studies/"+st.ID, nil, nil)
+}

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
 	"encoding/hex"
@@ -10,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cbandit/cbandit/service/api"
@@ -29,6 +32,19 @@ const (
 	DefaultCacheBytes   = 2 << 30
 	MaxSuggestions      = 100
 	MaxPageSize         = 1000
+	// DefaultSnapshotEvery is the number of log events between snapshots
+	// of a study's agent: a restart replays at most this many events with
+	// the agent (the prefix is read back without it). Measured with
+	// cbandit-load (100 ckb-ucb studies of 256 candidates, 300 rounds
+	// each): snapshots every 200 events cost 0.60 ms of CPU per round
+	// against 0.37–0.44 ms without, every 1000 events 0.41 ms; the time
+	// trigger (DefaultSnapshotCost) bounds the restore of expensive agents.
+	DefaultSnapshotEvery = 1000
+	// DefaultSnapshotCost is the agent time between snapshots: with it a
+	// restore repeats at most about this much agent work.
+	DefaultSnapshotCost = 250 * time.Millisecond
+	// MaxIdempotencyKey is the longest Idempotency-Key accepted (bytes).
+	MaxIdempotencyKey = 255
 )
 
 // Options configure a Server.
@@ -45,6 +61,20 @@ type Options struct {
 	// 2 GiB; a study over N points with m constraints counts 16·(m+1)·N²
 	// bytes).
 	CacheBytes int64
+	// SnapshotEvery is the number of log events between snapshots of a
+	// study's agent (default DefaultSnapshotEvery; negative: no snapshots,
+	// every restore replays the whole log).
+	SnapshotEvery int
+	// SnapshotCost also takes a snapshot once the agent has spent that
+	// much time deciding and observing since the last one (default
+	// DefaultSnapshotCost; negative: only SnapshotEvery counts): it bounds
+	// the agent work a restore repeats when each round is expensive.
+	SnapshotCost time.Duration
+	// PendingTTL, when positive, abandons a decision that has waited that
+	// long for its observations: at the next ask of the study, an abandon
+	// event is logged for it (default 0: decisions wait forever, or until
+	// DELETE /studies/{id}/decisions/{did}).
+	PendingTTL time.Duration
 	// Logger receives server errors (default: slog.Default()).
 	Logger *slog.Logger
 }
@@ -57,6 +87,21 @@ type Server struct {
 	metrics *metrics
 	mux     *http.ServeMux
 	log     *slog.Logger
+
+	flightMu sync.Mutex
+	flights  map[string]*flight // restores under way, by study
+
+	snapMu   sync.Mutex // guards sends on snapCh against Close
+	closed   bool
+	snapCh   chan snapshotJob
+	snapDone chan struct{}
+}
+
+// flight is one restore of a study that concurrent requests wait for.
+type flight struct {
+	done chan struct{}
+	l    *live
+	err  error
 }
 
 // New returns a server over st.
@@ -70,11 +115,20 @@ func New(st store.Store, opt Options) *Server {
 	if opt.CacheBytes <= 0 {
 		opt.CacheBytes = DefaultCacheBytes
 	}
-	s := &Server{st: st, opt: opt, cache: newCache(opt.CacheSize, opt.CacheBytes), metrics: newMetrics(), log: opt.Logger}
+	if opt.SnapshotEvery == 0 {
+		opt.SnapshotEvery = DefaultSnapshotEvery
+	}
+	if opt.SnapshotCost == 0 {
+		opt.SnapshotCost = DefaultSnapshotCost
+	}
+	s := &Server{st: st, opt: opt, cache: newCache(opt.CacheSize, opt.CacheBytes), metrics: newMetrics(), log: opt.Logger,
+		flights: map[string]*flight{}, snapCh: make(chan snapshotJob, 16), snapDone: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	s.metrics.cached = s.cache.len
+	s.metrics.cachedBytes = s.cache.size
+	go s.snapshotWriter()
 	mux := http.NewServeMux()
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		mux.Handle(pattern, s.wrap(h))
@@ -85,7 +139,9 @@ func New(st store.Store, opt Options) *Server {
 	handle("POST /studies", s.createStudy)
 	handle("GET /studies", s.listStudies)
 	handle("GET /studies/{id}", s.getStudy)
+	handle("PATCH /studies/{id}", s.patchStudy)
 	handle("DELETE /studies/{id}", s.deleteStudy)
+	handle("DELETE /studies/{id}/decisions/{did}", s.abandonDecision)
 	handle("POST /studies/{id}/suggestions", s.suggest)
 	handle("POST /studies/{id}/observations", s.observe)
 	handle("GET /studies/{id}/decisions", s.decisions)
@@ -96,6 +152,18 @@ func New(st store.Store, opt Options) *Server {
 	}))
 	s.mux = mux
 	return s
+}
+
+// Close waits for the snapshots queued so far to be written; the server
+// must not serve requests afterwards.
+func (s *Server) Close() {
+	s.snapMu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.snapCh)
+	}
+	s.snapMu.Unlock()
+	<-s.snapDone
 }
 
 // ServeHTTP implements http.Handler.
@@ -168,10 +236,17 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.opt.Token)) == 1
 }
 
+// writeJSON encodes v before it writes the status, so that a value that
+// cannot be encoded is an error answer, never a 2xx with a broken body.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding the answer: %w", err)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	return json.NewEncoder(w).Encode(v)
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
@@ -220,7 +295,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if e != nil {
 		return spec, nil, e
 	}
-	if _, e := b.newAgent(&spec); e != nil {
+	if _, e := b.newAgent(&spec, firstEpoch(&spec), spec.Seed); e != nil {
 		return spec, nil, e
 	}
 	return spec, b, nil
@@ -313,19 +388,59 @@ func (s *Server) deleteStudy(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// load returns the live study, rebuilding it from its log on a cache miss.
+// load returns the live study, restoring it on a cache miss: one restore per
+// study at a time (single flight); concurrent requests wait for it.
 func (s *Server) load(ctx context.Context, id string) (*live, error) {
 	if l := s.cache.get(id); l != nil {
 		return l, nil
 	}
+	s.flightMu.Lock()
+	if l := s.cache.get(id); l != nil {
+		s.flightMu.Unlock()
+		return l, nil
+	}
+	f := s.flights[id]
+	if f == nil {
+		f = &flight{done: make(chan struct{})}
+		s.flights[id] = f
+		s.flightMu.Unlock()
+		func() {
+			defer func() {
+				if p := recover(); p != nil { // waiters must not hang
+					f.l, f.err = nil, internal(fmt.Errorf("study %s: restore failed: %v", id, p))
+				}
+				s.flightMu.Lock()
+				delete(s.flights, id)
+				s.flightMu.Unlock()
+				close(f.done)
+			}()
+			// The restore is not tied to the request that started it: the
+			// others wait for it too.
+			f.l, f.err = s.restore(context.WithoutCancel(ctx), id)
+			if f.err == nil {
+				f.l = s.cache.put(f.l, f.l.weight())
+			}
+		}()
+		return f.l, f.err
+	}
+	s.flightMu.Unlock()
+	s.metrics.restoreWaits.Add(1)
+	select {
+	case <-f.done:
+		return f.l, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// restore rebuilds a study from the store: from its latest snapshot and the
+// log after it when the snapshot is valid, else by replaying the whole log.
+func (s *Server) restore(ctx context.Context, id string) (*live, error) {
+	start := time.Now()
 	rec, err := s.st.Get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, studyNotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	l, err := newLive(rec, s.metrics)
 	if err != nil {
 		return nil, err
 	}
@@ -336,12 +451,38 @@ func (s *Server) load(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := l.applyAll(evs); err != nil {
+	if len(evs) > 0 && s.opt.SnapshotEvery >= 0 {
+		l, err := s.fromSnapshot(ctx, rec, evs)
+		if err == nil {
+			s.metrics.snapshotRestores.Add(1)
+			s.metrics.replayed.Add(uint64(int64(len(evs)) - l.snapN))
+			s.metrics.restore.observe(time.Since(start).Seconds())
+			return l, nil
+		}
+		if !errors.Is(err, errNoSnapshot) {
+			s.metrics.snapshotRejected.Add(1)
+			s.log.Warn("snapshot ignored: replaying the whole log", "study", id, "err", err)
+		}
+	}
+	l, err := newLive(rec, s.metrics)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.applyAll(evs, false); err != nil {
+		return nil, err
+	}
+	if err := l.ensureAgent(); err != nil {
 		return nil, err
 	}
 	s.metrics.replays.Add(1)
 	s.metrics.replayed.Add(uint64(len(evs)))
-	return s.cache.put(l), nil
+	s.metrics.restore.observe(time.Since(start).Seconds())
+	// A study replayed at length gets a snapshot now rather than at its
+	// next multiple of SnapshotEvery.
+	l.mu.Lock()
+	s.maybeSnapshot(l)
+	l.mu.Unlock()
+	return l, nil
 }
 
 // withStudy runs fn on the live study under its lock. When sync is set the
@@ -365,7 +506,7 @@ func (s *Server) withStudy(ctx context.Context, id string, sync bool, fn func(l 
 			evs, err := s.st.Events(ctx, id, l.n)
 			if err == nil {
 				s.metrics.replayed.Add(uint64(len(evs)))
-				err = l.applyAll(evs)
+				err = l.applyAll(evs, false)
 			}
 			if err != nil {
 				l.stale = true
@@ -392,15 +533,13 @@ func (s *Server) update(ctx context.Context, l *live, act func() ([]store.Event,
 	_, err := s.st.Update(ctx, l.id, l.n, func(newer []store.Event) ([]store.Event, error) {
 		if len(newer) > 0 {
 			s.metrics.replayed.Add(uint64(len(newer)))
-			if err := l.applyAll(newer); err != nil {
+			if err := l.applyAll(newer, false); err != nil {
 				moved = true
 				return nil, err
 			}
 		}
 		evs, err := act()
-		if len(evs) > 0 || err != nil {
-			moved = moved || len(evs) > 0
-		}
+		moved = moved || len(evs) > 0
 		out = evs
 		return evs, err
 	})
@@ -415,12 +554,104 @@ func (s *Server) update(ctx context.Context, l *live, act func() ([]store.Event,
 		}
 		return nil, err
 	}
-	l.n += int64(len(out))
+	for _, ev := range out {
+		l.appended(ev)
+	}
+	s.maybeSnapshot(l)
 	return out, nil
+}
+
+// idempotencyKey reads the Idempotency-Key header (draft-ietf-httpapi-
+// idempotency-key-header: a structured-field string, quoted; a bare token
+// is accepted too).
+func idempotencyKey(r *http.Request) (string, *apiError) {
+	vs := r.Header.Values("Idempotency-Key")
+	if len(vs) == 0 {
+		return "", nil
+	}
+	if len(vs) > 1 {
+		return "", invalid("Idempotency-Key", "is given %d times, at most once allowed", len(vs))
+	}
+	k := strings.TrimSpace(vs[0])
+	if len(k) >= 2 && k[0] == '"' && k[len(k)-1] == '"' {
+		k = k[1 : len(k)-1]
+	}
+	if k == "" || len(k) > MaxIdempotencyKey {
+		return "", invalid("Idempotency-Key", "is %d bytes long: want 1 to %d", len(k), MaxIdempotencyKey)
+	}
+	for _, c := range []byte(k) {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", invalid("Idempotency-Key", "%q: only printable ASCII without quotes or backslashes is accepted", k)
+		}
+	}
+	return k, nil
+}
+
+// requestHash fingerprints a decoded request: the same key with another
+// request is refused.
+func requestHash(op string, v any) string {
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(append([]byte(op+"\n"), b...))
+	return hex.EncodeToString(h[:16])
+}
+
+func keyReused(key string) *apiError {
+	return &apiError{status: http.StatusUnprocessableEntity, code: "idempotency_key_reused", field: "Idempotency-Key",
+		msg: fmt.Sprintf("%q was used for another request to this study (same key, different body or endpoint)", key)}
+}
+
+// algorithmFailed is the answer when the study's algorithm refuses its own
+// data: a fault of the study, not of the server.
+func algorithmFailed(id string, err error) *apiError {
+	return &apiError{status: http.StatusUnprocessableEntity, code: "algorithm_failed", field: "algorithm",
+		msg: fmt.Sprintf("study %s: %v", id, err)}
+}
+
+// refreshSpec re-reads the study's definition when it may have been raised
+// by PATCH on another replica.
+func (s *Server) refreshSpec(ctx context.Context, l *live) error {
+	rec, err := s.st.Get(ctx, l.id)
+	if err != nil {
+		return err
+	}
+	var sp api.StudySpec
+	if err := json.Unmarshal(rec.Spec, &sp); err != nil {
+		return fmt.Errorf("study %s: stored definition: %w", l.id, err)
+	}
+	if sp.Horizon > l.spec.Horizon {
+		l.spec.Horizon, l.spec.RaisedFrom = sp.Horizon, sp.RaisedFrom
+	}
+	return nil
+}
+
+// expire returns the abandon events of the decisions pending for longer
+// than the TTL.
+func (s *Server) expire(l *live, now time.Time) []store.Event {
+	if s.opt.PendingTTL <= 0 {
+		return nil
+	}
+	cut := now.Add(-s.opt.PendingTTL)
+	var evs []store.Event
+	for i := range l.decs {
+		d := &l.decs[i]
+		if !d.created.Before(cut) {
+			break // decisions are in creation order
+		}
+		if d.abandoned || l.complete(d) {
+			continue
+		}
+		data, _ := json.Marshal(abandonEvent{ID: int64(i + 1), Reason: "ttl"})
+		evs = append(evs, store.Event{Kind: store.KindAbandon, Data: data})
+	}
+	return evs
 }
 
 func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
+	key, e := idempotencyKey(r)
+	if e != nil {
+		return e
+	}
 	body, e := readBody(r)
 	if e != nil {
 		return e
@@ -429,19 +660,52 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	if e != nil {
 		return e
 	}
+	hash := requestHash("ask", req)
 	var resp api.SuggestResponse
+	replayed := false
 	err := s.withStudy(r.Context(), id, false, func(l *live) error {
+		if e := l.checkRound(req); e != nil {
+			return e
+		}
+		if h := l.horizon(); h > 0 && len(l.decs)+req.Count > h {
+			if err := s.refreshSpec(r.Context(), l); err != nil {
+				return err
+			}
+		}
 		var sugg []api.Suggestion
 		evs, err := s.update(r.Context(), l, func() ([]store.Event, error) {
-			if have := len(l.decs); have+req.Count > l.spec.Horizon {
-				return nil, conflict("horizon_reached", "count",
-					"the study has made %d of its %d decisions (horizon): %d more requested", have, l.spec.Horizon, req.Count)
+			if key != "" {
+				if rec, ok := l.keys[key]; ok {
+					if rec.op != "ask" || rec.req != hash {
+						return nil, keyReused(key)
+					}
+					for i := rec.first - 1; i < rec.first-1+int64(rec.count) && i < int64(len(l.decs)); i++ {
+						sugg = append(sugg, l.suggestion(int(i)))
+					}
+					replayed = true
+					return nil, nil
+				}
 			}
-			evs := make([]store.Event, 0, req.Count)
+			if h := l.horizon(); h > 0 && len(l.decs)+req.Count > h {
+				return nil, conflict("horizon_reached", "count",
+					"the study has made %d of its %d decisions (horizon): %d more requested; PATCH /studies/%s raises the horizon",
+					len(l.decs), h, req.Count, l.id)
+			}
+			now := time.Now().UTC()
+			evs := s.expire(l, now)
+			for _, ev := range evs {
+				var a abandonEvent
+				json.Unmarshal(ev.Data, &a)
+				l.abandon(a.ID)
+			}
 			for k := 0; k < req.Count; k++ {
-				a, err := l.decide(time.Now().UTC())
+				a, err := l.decide(now, roundInput{arms: req.Arms, sample: req.ConstraintSample})
 				if err != nil {
-					return evs, fmt.Errorf("study %s: decide: %w", l.id, err)
+					return evs, algorithmFailed(l.id, fmt.Errorf("decide: %w", err))
+				}
+				if k == 0 && key != "" {
+					a.Key, a.Req, a.Of = key, hash, req.Count
+					l.keys[key] = idemRecord{op: "ask", req: hash, first: a.ID, count: req.Count}
 				}
 				data, _ := json.Marshal(a)
 				evs = append(evs, store.Event{Kind: store.KindAsk, Data: data})
@@ -452,14 +716,21 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		for i, ev := range evs {
-			l.decs[sugg[i].DecisionID-1].created = ev.Time
+		for _, ev := range evs {
+			if ev.Kind == store.KindAsk {
+				var a askEvent
+				json.Unmarshal(ev.Data, &a)
+				l.decs[a.ID-1].created = ev.Time
+			}
 		}
 		resp.Suggestions = sugg
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	return writeJSON(w, http.StatusOK, resp)
 }
@@ -477,7 +748,73 @@ func decodeSuggest(body []byte) (api.SuggestRequest, *apiError) {
 	if req.Count < 1 || req.Count > MaxSuggestions {
 		return req, invalid("count", "= %d: must be in [1, %d]", req.Count, MaxSuggestions)
 	}
+	for _, m := range []struct {
+		field string
+		v     [][]float64
+	}{{"arms", req.Arms}, {"constraint_sample", req.ConstraintSample}} {
+		if m.v == nil {
+			continue
+		}
+		if req.Count != 1 {
+			return req, invalid("count", "= %d: an ask with %s is for one round (count 1)", req.Count, m.field)
+		}
+		if len(m.v) == 0 || len(m.v) > MaxPoints {
+			return req, invalid(m.field, "has %d rows: want 1 to %d", len(m.v), MaxPoints)
+		}
+		for i, row := range m.v {
+			if e := checkVector(fmt.Sprintf("%s[%d]", m.field, i), row); e != nil {
+				return req, e
+			}
+		}
+	}
 	return req, nil
+}
+
+// checkRound checks an ask's round input against the study: a contextual
+// study needs the round's arms (prior.safe among them), a full-information
+// study the constraint sample at every point; other studies take neither.
+func (l *live) checkRound(req api.SuggestRequest) *apiError {
+	sp := &l.spec
+	if sp.Space.Type == api.SpaceContextual {
+		if req.Arms == nil {
+			return invalid("arms", "is required: a contextual study of dimension %d needs the round's actions as feature vectors of %d coordinates, prior.safe %v among them", sp.Space.Dim, sp.Space.Dim, sp.Prior.Safe)
+		}
+		L := l.b.info.Stage.L
+		for i, a := range req.Arms {
+			if len(a) != sp.Space.Dim {
+				return invalid(fmt.Sprintf("arms[%d]", i), "has %d coordinates, the study's actions have %d (space.dim)", len(a), sp.Space.Dim)
+			}
+			n := 0.0
+			for _, v := range a {
+				n += v * v
+			}
+			if math.Sqrt(n) > L*(1+1e-12) {
+				return invalid(fmt.Sprintf("arms[%d]", i), "has norm %v above prior.L = %v (004 Ass. 3)", math.Sqrt(n), L)
+			}
+		}
+		if pointIndex(req.Arms, sp.Prior.Safe) < 0 {
+			return invalid("arms", "must contain the safe action prior.safe = %v (004 Ass. 5: x₀ is in every round's action set)", sp.Prior.Safe)
+		}
+	} else if req.Arms != nil {
+		return invalid("arms", "applies to contextual studies only (this one has a %s space)", sp.Space.Type)
+	}
+	if sp.FullInfo {
+		n, m := len(l.b.points), len(sp.Constraints)
+		if req.ConstraintSample == nil {
+			return invalid("constraint_sample", "is required: a full-information study needs this round's %d constraint metrics at each of its %d points", m, n)
+		}
+		if len(req.ConstraintSample) != n {
+			return invalid("constraint_sample", "has %d rows, the study has %d points (one row of %d constraint metrics per point)", len(req.ConstraintSample), n, m)
+		}
+		for i, row := range req.ConstraintSample {
+			if len(row) != m {
+				return invalid(fmt.Sprintf("constraint_sample[%d]", i), "has %d values, the study has %d constraints", len(row), m)
+			}
+		}
+	} else if req.ConstraintSample != nil {
+		return invalid("constraint_sample", "applies to full-information studies only (full_info)")
+	}
+	return nil
 }
 
 // decodeObservation decodes an observation and checks what can be checked
@@ -493,8 +830,10 @@ func decodeObservation(body []byte) (api.Observation, *apiError) {
 	if o.DecisionID < 1 {
 		return o, invalid("decision_id", "= %d: must be a decision ID (≥ 1)", o.DecisionID)
 	}
-	if o.Reward != nil && !finite(*o.Reward) {
-		return o, invalid("reward", "= %v: must be a finite number", *o.Reward)
+	if o.Reward != nil {
+		if e := checkMagnitude("reward", *o.Reward); e != nil {
+			return o, e
+		}
 	}
 	if e := checkVector("costs", o.Costs); e != nil {
 		return o, e
@@ -513,6 +852,10 @@ func decodeObservation(body []byte) (api.Observation, *apiError) {
 
 func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
+	key, e := idempotencyKey(r)
+	if e != nil {
+		return e
+	}
 	body, e := readBody(r)
 	if e != nil {
 		return e
@@ -521,17 +864,31 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 	if e != nil {
 		return e
 	}
+	hash := requestHash("tell", o)
 	var resp api.ObserveResponse
+	replayed := false
 	err := s.withStudy(r.Context(), id, false, func(l *live) error {
 		if m := len(l.spec.Constraints); o.Costs != nil && len(o.Costs) != m {
 			return invalid("costs", "has %d values, the study has %d constraints", len(o.Costs), m)
 		}
 		_, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+			if key != "" {
+				if rec, ok := l.keys[key]; ok {
+					if rec.op != "tell" || rec.req != hash || rec.resp == nil {
+						return nil, keyReused(key)
+					}
+					resp, replayed = *rec.resp, true
+					return nil, nil
+				}
+			}
 			resp = api.ObserveResponse{DecisionID: o.DecisionID, Applied: []string{}}
 			if o.DecisionID > int64(len(l.decs)) {
 				return nil, notFound("decision_id", "= %d: no such decision (decisions so far: 1..%d)", o.DecisionID, len(l.decs))
 			}
 			d := &l.decs[o.DecisionID-1]
+			if d.abandoned {
+				return nil, conflict("abandoned", "decision_id", "= %d: the decision was abandoned and takes no observation", o.DecisionID)
+			}
 			if o.X != nil && !equalVec(o.X, d.x) {
 				return nil, invalid("x", "= %v differs from the point of decision %d, %v", o.X, o.DecisionID, d.x)
 			}
@@ -560,11 +917,17 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 						"= %v: decision %d already has costs %v", o.Costs, o.DecisionID, d.costs)
 				}
 			}
-			if t.Reward == nil && t.Costs == nil {
+			if key != "" {
+				r := resp
+				t.Key, t.Req, t.Resp = key, hash, &r
+			} else if t.Reward == nil && t.Costs == nil {
 				return nil, nil // an idempotent re-send: nothing to record
 			}
-			if err := l.observe(t); err != nil {
-				return nil, fmt.Errorf("study %s: observe: %w", l.id, err)
+			if err := l.observe(t, false); err != nil {
+				return nil, algorithmFailed(l.id, fmt.Errorf("observe: %w", err))
+			}
+			if key != "" {
+				l.keys[key] = idemRecord{op: "tell", req: hash, resp: t.Resp}
 			}
 			data, _ := json.Marshal(t)
 			return []store.Event{{Kind: store.KindTell, Data: data}}, nil
@@ -574,7 +937,105 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
 	return writeJSON(w, http.StatusOK, resp)
+}
+
+// abandonDecision answers DELETE /studies/{id}/decisions/{did}: a pending
+// decision is abandoned (it takes no observation and counts as abandoned in
+// the summary). Repeating it answers the same.
+func (s *Server) abandonDecision(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	v := r.PathValue("did")
+	did, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || did < 1 {
+		return invalid("decision_id", "= %q: must be a decision ID (≥ 1)", v)
+	}
+	err = s.withStudy(r.Context(), id, false, func(l *live) error {
+		_, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+			if did > int64(len(l.decs)) {
+				return nil, notFound("decision_id", "= %d: no such decision (decisions so far: 1..%d)", did, len(l.decs))
+			}
+			d := &l.decs[did-1]
+			if d.abandoned {
+				return nil, nil
+			}
+			if l.complete(d) {
+				return nil, conflict("observed", "decision_id", "= %d: the decision has all its observations: nothing to abandon", did)
+			}
+			l.abandon(did)
+			data, _ := json.Marshal(abandonEvent{ID: did, Reason: "deleted"})
+			return []store.Event{{Kind: store.KindAbandon, Data: data}}, nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, api.AbandonResponse{DecisionID: did, Abandoned: true})
+}
+
+// patchStudy answers PATCH /studies/{id}: it raises the horizon of a study
+// that has one. The algorithm's run up to the old horizon is untouched; the
+// rounds after it are served by a new run planned for the difference (its
+// schedules see that horizon).
+func (s *Server) patchStudy(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	body, e := readBody(r)
+	if e != nil {
+		return e
+	}
+	if body == nil {
+		return invalid("body", "a patch {\"horizon\": N} is required")
+	}
+	var p api.StudyPatch
+	if e := decodeJSON(body, &p); e != nil {
+		return e
+	}
+	var out api.Study
+	err := s.withStudy(r.Context(), id, true, func(l *live) error {
+		rec, err := s.st.Get(r.Context(), id)
+		if errors.Is(err, store.ErrNotFound) {
+			return studyNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		var sp api.StudySpec
+		if err := json.Unmarshal(rec.Spec, &sp); err != nil {
+			return fmt.Errorf("study %s: stored definition: %w", id, err)
+		}
+		switch {
+		case sp.Horizon == 0:
+			return conflict("open_ended", "horizon", "the study is open-ended (no horizon): there is nothing to raise")
+		case p.Horizon <= sp.Horizon || p.Horizon > MaxHorizon:
+			return invalid("horizon", "= %d: must be above the current horizon %d and at most %d", p.Horizon, sp.Horizon, MaxHorizon)
+		}
+		sp.RaisedFrom = append(sp.RaisedFrom, sp.Horizon)
+		sp.Horizon = p.Horizon
+		raw, err := json.Marshal(sp)
+		if err != nil {
+			return err
+		}
+		if err := s.st.SetSpec(r.Context(), id, rec.Spec, raw); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return conflict("concurrent_update", "horizon", "the study's definition changed meanwhile: read it again and retry")
+			}
+			if errors.Is(err, store.ErrNotFound) {
+				return studyNotFound(id)
+			}
+			return err
+		}
+		l.spec.Horizon, l.spec.RaisedFrom = sp.Horizon, sp.RaisedFrom
+		out = api.Study{ID: id, Created: rec.Created, Spec: sp, Rounds: len(l.decs)}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
@@ -599,7 +1060,7 @@ func (s *Server) decisions(w http.ResponseWriter, r *http.Request) error {
 	err := s.withStudy(r.Context(), id, true, func(l *live) error {
 		out.Decisions = []api.DecisionRecord{}
 		for i := after; i < int64(len(l.decs)) && len(out.Decisions) < limit; i++ {
-			out.Decisions = append(out.Decisions, l.record(int(i)))
+			out.Decisions = append(out.Decisions, l.recordOf(int(i)))
 		}
 		if n := len(out.Decisions); n > 0 && out.Decisions[n-1].DecisionID < int64(len(l.decs)) {
 			out.Next = out.Decisions[n-1].DecisionID

@@ -23,12 +23,24 @@ const (
 	MaxPoints         = 2048
 	MaxDim            = 32
 	MaxConstraints    = 16
-	DefaultHorizon    = 1000
-	MaxHorizon        = 1_000_000
-	DefaultNoiseVar   = 0.01
-	DefaultB          = 1.0
-	DefaultG          = 1.0
-	DefaultVariance   = 1.0
+	// DefaultEpoch is the first epoch of an open-ended study's doubling
+	// trick (the former default horizon).
+	DefaultEpoch = 1000
+	MaxEpoch     = 1_000_000
+	MaxHorizon   = 1_000_000_000
+	// MaxMagnitude bounds every metric value, threshold, box bound and
+	// prior scale a study accepts: squares and sums over a billion rounds
+	// stay far below math.MaxFloat64 (1e12² · 1e9 = 1e33), so kernels,
+	// standardisation and summaries stay finite.
+	MaxMagnitude = 1e12
+	// MinScale bounds prior lengthscales and noise variances from below
+	// (relative to the space for lengthscales): below it kernel matrices
+	// are numerically singular or identity.
+	MinScale        = 1e-9
+	DefaultNoiseVar = 0.01
+	DefaultB        = 1.0
+	DefaultG        = 1.0
+	DefaultVariance = 1.0
 	// DefaultLengthscaleFraction × the mean side of the space's bounding box
 	// is the default kernel lengthscale.
 	DefaultLengthscaleFraction = 0.2
@@ -38,6 +50,12 @@ const (
 	// the bound): N = 2048 with no constraint, 1448 with one, 1024 with
 	// three, 512 with fifteen.
 	MaxModelEntries = 1 << 22
+	// DefaultS bounds the norms of the unknown linear parameters (004 Ass.
+	// 2); 004's linear experiments use S = 1 (problem/stagewise.go).
+	DefaultS = 1.0
+	// MaxClass bounds the size of a function class (prior.reward_class,
+	// prior.cost_class).
+	MaxClass = 256
 )
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -59,9 +77,17 @@ func checkName(field, s string) *apiError {
 
 func checkVector(field string, v []float64) *apiError {
 	for i, x := range v {
-		if !finite(x) {
-			return invalid(fmt.Sprintf("%s[%d]", field, i), "= %v: must be a finite number", x)
+		if e := checkMagnitude(fmt.Sprintf("%s[%d]", field, i), x); e != nil {
+			return e
 		}
+	}
+	return nil
+}
+
+// checkMagnitude accepts finite numbers of magnitude at most MaxMagnitude.
+func checkMagnitude(field string, x float64) *apiError {
+	if !finite(x) || math.Abs(x) > MaxMagnitude {
+		return invalid(field, "= %v: must be a finite number in [-%g, %g]", x, MaxMagnitude, MaxMagnitude)
 	}
 	return nil
 }
@@ -100,8 +126,8 @@ func normalize(s *api.StudySpec) *apiError {
 			return invalid(f+".name", "= %q: metric names must be distinct (objective and constraints)", c.Name)
 		}
 		seen[c.Name] = true
-		if !finite(c.Threshold) {
-			return invalid(f+".threshold", "= %v: must be a finite number", c.Threshold)
+		if e := checkMagnitude(f+".threshold", c.Threshold); e != nil {
+			return e
 		}
 		switch c.Kind {
 		case "":
@@ -121,15 +147,28 @@ func normalize(s *api.StudySpec) *apiError {
 		return e
 	}
 	switch {
-	case s.Horizon == 0:
-		s.Horizon = DefaultHorizon
 	case s.Horizon < 0 || s.Horizon > MaxHorizon:
-		return invalid("horizon", "= %d: must be in [1, %d]", s.Horizon, MaxHorizon)
+		return invalid("horizon", "= %d: must be in [1, %d], or absent for an open-ended study", s.Horizon, MaxHorizon)
+	case s.Horizon == 0 && s.Epoch == 0:
+		s.Epoch = DefaultEpoch
+	case s.Horizon == 0 && (s.Epoch < 0 || s.Epoch > MaxEpoch):
+		return invalid("epoch", "= %d: must be in [1, %d]", s.Epoch, MaxEpoch)
+	case s.Horizon > 0 && s.Epoch != 0:
+		return invalid("epoch", "= %d: applies to open-ended studies only (no horizon)", s.Epoch)
+	}
+	if len(s.RaisedFrom) > 0 {
+		return invalid("raised_from", "is set by PATCH /studies/{id}, not on creation")
 	}
 	n := len(s.Space.Points)
 	field := "space.points"
 	if s.Space.Type == api.SpaceBox {
 		n, field = s.Space.Candidates, "space.candidates"
+	}
+	if s.Space.Type == api.SpaceContextual && !contextualAlgorithms[s.Algorithm] {
+		return invalid("algorithm", "= %q: contextual studies are served by %s (per-round action sets, 004 §4); use a points space for other algorithms", s.Algorithm, contextualList())
+	}
+	if s.FullInfo && (s.Space.Type == api.SpaceContextual || s.Space.Native) {
+		return invalid("full_info", "needs a finite space (points, or a box's candidates): the constraint sample is given at every point")
 	}
 	if m := len(s.Constraints); (m+1)*n*n > MaxModelEntries {
 		return invalid(field, "%d points with %d constraints: the study's %d posteriors over N points need (m+1)·N² = %d entries, at most %d allowed (fewer points or constraints)",
@@ -139,7 +178,20 @@ func normalize(s *api.StudySpec) *apiError {
 }
 
 func normalizeSpace(sp *api.Space) *apiError {
+	if sp.Type != api.SpaceContextual && sp.Dim != 0 {
+		return invalid("space.dim", "applies to contextual spaces only (a %s space's dimension is that of its points)", sp.Type)
+	}
+	if sp.Type == api.SpaceBox && sp.StarConvex {
+		return invalid("space.star_convex", "applies to points and contextual spaces only")
+	}
 	switch sp.Type {
+	case api.SpaceContextual:
+		if sp.Native || len(sp.Lo) > 0 || len(sp.Hi) > 0 || len(sp.Points) > 0 || sp.Candidates != 0 {
+			return invalid("space", "a contextual space has only dim (and star_convex): its actions come with each ask")
+		}
+		if sp.Dim < 1 || sp.Dim > MaxDim {
+			return invalid("space.dim", "= %d: must be in [1, %d]", sp.Dim, MaxDim)
+		}
 	case api.SpaceBox:
 		if len(sp.Points) > 0 {
 			return invalid("space.points", "must be absent for a box space")
@@ -203,24 +255,34 @@ func normalizeSpace(sp *api.Space) *apiError {
 			}
 		}
 	case "":
-		return invalid("space.type", "is missing: accepted are %q, %q", api.SpaceBox, api.SpacePoints)
+		return invalid("space.type", "is missing: accepted are %q, %q, %q", api.SpaceBox, api.SpacePoints, api.SpaceContextual)
 	default:
-		return invalid("space.type", "= %q: accepted are %q, %q", sp.Type, api.SpaceBox, api.SpacePoints)
+		return invalid("space.type", "= %q: accepted are %q, %q, %q", sp.Type, api.SpaceBox, api.SpacePoints, api.SpaceContextual)
 	}
 	return nil
 }
 
 func spaceDim(sp *api.Space) int {
-	if sp.Type == api.SpaceBox {
+	switch sp.Type {
+	case api.SpaceBox:
 		return len(sp.Lo)
+	case api.SpaceContextual:
+		return sp.Dim
 	}
 	return len(sp.Points[0])
 }
 
 // bounds returns the bounding box of the space.
 func bounds(sp *api.Space) (lo, hi []float64) {
-	if sp.Type == api.SpaceBox {
+	switch sp.Type {
+	case api.SpaceBox:
 		return sp.Lo, sp.Hi
+	case api.SpaceContextual: // unknown: the unit cube
+		lo, hi = make([]float64, sp.Dim), make([]float64, sp.Dim)
+		for i := range hi {
+			hi[i] = 1
+		}
+		return lo, hi
 	}
 	d := len(sp.Points[0])
 	lo = append([]float64(nil), sp.Points[0]...)
@@ -287,13 +349,36 @@ func normalizePrior(s *api.StudySpec) *apiError {
 		{"prior.noise_var", *p.NoiseVar, true}, {"prior.B", *p.B, true}, {"prior.G", *p.G, true},
 		{"prior.R", *p.R, false}, {"prior.RG", *p.RG, false}, {"prior.slater", *p.Slater, false},
 	} {
-		if !finite(c.v) || c.v < 0 || (c.positive && c.v == 0) {
+		if !finite(c.v) || c.v < 0 || (c.positive && c.v == 0) || c.v > MaxMagnitude {
 			want := "≥ 0"
 			if c.positive {
 				want = "> 0"
 			}
-			return invalid(c.name, "= %v: must be a finite number %s", c.v, want)
+			return invalid(c.name, "= %v: must be a finite number %s and at most %g", c.v, want, MaxMagnitude)
 		}
+	}
+	if *p.NoiseVar < MinScale {
+		return invalid("prior.noise_var", "= %v: must be at least %g (a smaller noise makes the kernel matrix numerically singular)", *p.NoiseVar, MinScale)
+	}
+	lo, hi := bounds(&s.Space)
+	side := 0.0
+	for i := range lo {
+		side = math.Max(side, hi[i]-lo[i])
+	}
+	if min := MinScale * math.Max(side, 1); *p.Lengthscale < min {
+		return invalid("prior.lengthscale", "= %v: must be at least %g (%g × the largest side of the space, or of 1)", *p.Lengthscale, min, MinScale)
+	}
+	if p.S == nil {
+		p.S = ptr(DefaultS)
+	}
+	if !(*p.S > 0) || *p.S > MaxMagnitude {
+		return invalid("prior.S", "= %v: must be a finite number > 0 and at most %g", *p.S, MaxMagnitude)
+	}
+	if p.L != nil && (!(*p.L > 0) || *p.L > MaxMagnitude) {
+		return invalid("prior.L", "= %v: must be a finite number > 0 and at most %g", *p.L, MaxMagnitude)
+	}
+	if e := normalizeStage(s); e != nil {
+		return e
 	}
 	if p.Safe != nil {
 		if len(p.Safe) != spaceDim(&s.Space) {
@@ -308,8 +393,103 @@ func normalizePrior(s *api.StudySpec) *apiError {
 					return invalid(fmt.Sprintf("prior.safe[%d]", i), "= %v is outside the box [%v, %v]", v, s.Space.Lo[i], s.Space.Hi[i])
 				}
 			}
-		} else if pointIndex(s.Space.Points, p.Safe) < 0 {
+		} else if s.Space.Type == api.SpacePoints && pointIndex(s.Space.Points, p.Safe) < 0 {
 			return invalid("prior.safe", "= %v is not one of space.points", p.Safe)
+		}
+	}
+	if p.L == nil {
+		p.L = ptr(defaultL(s))
+	}
+	return nil
+}
+
+// defaultL is the largest norm of an action: over the points, over the
+// box's corners, or, for a contextual study, max(1, ‖x₀‖).
+func defaultL(s *api.StudySpec) float64 {
+	norm := func(x []float64) float64 {
+		v := 0.0
+		for _, c := range x {
+			v += c * c
+		}
+		return math.Sqrt(v)
+	}
+	L := 0.0
+	switch s.Space.Type {
+	case api.SpacePoints:
+		for _, x := range s.Space.Points {
+			L = math.Max(L, norm(x))
+		}
+	case api.SpaceBox:
+		c := make([]float64, len(s.Space.Lo))
+		for i := range c {
+			c[i] = math.Max(math.Abs(s.Space.Lo[i]), math.Abs(s.Space.Hi[i]))
+		}
+		L = norm(c)
+	default:
+		L = math.Max(1, norm(s.Prior.Safe))
+	}
+	if !(L > 0) {
+		L = 1
+	}
+	return L
+}
+
+// contextualAlgorithms serve contextual studies: the stage-wise linear
+// algorithms of 004 §4, which take each round's action set.
+var contextualAlgorithms = map[string]bool{"lc-lucb": true, "safe-lts": true}
+
+func contextualList() string { return `"lc-lucb" and "safe-lts"` }
+
+// normalizeStage checks what stage-wise algorithms are told (004 §2): the
+// safe point's known values, the function classes, a contextual study's
+// safe point.
+func normalizeStage(s *api.StudySpec) *apiError {
+	p := &s.Prior
+	m := len(s.Constraints)
+	if s.Space.Type == api.SpaceContextual && p.Safe == nil {
+		return invalid("prior.safe", "is required for a contextual study: the safe action x₀ that every round's arms contain (004 Ass. 5)")
+	}
+	if s.Space.StarConvex && p.Safe == nil {
+		return invalid("prior.safe", "is required with space.star_convex: the segments start at the safe point x₀")
+	}
+	if (p.SafeReward != nil || p.SafeCosts != nil) && p.Safe == nil {
+		return invalid("prior.safe", "is required with prior.safe_reward and prior.safe_costs: they are the safe point's values")
+	}
+	if (p.SafeReward == nil) != (p.SafeCosts == nil) {
+		return invalid("prior.safe_costs", "and prior.safe_reward come together (r₀ and c₀ of 004 Ass. 5)")
+	}
+	if p.SafeReward != nil {
+		if e := checkMagnitude("prior.safe_reward", *p.SafeReward); e != nil {
+			return e
+		}
+		if len(p.SafeCosts) != m {
+			return invalid("prior.safe_costs", "has %d values, the study has %d constraints", len(p.SafeCosts), m)
+		}
+		if e := checkVector("prior.safe_costs", p.SafeCosts); e != nil {
+			return e
+		}
+	}
+	for _, c := range []struct {
+		field string
+		cl    [][]float64
+	}{{"prior.reward_class", p.RewardClass}, {"prior.cost_class", p.CostClass}} {
+		if c.cl == nil {
+			continue
+		}
+		if s.Space.Type != api.SpacePoints {
+			return invalid(c.field, "applies to points spaces only (a class gives a value at each point)")
+		}
+		if len(c.cl) > MaxClass {
+			return invalid(c.field, "has %d functions, at most %d allowed", len(c.cl), MaxClass)
+		}
+		for k, row := range c.cl {
+			f := fmt.Sprintf("%s[%d]", c.field, k)
+			if len(row) != len(s.Space.Points) {
+				return invalid(f, "has %d values, the space has %d points", len(row), len(s.Space.Points))
+			}
+			if e := checkVector(f, row); e != nil {
+				return e
+			}
 		}
 	}
 	return nil
@@ -389,6 +569,14 @@ func build(s *api.StudySpec) (*built, *apiError) {
 	var dom domain.Domain
 	var err error
 	switch {
+	case s.Space.Type == api.SpaceContextual:
+		// The learner's fixed domain is the safe point alone: its actions
+		// come with each round (Round.Arms).
+		x0 := append([]float64(nil), s.Prior.Safe...)
+		if dom, err = domain.NewFinite([][]float64{x0}); err != nil {
+			return nil, invalid("space", "%v", err)
+		}
+		safe = &bandit.Action{Arm: -1, X: x0}
 	case s.Space.Type == api.SpaceBox && s.Space.Native:
 		if dom, err = domain.NewBox(s.Space.Lo, s.Space.Hi); err != nil {
 			return nil, invalid("space", "%v", err)
@@ -436,15 +624,70 @@ func build(s *api.StudySpec) (*built, *apiError) {
 	b.info = bandit.Info{
 		Domain: dom, M: len(s.Constraints), Kernel: k, NoiseVar: *p.NoiseVar,
 		B: *p.B, G: *p.G, R: *p.R, RG: *p.RG, Slater: *p.Slater, Safe: safe,
-		Horizon: s.Horizon,
+		Horizon: s.Horizon, FullInfo: s.FullInfo,
+	}
+	if safe != nil && len(s.Constraints) > 0 {
+		b.info.Stage = b.stage(s, safe)
 	}
 	b.params, _ = params(s.Params)
 	return b, nil
 }
 
-// newAgent builds the study's agent (fresh, before any event).
-func (b *built) newAgent(s *api.StudySpec) (bandit.Agent, *apiError) {
-	a, err := agent.New(s.Algorithm, agent.Config{Info: b.info, Horizon: s.Horizon, Params: b.params, Seed: s.Seed})
+// firstEpoch is the horizon of a study's first run of its algorithm.
+func firstEpoch(s *api.StudySpec) int {
+	if s.Horizon > 0 {
+		if len(s.RaisedFrom) > 0 {
+			return s.RaisedFrom[0]
+		}
+		return s.Horizon
+	}
+	if s.Epoch > 0 {
+		return s.Epoch
+	}
+	return DefaultEpoch
+}
+
+// stage is what stage-wise algorithms are told (004 §2): thresholds τ, the
+// safe action x₀ and, when given, its values r₀, c₀; bounds S and L;
+// function classes. Constraint values reach agents as g = c − τ (the
+// Info.Stage convention); r₀ and the reward class carry the goal's sign.
+func (b *built) stage(s *api.StudySpec, safe *bandit.Action) *bandit.Stage {
+	p := s.Prior
+	S, L := DefaultS, 0.0 // studies stored before S and L existed
+	if p.S != nil {
+		S = *p.S
+	}
+	if p.L != nil {
+		L = *p.L
+	} else {
+		L = defaultL(s)
+	}
+	st := &bandit.Stage{Tau: append([]float64(nil), b.thresh...), X0: append([]float64(nil), safe.X...),
+		SafeArm: safe.Arm, S: S, L: L, StarConvex: s.Space.StarConvex}
+	if s.Space.Type == api.SpaceContextual {
+		st.SafeArm = -1
+	}
+	if p.SafeReward != nil {
+		st.Known, st.R0, st.C0 = true, b.sign**p.SafeReward, append([]float64(nil), p.SafeCosts...)
+	}
+	if p.RewardClass != nil {
+		for _, row := range p.RewardClass {
+			r := make([]float64, len(row))
+			for i, v := range row {
+				r[i] = b.sign * v
+			}
+			st.RewardClass = append(st.RewardClass, r)
+		}
+	}
+	st.CostClass = p.CostClass
+	return st
+}
+
+// newAgent builds a fresh run of the study's algorithm for horizon rounds.
+func (b *built) newAgent(s *api.StudySpec, horizon int, seed uint64) (bandit.Agent, *apiError) {
+	info := b.info
+	info.Horizon = horizon
+	a, err := agent.New(s.Algorithm, agent.Config{Info: info, Horizon: horizon, Params: b.params, Seed: seed})
 	if err != nil {
 		field := "algorithm"
 		if strings.Contains(err.Error(), "parameter") {

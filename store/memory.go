@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"sort"
 	"sync"
@@ -17,6 +18,7 @@ type Memory struct {
 type memStudy struct {
 	Study
 	events []Event
+	snap   *Snapshot
 }
 
 // NewMemory returns an empty in-memory store.
@@ -136,6 +138,46 @@ func (m *Memory) Update(ctx context.Context, id string, known int64, fn UpdateFu
 	s.Len += int64(len(evs))
 	s.Asks += countAsks(evs)
 	return s.Len, nil
+}
+
+// SetSpec implements Store.
+func (m *Memory) SetSpec(_ context.Context, id string, old, spec []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.studies[id]
+	if !ok {
+		return ErrNotFound
+	}
+	if !bytes.Equal(s.Spec, old) {
+		return ErrConflict
+	}
+	s.Spec = append([]byte(nil), spec...)
+	return nil
+}
+
+// PutSnapshot implements Store.
+func (m *Memory) PutSnapshot(_ context.Context, id string, sn Snapshot) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.studies[id]
+	if !ok {
+		return ErrNotFound
+	}
+	if s.snap == nil || sn.Seq > s.snap.Seq {
+		s.snap = &Snapshot{Seq: sn.Seq, Data: append([]byte(nil), sn.Data...)}
+	}
+	return nil
+}
+
+// GetSnapshot implements Store.
+func (m *Memory) GetSnapshot(_ context.Context, id string) (Snapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.studies[id]
+	if !ok || s.snap == nil {
+		return Snapshot{}, ErrNotFound
+	}
+	return Snapshot{Seq: s.snap.Seq, Data: append([]byte(nil), s.snap.Data...)}, nil
 }
 
 // keyedMutex is a set of mutexes by key, created on demand and dropped when

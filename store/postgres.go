@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS cbandit_events (
 	at    TIMESTAMPTZ NOT NULL,
 	PRIMARY KEY (study, seq)
 );
+CREATE TABLE IF NOT EXISTS cbandit_snapshots (
+	study TEXT PRIMARY KEY REFERENCES cbandit_studies(id) ON DELETE CASCADE,
+	seq   BIGINT NOT NULL,
+	data  BYTEA NOT NULL
+);
 `
 
 // OpenPostgres connects to the database at dsn and creates the tables if
@@ -139,6 +144,49 @@ func (p *Postgres) Delete(ctx context.Context, id string) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// SetSpec implements Store.
+func (p *Postgres) SetSpec(ctx context.Context, id string, old, spec []byte) error {
+	tag, err := p.pool.Exec(ctx, `UPDATE cbandit_studies SET spec = $1 WHERE id = $2 AND spec = $3`, spec, id, old)
+	if err != nil {
+		return fmt.Errorf("store: update study: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := p.Get(ctx, id); err != nil {
+			return err
+		}
+		return ErrConflict
+	}
+	return nil
+}
+
+// PutSnapshot implements Store.
+func (p *Postgres) PutSnapshot(ctx context.Context, id string, sn Snapshot) error {
+	_, err := p.pool.Exec(ctx, `INSERT INTO cbandit_snapshots (study, seq, data) VALUES ($1, $2, $3)
+		ON CONFLICT (study) DO UPDATE SET seq = excluded.seq, data = excluded.data WHERE excluded.seq > cbandit_snapshots.seq`,
+		id, sn.Seq, sn.Data)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23503" { // foreign key: the study is gone
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: save snapshot: %w", err)
+	}
+	return nil
+}
+
+// GetSnapshot implements Store.
+func (p *Postgres) GetSnapshot(ctx context.Context, id string) (Snapshot, error) {
+	var sn Snapshot
+	err := p.pool.QueryRow(ctx, `SELECT seq, data FROM cbandit_snapshots WHERE study = $1`, id).Scan(&sn.Seq, &sn.Data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Snapshot{}, ErrNotFound
+	}
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("store: read snapshot: %w", err)
+	}
+	return sn, nil
 }
 
 type pgQuerier interface {

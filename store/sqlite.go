@@ -49,13 +49,22 @@ CREATE TABLE IF NOT EXISTS events (
 	at    INTEGER NOT NULL,
 	PRIMARY KEY (study, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+	study TEXT PRIMARY KEY,
+	seq   INTEGER NOT NULL,
+	data  BLOB NOT NULL
+);
 `
 
-// OpenSQLite opens (creating if needed) the database file at path. A query
-// "?sync=full" selects synchronous=FULL (durable across power loss);
-// the default NORMAL is durable across process crashes (kill -9).
+// OpenSQLite opens (creating if needed) the database file at path. The
+// default synchronous=FULL makes a committed append durable across power
+// loss and OS crashes (an fsync of the WAL per commit; SQLite's
+// documentation, "PRAGMA synchronous"); a query "?sync=normal" selects
+// NORMAL, durable across a crash of the process (kill -9) but which may
+// lose the transactions committed since the last checkpoint when the
+// machine loses power.
 func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
-	syncMode := "NORMAL"
+	syncMode := "FULL"
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		q, err := url.ParseQuery(path[i+1:])
 		if err != nil {
@@ -207,6 +216,9 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE study = ?`, id); err != nil {
 		return fmt.Errorf("store: delete study: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE study = ?`, id); err != nil {
+		return fmt.Errorf("store: delete study: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: delete study: %w", err)
 	}
@@ -214,6 +226,51 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 	delete(s.lens, id)
 	s.lensMu.Unlock()
 	return nil
+}
+
+// SetSpec implements Store.
+func (s *SQLite) SetSpec(ctx context.Context, id string, old, spec []byte) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE studies SET spec = ? WHERE id = ? AND spec = ?`, spec, id, old)
+	if err != nil {
+		return fmt.Errorf("store: update study: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := s.Get(ctx, id); err != nil {
+			return err
+		}
+		return ErrConflict
+	}
+	return nil
+}
+
+// PutSnapshot implements Store. It runs under the study's lock, so that it
+// cannot resurrect a study deleted meanwhile.
+func (s *SQLite) PutSnapshot(ctx context.Context, id string, sn Snapshot) error {
+	unlock := s.locks.lock(id)
+	defer unlock()
+	if _, err := s.length(ctx, id); err != nil {
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO snapshots (study, seq, data) VALUES (?, ?, ?)
+		ON CONFLICT (study) DO UPDATE SET seq = excluded.seq, data = excluded.data WHERE excluded.seq > snapshots.seq`,
+		id, sn.Seq, sn.Data)
+	if err != nil {
+		return fmt.Errorf("store: save snapshot: %w", err)
+	}
+	return nil
+}
+
+// GetSnapshot implements Store.
+func (s *SQLite) GetSnapshot(ctx context.Context, id string) (Snapshot, error) {
+	var sn Snapshot
+	err := s.db.QueryRowContext(ctx, `SELECT seq, data FROM snapshots WHERE study = ?`, id).Scan(&sn.Seq, &sn.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Snapshot{}, ErrNotFound
+	}
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("store: read snapshot: %w", err)
+	}
+	return sn, nil
 }
 
 // length returns the log length of a study (ErrNotFound).

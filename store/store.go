@@ -14,6 +14,10 @@ const (
 	KindAsk = "ask"
 	// KindTell records an observation (reward and/or costs).
 	KindTell = "tell"
+	// KindAbandon records that a pending decision was abandoned.
+	KindAbandon = "abandon"
+	// KindHorizon records a raised horizon.
+	KindHorizon = "horizon"
 )
 
 var (
@@ -21,6 +25,9 @@ var (
 	ErrNotFound = errors.New("store: study not found")
 	// ErrDuplicate: a study with that name (or ID) exists.
 	ErrDuplicate = errors.New("store: a study with that name exists")
+	// ErrConflict: the stored definition is not the one the caller read
+	// (a concurrent change).
+	ErrConflict = errors.New("store: the study's definition changed meanwhile")
 	// ErrAhead: the caller claims to know more events than the log holds
 	// (its cache belongs to a deleted and re-created study, or is corrupt).
 	ErrAhead = errors.New("store: caller is ahead of the log")
@@ -48,6 +55,15 @@ type Event struct {
 	Time time.Time
 }
 
+// Snapshot is a saved state of a study's live agent after the first Seq
+// events of its log. Data is owned by the service (which versions,
+// checksums and validates it against the log); a store keeps the latest
+// snapshot of each study, by Seq.
+type Snapshot struct {
+	Seq  int64
+	Data []byte
+}
+
 // UpdateFunc receives the events appended after the caller's known length,
 // applies them, acts, and returns the events to append (Seq and Time are
 // filled in by the store). Returning an error appends nothing.
@@ -70,6 +86,15 @@ type Store interface {
 	// known, then appends what fn returns atomically. It returns the log
 	// length afterwards.
 	Update(ctx context.Context, id string, known int64, fn UpdateFunc) (int64, error)
+	// SetSpec replaces the study's definition old by spec (ErrConflict
+	// when the stored one is not old; ErrNotFound).
+	SetSpec(ctx context.Context, id string, old, spec []byte) error
+	// PutSnapshot stores s as the study's snapshot unless the stored one is
+	// at least as recent (a larger or equal Seq); ErrNotFound for no study.
+	PutSnapshot(ctx context.Context, id string, s Snapshot) error
+	// GetSnapshot returns the study's latest snapshot (ErrNotFound when it
+	// has none).
+	GetSnapshot(ctx context.Context, id string) (Snapshot, error)
 	// Kind names the backend ("sqlite", "postgres", "memory").
 	Kind() string
 	Close() error

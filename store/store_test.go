@@ -226,3 +226,70 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshots(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t)
+			id := newID("snap")
+			if err := s.Create(ctx, Study{ID: id, Name: "name-" + id, Spec: []byte(`{}`), Created: time.Now().UTC()}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.GetSnapshot(ctx, id); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("no snapshot yet: %v", err)
+			}
+			if err := s.PutSnapshot(ctx, id, Snapshot{Seq: 5, Data: []byte("five")}); err != nil {
+				t.Fatal(err)
+			}
+			// An older snapshot does not replace a newer one.
+			if err := s.PutSnapshot(ctx, id, Snapshot{Seq: 3, Data: []byte("three")}); err != nil {
+				t.Fatal(err)
+			}
+			sn, err := s.GetSnapshot(ctx, id)
+			if err != nil || sn.Seq != 5 || string(sn.Data) != "five" {
+				t.Fatalf("snapshot %d %q %v, want 5 five", sn.Seq, sn.Data, err)
+			}
+			if err := s.PutSnapshot(ctx, id, Snapshot{Seq: 9, Data: []byte("nine")}); err != nil {
+				t.Fatal(err)
+			}
+			if sn, _ := s.GetSnapshot(ctx, id); sn.Seq != 9 || string(sn.Data) != "nine" {
+				t.Fatalf("snapshot %d %q, want 9 nine", sn.Seq, sn.Data)
+			}
+			if err := s.Delete(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.GetSnapshot(ctx, id); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("snapshot of a deleted study: %v", err)
+			}
+			if err := s.PutSnapshot(ctx, id, Snapshot{Seq: 10, Data: []byte("x")}); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("snapshot of a deleted study saved: %v", err)
+			}
+		})
+	}
+}
+
+func TestSetSpec(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t)
+			id := newID("spec")
+			if err := s.Create(ctx, Study{ID: id, Name: "name-" + id, Spec: []byte(`{"h":1}`), Created: time.Now().UTC()}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetSpec(ctx, id, []byte(`{"h":0}`), []byte(`{"h":2}`)); !errors.Is(err, ErrConflict) {
+				t.Fatalf("stale definition accepted: %v", err)
+			}
+			if err := s.SetSpec(ctx, id, []byte(`{"h":1}`), []byte(`{"h":2}`)); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ := s.Get(ctx, id); string(st.Spec) != `{"h":2}` {
+				t.Fatalf("definition %s", st.Spec)
+			}
+			if err := s.SetSpec(ctx, "nope-"+id, nil, nil); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("unknown study: %v", err)
+			}
+		})
+	}
+}

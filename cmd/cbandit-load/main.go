@@ -74,6 +74,7 @@ func main() {
 	candidates := flag.Int("candidates", 256, "candidate points of the 2-D box")
 	native := flag.Bool("native", false, "give the learner the box itself (space.native) instead of the candidate set")
 	jsonOut := flag.Bool("json", false, "print the result as JSON")
+	flag.IntVar(&snapshotEvery, "snapshot-every", service.DefaultSnapshotEvery, "in-process server: log events between snapshots (0 or less: none)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run (client and in-process server) to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -91,6 +92,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// snapshotEvery is the in-process server's Options.SnapshotEvery.
+var snapshotEvery int
 
 func cpuTime() float64 {
 	var ru syscall.Rusage
@@ -146,7 +150,11 @@ func run(target, token, db, algo string, studies, rounds, candidates int, native
 		if err != nil {
 			return err
 		}
-		srv := &http.Server{Handler: service.New(st, service.Options{Token: token}), ReadHeaderTimeout: 10 * time.Second}
+		se := snapshotEvery
+		if se <= 0 {
+			se = -1 // no snapshots
+		}
+		srv := &http.Server{Handler: service.New(st, service.Options{Token: token, SnapshotEvery: se}), ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
 		defer srv.Close()
 		target = "http://" + ln.Addr().String()

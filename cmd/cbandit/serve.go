@@ -29,12 +29,15 @@ func init() {
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := commands["serve"]
 	fs := newFlagSet(c, stderr)
-	db := fs.String("db", "sqlite:cbandit.db", "store: sqlite:FILE[?sync=full] (one process per file), postgres://… (several replicas), or memory: (nothing kept)")
+	db := fs.String("db", "sqlite:cbandit.db", "store: sqlite:FILE[?sync=normal] (one process per file; synchronous=FULL unless sync=normal), postgres://… (several replicas), or memory: (nothing kept)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (loopback by default; port 0 picks a free port)")
 	token := fs.String("token", "", "bearer token required on every endpoint but /healthz (default $CBANDIT_TOKEN; empty: no authentication)")
 	maxBody := fs.Int64("max-body", service.DefaultMaxBodyBytes, "request body limit in bytes")
 	cacheSize := fs.Int("cache", service.DefaultCacheSize, "studies kept live in memory (others are replayed from their log on use)")
 	cacheMiB := fs.Int64("cache-mib", service.DefaultCacheBytes>>20, "estimated memory bound of the live studies, MiB")
+	snapEvery := fs.Int("snapshot-every", service.DefaultSnapshotEvery, "log events between snapshots of a study's agent (0 or less: no snapshots, restores replay the whole log)")
+	snapCost := fs.Duration("snapshot-cost", service.DefaultSnapshotCost, "also snapshot a study once its agent has worked this long since the last snapshot (bounds the work a restore repeats)")
+	pendingTTL := fs.Duration("pending-ttl", 0, "abandon decisions still waiting for observations after this long (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,6 +55,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *cacheMiB < 1 {
 		return fmt.Errorf("serve: --cache-mib = %d: must be at least 1", *cacheMiB)
 	}
+	if *pendingTTL < 0 {
+		return fmt.Errorf("serve: --pending-ttl = %v: must be ≥ 0", *pendingTTL)
+	}
+	if *snapEvery <= 0 {
+		*snapEvery = -1
+	}
 	if *cacheSize < 1 {
 		return fmt.Errorf("serve: --cache = %d: must be at least 1", *cacheSize)
 	}
@@ -63,7 +72,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	h := service.New(st, service.Options{Token: *token, MaxBodyBytes: *maxBody, CacheSize: *cacheSize, CacheBytes: *cacheMiB << 20, Logger: logger})
+	h := service.New(st, service.Options{Token: *token, MaxBodyBytes: *maxBody, CacheSize: *cacheSize, CacheBytes: *cacheMiB << 20,
+		SnapshotEvery: *snapEvery, SnapshotCost: *snapCost, PendingTTL: *pendingTTL, Logger: logger})
+	defer h.Close() // before st.Close: the queued snapshots are written
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: --addr %s: %w", *addr, err)

@@ -9,6 +9,10 @@ import (
 const (
 	SpaceBox    = "box"
 	SpacePoints = "points"
+	// SpaceContextual: the action set changes every round (004's setting);
+	// each ask carries the round's actions as feature vectors of Dim
+	// coordinates.
+	SpaceContextual = "contextual"
 )
 
 // Constraint kinds: how violation of g_j = metric_j − threshold_j ≤ 0 is
@@ -46,8 +50,16 @@ type Space struct {
 	// algorithm that cannot is refused (400, field "algorithm"). Default
 	// false: the learner chooses among the candidate set.
 	Native bool `json:"native,omitempty"`
-	// Points are the actions of a finite space (Type "points").
+	// Points are the actions of a finite space (Type "points"): their
+	// coordinates, which linear algorithms use as feature vectors.
 	Points [][]float64 `json:"points,omitempty"`
+	// Dim is the number of coordinates of a contextual space's actions.
+	Dim int `json:"dim,omitempty"`
+	// StarConvex lets stage-wise linear algorithms (lc-lucb, safe-lts) play
+	// any point of the segments [x₀, x_i] between the safe point x₀
+	// (prior.safe) and the listed actions x_i (004 Def. 8, 13): a
+	// suggestion is then such a point, and its arm names the segment.
+	StarConvex bool `json:"star_convex,omitempty"`
 }
 
 // Objective names the metric to optimise.
@@ -78,8 +90,27 @@ type Prior struct {
 	R           *float64 `json:"R,omitempty"`
 	RG          *float64 `json:"RG,omitempty"`
 	Slater      *float64 `json:"slater,omitempty"`
-	// Safe is a point of the space known to satisfy every constraint.
+	// Safe is a point of the space known to satisfy every constraint (the
+	// safe action x₀ of stage-wise algorithms; in a contextual study it must
+	// be among every round's actions).
 	Safe []float64 `json:"safe,omitempty"`
+	// SafeReward and SafeCosts are the known mean reward and constraint
+	// metrics of Safe (004 Ass. 5: r₀, c₀), as measured; stage-wise
+	// algorithms need them unless their parameter warm-start is set.
+	SafeReward *float64  `json:"safe_reward,omitempty"`
+	SafeCosts  []float64 `json:"safe_costs,omitempty"`
+	// S bounds the norms of the unknown reward and cost parameters of
+	// linear and stage-wise algorithms (004 Ass. 2; default 1).
+	S *float64 `json:"S,omitempty"`
+	// L bounds the norm of the actions (004 Ass. 3; default: the largest
+	// norm among the points, 1 for a contextual study, whose arms are
+	// checked against it).
+	L *float64 `json:"L,omitempty"`
+	// RewardClass and CostClass are finite classes of candidate mean
+	// rewards and costs over the points (004 §5.3: RewardClass[k][i] is the
+	// k-th candidate's mean reward at point i), for opnlb.
+	RewardClass [][]float64 `json:"reward_class,omitempty"`
+	CostClass   [][]float64 `json:"cost_class,omitempty"`
 }
 
 // StudySpec defines a study.
@@ -94,10 +125,31 @@ type StudySpec struct {
 	// numbers.
 	Params map[string]any `json:"params,omitempty"`
 	Seed   uint64         `json:"seed"`
-	// Horizon is T, the number of rounds the study is planned for (default
-	// 1000). Asking beyond it is refused.
-	Horizon int   `json:"horizon,omitempty"`
-	Prior   Prior `json:"prior,omitzero"`
+	// Horizon is T, the number of decisions the study is planned for; asking
+	// beyond it is refused (409) until PATCH /studies/{id} raises it. Absent
+	// (or 0): the study is open-ended and its algorithm runs under the
+	// doubling trick, restarted on epochs of Epoch, 2·Epoch, 4·Epoch, …
+	// rounds.
+	Horizon int `json:"horizon,omitempty"`
+	// FullInfo marks the stochastic full-information setting (001 §4):
+	// each ask carries a sample of the constraint metrics at every point
+	// (constraint_sample), for algorithms such as scgp-ucb. Finite spaces
+	// only.
+	FullInfo bool `json:"full_info,omitempty"`
+	// Epoch is the first epoch length of an open-ended study (default
+	// 1000; absent for a study with a horizon).
+	Epoch int `json:"epoch,omitempty"`
+	// RaisedFrom lists the earlier horizons of a study whose horizon was
+	// raised (set by PATCH, refused on creation): the algorithm was
+	// restarted at each of them, for the rounds up to the next.
+	RaisedFrom []int `json:"raised_from,omitempty"`
+	Prior      Prior `json:"prior,omitzero"`
+}
+
+// StudyPatch is the body of PATCH /studies/{id}.
+type StudyPatch struct {
+	// Horizon raises the study's horizon (it cannot be lowered).
+	Horizon int `json:"horizon"`
 }
 
 // Study is a stored study.
@@ -116,8 +168,17 @@ type StudyList struct {
 
 // SuggestRequest is the body of POST /studies/{id}/suggestions (optional).
 type SuggestRequest struct {
-	// Count is the number of suggestions (default 1, at most 100).
+	// Count is the number of suggestions (default 1, at most 100; 1 when
+	// arms or constraint_sample is given).
 	Count int `json:"count,omitempty"`
+	// Arms is the round's action set of a contextual study: feature vectors
+	// of space.dim coordinates, prior.safe among them. The suggestion's arm
+	// is an index into it.
+	Arms [][]float64 `json:"arms,omitempty"`
+	// ConstraintSample is, in a full-information study, this round's sample
+	// of the m constraint metrics at every point of the space (one row of m
+	// values per point, in the order of the points or candidates).
+	ConstraintSample [][]float64 `json:"constraint_sample,omitempty"`
 }
 
 // Suggestion is one decision to run.
@@ -153,6 +214,13 @@ type Observation struct {
 	X []float64 `json:"x,omitempty"`
 }
 
+// AbandonResponse is the answer of DELETE /studies/{id}/decisions/{did}.
+type AbandonResponse struct {
+	DecisionID int64 `json:"decision_id"`
+	// Abandoned is true; a repeated DELETE answers the same.
+	Abandoned bool `json:"abandoned"`
+}
+
 // ObserveResponse is the answer of POST /studies/{id}/observations.
 type ObserveResponse struct {
 	DecisionID int64 `json:"decision_id"`
@@ -172,6 +240,9 @@ type DecisionRecord struct {
 	Created    time.Time `json:"created"`
 	Reward     *float64  `json:"reward,omitempty"`
 	Costs      []float64 `json:"costs,omitempty"`
+	// Abandoned is set for a decision abandoned by DELETE or by the
+	// server's pending-decision TTL: it takes no observation.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // DecisionList is the answer of GET /studies/{id}/decisions.
@@ -209,12 +280,20 @@ type Best struct {
 
 // Summary is the answer of GET /studies/{id}/summary.
 type Summary struct {
-	Rounds         int                 `json:"rounds"`
-	RewardObserved int                 `json:"reward_observed"`
-	CostsObserved  int                 `json:"costs_observed"`
-	Pending        int                 `json:"pending"`
-	RewardSum      float64             `json:"reward_sum"`
-	Constraints    []ConstraintSummary `json:"constraints"`
+	Rounds         int `json:"rounds"`
+	RewardObserved int `json:"reward_observed"`
+	CostsObserved  int `json:"costs_observed"`
+	// Pending counts decisions still waiting for some observation (not
+	// abandoned); Abandoned counts the abandoned ones.
+	Pending   int `json:"pending"`
+	Abandoned int `json:"abandoned"`
+	// Horizon is the current horizon (0: open-ended); Epoch the index of
+	// the algorithm's current run (0 until the doubling trick or a raised
+	// horizon restarts it).
+	Horizon     int                 `json:"horizon"`
+	Epoch       int                 `json:"epoch"`
+	RewardSum   float64             `json:"reward_sum"`
+	Constraints []ConstraintSummary `json:"constraints"`
 	// Best is nil until some decision has reward and costs observed with
 	// every g_j ≤ 0.
 	Best *Best `json:"best,omitempty"`

@@ -1,0 +1,33 @@
+// Package snap serialises the in-memory state of an agent — any Go object
+// graph of plain data — so that the decision service can restore a study
+// from a snapshot plus the tail of its log instead of replaying the whole
+// log.
+//
+// Agents do not implement a serialisation of their own: their state lives in
+// unexported fields of models, rules, estimators and random generators
+// spread over several packages. Encode walks the graph by reflection
+// (reading unexported fields through package unsafe) and writes every
+// reachable value; Decode writes a graph back into a freshly built agent of
+// the same study. The encoding keeps the graph's shape:
+//
+//   - pointers and maps keep their identity (two fields that share an
+//     object share it after Decode; cycles are allowed);
+//   - slices keep their aliasing: slices over one backing array (found by
+//     the end of their capacity) are decoded as views of one new array, with
+//     their offsets, lengths and capacities;
+//   - interface values carry the name of their dynamic type, which Decode
+//     looks up among the types reachable from the fresh agent;
+//   - functions are not data: a non-nil function is kept from the fresh
+//     agent (closures made by its constructor), and Decode refuses a graph
+//     where the fresh agent has none; channels and unsafe pointers are
+//     refused.
+//
+// Every type's shape (kind, name, field names and field types) is written
+// once and checked on Decode, so a snapshot taken by a build whose agent
+// types differ fails to decode instead of decoding wrongly. Whether a
+// decoded agent behaves like the original is what the service checks
+// beyond this package: it replays the log after the snapshot, comparing
+// each replayed decision with the logged one, and its tests compare
+// decisions after a restore with those of an uninterrupted agent for every
+// algorithm.
+package snap

@@ -1,0 +1,121 @@
+package snap
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+)
+
+type shape2 interface{ area() float64 }
+
+type rect struct{ w, h float64 }
+
+func (r *rect) area() float64 { return r.w * r.h }
+
+type node struct {
+	name  string
+	next  *node
+	vals  []float64
+	view  []float64 // aliases vals
+	rows  [][]float64
+	m     map[string]*node
+	sh    shape2
+	rng   *rand.Rand
+	scale func() float64 // closure over the node: kept from the fresh value
+	arr   [3]int
+	none  []int
+	empty []int
+}
+
+func build(seed uint64) *node {
+	n := &node{name: "a", rng: rand.New(rand.NewPCG(seed, 2)), sh: &rect{1, 2}, m: map[string]*node{}, empty: []int{}}
+	n.scale = func() float64 { return float64(len(n.vals)) }
+	n.next = &node{name: "b", next: n} // a cycle
+	n.m["self"] = n
+	n.m["b"] = n.next
+	return n
+}
+
+// grow mutates the node the way an agent's state grows.
+func grow(n *node, k int) {
+	for i := 0; i < k; i++ {
+		n.vals = append(n.vals, n.rng.Float64())
+	}
+	n.view = n.vals[1:3]
+	buf := make([]float64, 6)
+	n.rows = [][]float64{buf[0:2], buf[2:4], buf[4:6]}
+	n.arr[1] = k
+	n.sh.(*rect).w = float64(k)
+}
+
+func TestRoundTrip(t *testing.T) {
+	orig := build(1)
+	grow(orig, 5)
+	data, err := Encode(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := build(99) // another seed: everything must come from the encoding
+	if err := Decode(data, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.next.next != fresh || fresh.m["self"] != fresh || fresh.m["b"] != fresh.next {
+		t.Fatal("pointer identity lost")
+	}
+	// Aliasing: a write through view shows in vals; rows share one array.
+	fresh.view[0] = -7
+	if fresh.vals[1] != -7 {
+		t.Fatalf("view does not alias vals: %v", fresh.vals)
+	}
+	full := fresh.rows[0][:6]
+	full[5] = 3
+	if fresh.rows[2][1] != 3 {
+		t.Fatal("rows do not share their backing array")
+	}
+	if fresh.scale() != 5 || fresh.arr[1] != 5 || fresh.sh.area() != 10 {
+		t.Fatalf("scale %v arr %v area %v", fresh.scale(), fresh.arr, fresh.sh.area())
+	}
+	if fresh.none != nil || fresh.empty == nil || len(fresh.empty) != 0 {
+		t.Fatalf("nil and empty slices: %v %v", fresh.none, fresh.empty)
+	}
+	// The generator continues the original sequence.
+	for i := 0; i < 10; i++ {
+		if a, b := orig.rng.Float64(), fresh.rng.Float64(); a != b {
+			t.Fatalf("draw %d: original %v, decoded %v", i, a, b)
+		}
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	orig := build(1)
+	grow(orig, 3)
+	data, err := Encode(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every truncation fails with an error, never a panic or a success.
+	for n := 0; n < len(data); n += 7 {
+		if err := Decode(data[:n], build(1)); err == nil {
+			t.Fatalf("decoding %d of %d bytes succeeded", n, len(data))
+		}
+	}
+	bad := append([]byte(nil), data...)
+	bad[2] ^= 0xff
+	if err := Decode(bad, build(1)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("bad header: %v", err)
+	}
+	// A closure the fresh value lacks cannot be restored.
+	f := build(1)
+	f.scale = nil
+	if err := Decode(data, f); err == nil {
+		t.Fatal("decoded a function into a value without one")
+	}
+	// Another type is refused.
+	type other struct{ x int }
+	if err := Decode(data, &other{}); err == nil {
+		t.Fatal("decoded a node into another type")
+	}
+	if _, err := Encode(&struct{ c chan int }{make(chan int)}); err == nil {
+		t.Fatal("encoded a channel")
+	}
+}

@@ -1,0 +1,236 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/cbandit/cbandit/service/snap"
+	"github.com/cbandit/cbandit/store"
+)
+
+// Snapshots: the state of a study's agent, saved in the store every
+// Options.SnapshotEvery log events, so that a restart restores the study
+// from the latest snapshot plus the events after it (light replay of the
+// prefix: decisions and observations are read back, the agent is not run).
+//
+// Layout: snapshotMagic, a big-endian uint32 length, the JSON meta, the
+// agent state (package snap), and a SHA-256 of everything before it.
+
+const snapshotMagic = "cbandit-snapshot\n"
+
+// snapshotVersion changes with the layout or the meaning of the meta.
+const snapshotVersion = 1
+
+// snapshotMeta says what a snapshot is of; every field is checked on load.
+type snapshotMeta struct {
+	Version   int    `json:"version"`
+	Study     string `json:"study"`
+	Seq       int64  `json:"seq"`
+	Chain     string `json:"chain"` // hash chain of the first Seq events
+	Epoch     int    `json:"epoch"`
+	Decisions int    `json:"decisions"`
+	Algorithm string `json:"algorithm"`
+	Build     string `json:"build"`
+}
+
+// buildID names the build: snapshots of another build are ignored (the
+// agents' code may differ in ways no type shape shows). It is the SHA-256 of
+// the running executable (any rebuild with a change differs), or, when the
+// executable cannot be read, the module version and VCS revision.
+var buildID = sync.OnceValue(func() string {
+	id := runtime.Version()
+	if exe, err := os.Executable(); err == nil {
+		if f, err := os.Open(exe); err == nil {
+			defer f.Close()
+			h := sha256.New()
+			if _, err := io.Copy(h, f); err == nil {
+				return id + " exe:" + hex.EncodeToString(h.Sum(nil))
+			}
+		}
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		id += " " + bi.Main.Path + "@" + bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				id += " " + s.Key + "=" + s.Value
+			}
+		}
+	}
+	return id
+})
+
+// takeSnapshot encodes the study's agent as it stands (under l.mu).
+func (l *live) takeSnapshot() ([]byte, error) {
+	if l.agent == nil {
+		return nil, fmt.Errorf("no agent to save")
+	}
+	state, err := snap.Encode(l.agent)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := json.Marshal(snapshotMeta{Version: snapshotVersion, Study: l.id, Seq: l.n, Chain: hex.EncodeToString(l.chain[:]),
+		Epoch: l.epoch, Decisions: len(l.decs), Algorithm: l.spec.Algorithm, Build: buildID()})
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(snapshotMagic) + 4 + len(meta) + len(state) + sha256.Size)
+	b.WriteString(snapshotMagic)
+	binary.Write(&b, binary.BigEndian, uint32(len(meta)))
+	b.Write(meta)
+	b.Write(state)
+	sum := sha256.Sum256(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes(), nil
+}
+
+// parseSnapshot checks the framing and checksum and returns the meta and
+// the agent state.
+func parseSnapshot(data []byte) (snapshotMeta, []byte, error) {
+	var meta snapshotMeta
+	if len(data) < len(snapshotMagic)+4+sha256.Size || string(data[:len(snapshotMagic)]) != snapshotMagic {
+		return meta, nil, fmt.Errorf("not a snapshot")
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return meta, nil, fmt.Errorf("checksum mismatch")
+	}
+	rest := body[len(snapshotMagic):]
+	n := binary.BigEndian.Uint32(rest)
+	rest = rest[4:]
+	if uint64(n) > uint64(len(rest)) {
+		return meta, nil, fmt.Errorf("meta length %d exceeds the snapshot", n)
+	}
+	if err := json.Unmarshal(rest[:n], &meta); err != nil {
+		return meta, nil, fmt.Errorf("meta: %v", err)
+	}
+	return meta, rest[n:], nil
+}
+
+// errNoSnapshot: the study has no usable snapshot (not an error to log).
+var errNoSnapshot = errors.New("no snapshot")
+
+// fromSnapshot rebuilds a study from its latest snapshot and the log after
+// it. Any mismatch — another build, another study, a log whose prefix does
+// not hash to the snapshot's chain, a state that does not decode, a replayed
+// decision that differs from the log — returns an error, and the caller
+// replays the whole log instead.
+func (s *Server) fromSnapshot(ctx context.Context, rec store.Study, evs []store.Event) (*live, error) {
+	sn, err := s.st.GetSnapshot(ctx, rec.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errNoSnapshot
+	}
+	if err != nil {
+		return nil, err
+	}
+	meta, state, err := parseSnapshot(sn.Data)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case meta.Version != snapshotVersion:
+		return nil, fmt.Errorf("version %d, this server writes %d", meta.Version, snapshotVersion)
+	case meta.Build != buildID():
+		return nil, fmt.Errorf("taken by build %q, this is %q", meta.Build, buildID())
+	case meta.Study != rec.ID || meta.Seq != sn.Seq:
+		return nil, fmt.Errorf("of study %s at event %d, stored as %s at %d", meta.Study, meta.Seq, rec.ID, sn.Seq)
+	case meta.Seq < 1 || meta.Seq > int64(len(evs)):
+		return nil, fmt.Errorf("at event %d, the log has %d", meta.Seq, len(evs))
+	}
+	l, err := newLive(rec, s.metrics)
+	if err != nil {
+		return nil, err
+	}
+	if meta.Algorithm != l.spec.Algorithm {
+		return nil, fmt.Errorf("of algorithm %q, the study runs %q", meta.Algorithm, l.spec.Algorithm)
+	}
+	if err := l.applyAll(evs[:meta.Seq], true); err != nil {
+		return nil, err
+	}
+	if hex.EncodeToString(l.chain[:]) != meta.Chain || l.epoch != meta.Epoch || len(l.decs) != meta.Decisions {
+		return nil, fmt.Errorf("does not match the log (chain, epoch %d vs %d, decisions %d vs %d)", meta.Epoch, l.epoch, meta.Decisions, len(l.decs))
+	}
+	if err := l.ensureAgent(); err != nil {
+		return nil, err
+	}
+	if err := snap.Decode(state, l.agent); err != nil {
+		return nil, err
+	}
+	if err := l.applyAll(evs[meta.Seq:], false); err != nil {
+		return nil, err
+	}
+	l.snapN = meta.Seq
+	l.bytes = int64(len(state))
+	return l, nil
+}
+
+// snapshotJob is a snapshot waiting to be written.
+type snapshotJob struct {
+	id   string
+	seq  int64
+	data []byte
+}
+
+// maybeSnapshot takes a snapshot of l (under l.mu) when SnapshotEvery
+// events have passed since the last one, or the agent has worked
+// SnapshotCost since, and queues it for the writer.
+func (s *Server) maybeSnapshot(l *live) {
+	if s.opt.SnapshotEvery < 0 || l.agent == nil || l.n == l.snapN {
+		return
+	}
+	byCount := l.n-l.snapN >= int64(s.opt.SnapshotEvery)
+	byCost := s.opt.SnapshotCost > 0 && l.sinceSn >= s.opt.SnapshotCost.Seconds()
+	if !byCount && !byCost {
+		return
+	}
+	start := time.Now()
+	data, err := l.takeSnapshot()
+	l.snapN = l.n // also after a failure: do not retry every event
+	if err != nil {
+		s.metrics.snapshotErrors.Add(1)
+		s.log.Warn("snapshot not taken: the study will be restored by replay", "study", l.id, "err", err)
+		return
+	}
+	s.metrics.snapshotEncode.observe(time.Since(start).Seconds())
+	l.sinceSn = 0
+	l.bytes = int64(len(data))
+	s.cache.reweigh(l, l.weight())
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	if s.closed {
+		return
+	}
+	select {
+	case s.snapCh <- snapshotJob{id: l.id, seq: l.n, data: data}:
+	default:
+		s.metrics.snapshotErrors.Add(1) // the writer is behind: skip this one
+	}
+}
+
+// snapshotWriter saves queued snapshots, off the request path.
+func (s *Server) snapshotWriter() {
+	defer close(s.snapDone)
+	for j := range s.snapCh {
+		start := time.Now()
+		err := s.st.PutSnapshot(context.Background(), j.id, store.Snapshot{Seq: j.seq, Data: j.data})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.metrics.snapshotErrors.Add(1)
+			s.log.Warn("snapshot not saved", "study", j.id, "err", err)
+			continue
+		}
+		s.metrics.snapshots.Add(1)
+		s.metrics.snapshotWrite.observe(time.Since(start).Seconds())
+	}
+}
