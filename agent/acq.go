@@ -11,21 +11,47 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
+// inducingDoc documents the opt-in sparse GP of every GP agent on a box.
+var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
+	Doc: "M > 0: APPROXIMATE sparse GP (DTC/VFE predictive, Titsias 2009) with M inducing points chosen from the candidates by greedy variance, O(M²) per observation; 0 = exact GP (issue 17). Box domains only"}
+
+// modelOptions reads the model options of a GP agent (parameter inducing).
+func modelOptions(name string, ps bandit.Params) (model.Options, error) {
+	m, err := ps.Int(name, "inducing", 0)
+	if err != nil {
+		return model.Options{}, err
+	}
+	if m < 0 {
+		return model.Options{}, fmt.Errorf("%s: parameter inducing = %d: must be ≥ 0 (0 = exact GP)", name, m)
+	}
+	return model.Options{Inducing: m}, nil
+}
+
 // refineStarts is how many of the best candidates start a local refinement
-// over a box (our choice; 000 does not say how (11) is maximised).
+// over a box (our choice; 000 does not say how (11) is maximised; issue 17:
+// refinement only from the best few candidates).
 const refineStarts = 1
+
+// acquisition is an agent's score at one point as a function of the
+// posteriors of its models there: mv = [μ_0, σ²_0, μ_1, σ²_1, …] in the
+// order of the models given to pickAction. Writing acquisitions this way
+// lets the refinement evaluate every model at a batch of points with one
+// solve, and differentiate the score through the closed-form gradients of
+// the posteriors.
+type acquisition func(mv []float64) float64
 
 // pickAction maximises an acquisition: the exact arg max over the model's
 // candidates (score), then, when the domain is a box, a local refinement of
-// the best candidates with the pointwise acquisition at (maximise.Refine).
-// at is nil for finite domains.
-func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, at func(x []float64) float64) (bandit.Action, int, error) {
+// the best candidates with the pointwise acquisition acq of the models ms
+// (maximise.RefineGrad when every model evaluates batches with gradients,
+// else Nelder–Mead, maximise.Refine). acq is nil for finite domains.
+func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition) (bandit.Action, int, error) {
 	i, err := maximise.ArgMaxFinite(rng, score)
 	if err != nil {
 		return bandit.Action{}, 0, err
 	}
 	box, ok := dom.(*domain.Box)
-	if !ok || at == nil {
+	if !ok || acq == nil {
 		return f.Action(i), i, nil
 	}
 	top := maximise.TopK(score, refineStarts)
@@ -36,11 +62,107 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 			starts = append(starts, f.Action(k).X)
 		}
 	}
-	x, _, err := maximise.Refine(at, box.Lo, box.Hi, starts, 0)
+	x, err := refineAcq(box, starts, ms, acq)
 	if err != nil {
 		return bandit.Action{}, 0, err
 	}
+	if x == nil {
+		return f.Action(i), i, nil
+	}
 	return bandit.PointAction(x), i, nil
+}
+
+// refineAcq refines acq from starts inside the box; it returns nil when the
+// models cannot be evaluated off their candidates.
+func refineAcq(box *domain.Box, starts [][]float64, ms []model.Model, acq acquisition) ([]float64, error) {
+	bps := make([]model.BatchPredictor, len(ms))
+	grad := true
+	for j, m := range ms {
+		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil || !bps[j].Gradients() {
+			grad = false
+			break
+		}
+	}
+	if grad {
+		x, _, err := maximise.RefineGrad(batchScore(bps, acq, box.Dim()), box.Lo, box.Hi, starts, maximise.GradOptions{})
+		return x, err
+	}
+	ps := make([]model.Predictor, len(ms))
+	for j, m := range ms {
+		if ps[j] = model.AsPredictor(m); ps[j] == nil {
+			return nil, nil
+		}
+	}
+	mv := make([]float64, 2*len(ms))
+	at := func(x []float64) float64 {
+		for j, p := range ps {
+			mv[2*j], mv[2*j+1] = p.Predict(x)
+		}
+		return acq(mv)
+	}
+	x, _, err := maximise.Refine(at, box.Lo, box.Hi, starts, 0)
+	return x, err
+}
+
+// batchScore is acq over a batch of points: every model is evaluated at the
+// whole batch (one pass over a factor shared by all of them), and the
+// gradient of acq is the chain rule through the closed-form gradients of
+// the posteriors, with the derivative of the agent's scalar acq along
+// (∂μ_j/∂x_i, ∂σ²_j/∂x_i)_j taken by central differences (acq is cheap; the
+// kinks of max, clipping and rectifiers get their mean one-sided slope).
+func batchScore(bps []model.BatchPredictor, acq acquisition, d int) maximise.BatchScore {
+	nm := len(bps)
+	mv := make([]float64, 2*nm)
+	pm := make([]float64, 2*nm)
+	return func(xs [][]float64, val []float64, grad [][]float64) error {
+		b := len(xs)
+		mean, vr := make([][]float64, nm), make([][]float64, nm)
+		var dm, dv [][][]float64
+		if grad != nil {
+			dm, dv = make([][][]float64, nm), make([][][]float64, nm)
+		}
+		for j, p := range bps {
+			mean[j], vr[j] = make([]float64, b), make([]float64, b)
+			if grad != nil {
+				dm[j], dv[j] = make([][]float64, b), make([][]float64, b)
+				for k := range xs {
+					dm[j][k], dv[j][k] = make([]float64, d), make([]float64, d)
+				}
+			}
+			var dmj, dvj [][]float64
+			if grad != nil {
+				dmj, dvj = dm[j], dv[j]
+			}
+			if err := p.PredictBatch(xs, mean[j], vr[j], dmj, dvj); err != nil {
+				return err
+			}
+		}
+		for k := range xs {
+			for j := range bps {
+				mv[2*j], mv[2*j+1] = mean[j][k], vr[j][k]
+			}
+			val[k] = acq(mv)
+			if grad == nil {
+				continue
+			}
+			for i := 0; i < d; i++ {
+				scale := 1.0
+				for j := range bps {
+					scale = math.Max(scale, math.Max(math.Abs(dm[j][k][i]), math.Abs(dv[j][k][i])))
+				}
+				eps := 1e-6 / scale
+				at := func(sign float64) float64 {
+					for j := range bps {
+						pm[2*j] = mv[2*j] + sign*eps*dm[j][k][i]
+						pm[2*j+1] = math.Max(mv[2*j+1]+sign*eps*dv[j][k][i], 0)
+					}
+					return acq(pm)
+				}
+				grad[k][i] = (at(1) - at(-1)) / (2 * eps)
+			}
+		}
+		return nil
+	}
 }
 
 // predictors returns the Predictor views of f and g_1..g_m, or nil when the

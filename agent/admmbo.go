@@ -253,7 +253,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 			a.score[i] = theta[i]*math.Max(best-q, 0) + (1-theta[i])*math.Max(best-1-q, 0)
 		}
 	}
-	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil)
+	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
 	}

@@ -81,13 +81,10 @@ func (a *CKB) refine(i int) (bandit.Action, error) {
 			dst[j] = clip(m-bg[j]*math.Sqrt(s2), a.info.G)
 		}
 	}
-	gx := make([]float64, len(a.g))
-	score := func(x []float64) float64 {
-		m, s2 := a.box.pf.Predict(x)
-		v := clip(m+bf*math.Sqrt(s2), a.info.B)
-		gAt(x, gx)
+	acq := func(mv []float64) float64 {
+		v := clip(mv[0]+bf*math.Sqrt(mv[1]), a.info.B)
 		for j, phi := range a.rule.Phi {
-			v -= phi * gx[j]
+			v -= phi * clip(mv[2+2*j]-bg[j]*math.Sqrt(mv[3+2*j]), a.info.G)
 		}
 		return v
 	}
@@ -97,9 +94,12 @@ func (a *CKB) refine(i int) (bandit.Action, error) {
 			starts = append(starts, a.f.Action(k).X)
 		}
 	}
-	x, _, err := maximise.Refine(score, a.box.dom.Lo, a.box.dom.Hi, starts, 0)
+	x, err := refineAcq(a.box.dom, starts, append([]model.Model{a.f}, a.g...), acq)
 	if err != nil {
 		return bandit.Action{}, err
+	}
+	if x == nil {
+		return a.f.Action(i), nil
 	}
 	gAt(x, a.gAtX)
 	return bandit.PointAction(x), nil

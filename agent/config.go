@@ -14,6 +14,7 @@ var configParams = []bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance"},
+	inducingDoc,
 }
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -58,7 +59,11 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	a := &ConfigAgent{name: name, info: in, rng: seedRand(cfg.Seed), ledger: NewLedger(in.M),
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale}}
-	if a.f, a.g, err = model.ForAll(in, lam); err != nil {
+	opts, err := modelOptions(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	if a.f, a.g, err = model.ForAllOpts(in, lam, opts); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	a.pf, a.pg = predictors(a.f, a.g)
@@ -101,13 +106,12 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			a.score[i] = math.Inf(-1)
 		}
 	}
-	var at func(x []float64) float64
+	var acq acquisition
 	if a.pf != nil {
-		at = func(x []float64) float64 {
+		acq = func(mv []float64) float64 {
 			gm := math.Inf(-1)
-			for j, pg := range a.pg {
-				m, s2 := pg.Predict(x)
-				gm = math.Max(gm, m-bg[j]*math.Sqrt(s2))
+			for j := range a.g {
+				gm = math.Max(gm, mv[2+2*j]-bg[j]*math.Sqrt(mv[3+2*j]))
 			}
 			if !feasible {
 				return -gm
@@ -115,8 +119,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			if gm > 0 {
 				return -1e9 * (1 + gm) // outside the optimistic feasible set
 			}
-			m, s2 := a.pf.Predict(x)
-			return m + bf*math.Sqrt(s2)
+			return mv[0] + bf*math.Sqrt(mv[1])
 		}
 	}
 	// Infeasible candidates score −Inf; pick among the finite ones.
@@ -125,7 +128,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			a.score[i] = -math.MaxFloat64
 		}
 	}
-	act, _, err := pickAction(a.rng, a.f, a.info.Domain, a.score, at)
+	act, _, err := pickAction(a.rng, a.f, a.info.Domain, a.score, append([]model.Model{a.f}, a.g...), acq)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

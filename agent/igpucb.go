@@ -20,6 +20,7 @@ var igpParams = []bandit.ParamDoc{
 	{Name: "kernel", Default: "problem", Doc: "prior kernel k_l: problem (the problem's kernel), se, matern12, matern32, matern52 (002 eq. 1–2; App. E uses Matérn ν = 2.5)"},
 	{Name: "lengthscale", Default: "1", Doc: "u of eq. (1)–(2) when kernel ≠ problem; App. E does not give it: our choice"},
 	{Name: "variance", Default: "1", Doc: "prior variance of the kernel when kernel ≠ problem (our choice)"},
+	inducingDoc,
 }
 
 // igpCore is IGP-UCB (002 Alg. 1) run on an objective that is a fixed
@@ -96,16 +97,21 @@ func newIGPCore(name string, cfg Config, nh int) (*igpCore, error) {
 		return nil, fmt.Errorf("%s: the problem gives no kernel: set kernel=", name)
 	}
 	c := &igpCore{name: name, info: in, rng: seedRand(cfg.Seed), B: b, delta: delta, scale: scale}
-	if c.y, err = model.For(in, k, lam); err != nil {
+	// y and the penalty GPs h_1..h_m share the kernel, λ and the points:
+	// one factorisation (model.ForGroup).
+	ks := make([]gp.Kernel, 1+nh)
+	for j := range ks {
+		ks[j] = k
+	}
+	opts, err := modelOptions(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := model.ForGroupOpts(in, ks, lam, opts)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	for j := 0; j < nh; j++ {
-		h, err := model.For(in, k, lam)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		c.h = append(c.h, h)
-	}
+	c.y, c.h = ms[0], ms[1:]
 	c.py, c.ph = predictors(c.y, c.h)
 	c.score = make([]float64, c.y.Len())
 	return c, nil
@@ -134,21 +140,19 @@ func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 			c.score[i] -= w[j] * mh[i]
 		}
 	}
-	var at func(x []float64) float64
+	var acq acquisition
 	if c.py != nil {
-		at = func(x []float64) float64 {
-			m, s2 := c.py.Predict(x)
-			s := m + beta*math.Sqrt(math.Max(s2, 0))
-			for j, p := range c.ph {
+		acq = func(mv []float64) float64 {
+			s := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0))
+			for j := range c.h {
 				if w[j] != 0 {
-					mh, _ := p.Predict(x)
-					s -= w[j] * mh
+					s -= w[j] * mv[2+2*j]
 				}
 			}
 			return s
 		}
 	}
-	act, _, err := pickAction(c.rng, c.y, c.info.Domain, c.score, at)
+	act, _, err := pickAction(c.rng, c.y, c.info.Domain, c.score, append([]model.Model{c.y}, c.h...), acq)
 	return act, err
 }
 

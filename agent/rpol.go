@@ -19,6 +19,9 @@ var rpolParams = []bandit.ParamDoc{
 	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (000 §3, Initialization)"},
 }
 
+// rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
+var rpolUCBParams = append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc)
+
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window m (000 §5): feedback later than m rounds is censored; §7 does not give m, we take twice the Poisson mean 15 (ρ_m ≈ 0.9999)"})
 
@@ -26,6 +29,7 @@ var rpolSWParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (000 Thm. 4) with γ_T ≈ (ln T)^{d+1} (000 §2, SE kernel)"},
 	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (000 §6); unknown in §7, we count one unit per change (two changes)"},
 	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed Σ_{s=t0}^{t−1}‖f_s − f_{s+1}‖ inside the window for Γ_t = C·variation (000 §6); the learner cannot know it, 0 switches Γ_t off (see report)"},
+	inducingDoc,
 )
 
 type rpolKind int
@@ -48,6 +52,7 @@ type RPOL struct {
 	rng    *rand.Rand
 	f      model.Model
 	g      []model.Model
+	models []model.Model // f, g_1..g_m
 	pf     model.Predictor
 	pg     []model.Predictor
 	rule   *rule.Rectified
@@ -130,7 +135,11 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			a.g = append(a.g, c)
 		}
 	default:
-		if a.f, a.g, err = model.ForAll(in, lam); err != nil {
+		opts, err := modelOptions(name, ps)
+		if err != nil {
+			return nil, err
+		}
+		if a.f, a.g, err = model.ForAllOpts(in, lam, opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -168,6 +177,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 		}
 	}
 	a.pf, a.pg = predictors(a.f, a.g)
+	a.models = append([]model.Model{a.f}, a.g...)
 	n := a.f.Len()
 	a.fb, a.score, a.gAt = make([]float64, n), make([]float64, n), make([]float64, in.M)
 	for range a.g {
@@ -224,19 +234,17 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	a.rule.Score(a.fb, a.gb, a.score)
-	var at func(x []float64) float64
+	var acq acquisition
 	if a.pf != nil {
-		at = func(x []float64) float64 {
-			m, s2 := a.pf.Predict(x)
-			f := m + a.wf*math.Sqrt(s2) + gF
-			for j, pg := range a.pg {
-				m, s2 := pg.Predict(x)
-				a.gAt[j] = m - a.wg*math.Sqrt(s2) - gG
+		acq = func(mv []float64) float64 {
+			f := mv[0] + a.wf*math.Sqrt(mv[1]) + gF
+			for j := range a.g {
+				a.gAt[j] = mv[2+2*j] - a.wg*math.Sqrt(mv[3+2*j]) - gG
 			}
 			return a.rule.ScoreAt(f, a.gAt)
 		}
 	}
-	act, _, err := pickAction(a.rng, a.f, a.info.Domain, a.score, at)
+	act, _, err := pickAction(a.rng, a.f, a.info.Domain, a.score, a.models, acq)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
@@ -298,7 +306,7 @@ func init() {
 		Name:    "rpol-ucb",
 		Summary: "RPOL with GP-UCB for f, GP-LCB for g and the rectified penalty",
 		Source:  "000 §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
-		Params:  rpolParams,
+		Params:  rpolUCBParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-ucb", rpolUCB, cfg) },
 	})
 	Register(Spec{

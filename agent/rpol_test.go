@@ -68,6 +68,8 @@ func TestRPOLBadInput(t *testing.T) {
 		{"rpol-ucb", "lambda", "0", "lambda"},
 		{"ckb-restart-ucb", "H", "0", "H = 0"},
 		{"config", "alpha", "2", "alpha"},
+		{"rpol-ucb", "inducing", "-1", "inducing = -1"},
+		{"rpol-censored-ucb", "inducing", "8", "inducing"},
 	} {
 		_, err := New(c.id, Config{Info: in, Horizon: 100, Params: bandit.Params{c.key: c.val}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -81,9 +83,14 @@ func TestRPOLBadInput(t *testing.T) {
 func TestBoxAgentsDeterministic(t *testing.T) {
 	p, in := gardnerInfo(t)
 	box := in.Domain.(*domain.Box)
-	for _, id := range []string{"rpol-ucb", "rpol-censored-ucb", "rpol-sw-ucb", "config", "ckb-ucb", "ckb-restart-ucb"} {
+	for _, id := range []string{"rpol-ucb", "rpol-censored-ucb", "rpol-sw-ucb", "config", "ckb-ucb", "ckb-restart-ucb",
+		"rpol-ucb:inducing=32", "ckb-ucb:inducing=16"} {
+		name, ps := id, bandit.Params{}
+		if i := strings.Index(id, ":inducing="); i >= 0 {
+			name, ps = id[:i], bandit.Params{"inducing": id[i+len(":inducing="):]}
+		}
 		run := func() []float64 {
-			a, err := New(id, Config{Info: in, Horizon: 30, Seed: 7, Params: bandit.Params{}})
+			a, err := New(name, Config{Info: in, Horizon: 30, Seed: 7, Params: ps})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,9 +126,15 @@ func TestBoxAgentsDeterministic(t *testing.T) {
 // BenchmarkRPOLUCBRoundGardner times one RPOL-UCB round (decide, with the
 // acquisition maximised over 1024 candidates plus local refinement, and
 // observe) on gardner after t = 1000 observations.
-func BenchmarkRPOLUCBRoundGardner(b *testing.B) {
+func BenchmarkRPOLUCBRoundGardner(b *testing.B) { benchRPOLGardner(b, 1000) }
+
+// BenchmarkRPOLUCBRoundGardner3000 is BenchmarkRPOLUCBRoundGardner at
+// t = 3000, past the last-level cache (the factor alone is 36 MB).
+func BenchmarkRPOLUCBRoundGardner3000(b *testing.B) { benchRPOLGardner(b, 3000) }
+
+func benchRPOLGardner(b *testing.B, t0 int) {
 	p, in := gardnerInfo(b)
-	a, err := New("rpol-ucb", Config{Info: in, Horizon: 2000, Seed: 1})
+	a, err := New("rpol-ucb", Config{Info: in, Horizon: 2 * t0, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +143,7 @@ func BenchmarkRPOLUCBRoundGardner(b *testing.B) {
 	costs := make([]float64, 1)
 	// Fill the posteriors with 1000 observations at random points (the
 	// models' Observe; the ledger is bypassed for speed).
-	for s := 0; s < 1000; s++ {
+	for s := 0; s < t0; s++ {
 		x := []float64{6 * rng.Float64(), 6 * rng.Float64()}
 		y, _ := p.Observe(rng, &bandit.Round{T: 1}, bandit.PointAction(x), costs)
 		if err := r.f.Observe(bandit.PointAction(x), y); err != nil {
@@ -142,7 +155,7 @@ func BenchmarkRPOLUCBRoundGardner(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rd := &bandit.Round{T: 1000 + i}
+		rd := &bandit.Round{T: t0 + i}
 		d, err := r.Decide(rd)
 		if err != nil {
 			b.Fatal(err)

@@ -363,3 +363,39 @@ func TestArmPosteriorCovColumn(t *testing.T) {
 		}
 	}
 }
+
+// CovColumn with prior columns on demand (a kernel on coordinates, no N×N
+// matrix) and with a state shared by two outputs, against the full covariance.
+func TestArmPosteriorCovColumnKernelAndShared(t *testing.T) {
+	pts := make([][]float64, 15)
+	for i := range pts {
+		pts[i] = []float64{float64(i) / 14}
+	}
+	k, _ := NewSE(0.25, 1)
+	p, err := NewArmPosteriorKernel(k, pts, 0.02)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := p.Share()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []int{4, 9, 4} {
+		p.Observe(a, 0.3)
+		q.Observe(a, -0.1)
+	}
+	n := len(pts)
+	full := make([]float64, n*n)
+	col := make([]float64, n)
+	for _, post := range []*ArmPosterior{p, q} {
+		post.Cov(full)
+		for _, i := range []int{0, 4, 12} {
+			post.CovColumn(i, col)
+			for z := 0; z < n; z++ {
+				if math.Abs(col[z]-full[z*n+i]) > 1e-12 {
+					t.Fatalf("column %d row %d: %v, Cov %v", i, z, col[z], full[z*n+i])
+				}
+			}
+		}
+	}
+}

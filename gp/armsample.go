@@ -36,6 +36,7 @@ import (
 // does not modify the posterior, but it uses cached scratch space: like
 // Observe, it is not safe for concurrent use, even with itself.
 func (p *ArmPosterior) Sample(rng *rand.Rand, scale float64, dst []float64) error {
+	p.sync()
 	n := p.n
 	switch {
 	case rng == nil:
@@ -106,7 +107,7 @@ type armFactor struct {
 // priorFactor returns the cached armFactor of p, computing it on first use.
 func (p *ArmPosterior) priorFactor() *armFactor {
 	if p.factor == nil {
-		p.factor = newArmFactor(p.k, p.n)
+		p.factor = newArmFactor(p.Prior(), p.n)
 	}
 	return p.factor
 }

@@ -166,3 +166,80 @@ func BenchmarkSamplerDraw(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkArmObserveSource compares the prior given as a matrix with the
+// prior computed column by column from the kernel (no N×N matrix, issue 17)
+// on a run of 600 observations with many first pulls (|S| grows to ~300)
+// and the mean refreshes they trigger. One op is the whole run.
+func BenchmarkArmObserveSource(b *testing.B) {
+	n := 3000
+	pts := armPoints(n, 0, 1)
+	k := SE{Lengthscale: 0.2, Variance: 1}
+	gram := Gram(k, pts)
+	rng := rand.New(rand.NewPCG(4, 4))
+	seq := make([]int, 600)
+	for i := range seq {
+		if i%2 == 0 {
+			seq[i] = rng.IntN(n)
+		} else {
+			seq[i] = seq[i/2]
+		}
+	}
+	for _, src := range []string{"matrix", "kernel"} {
+		b.Run(src, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var p *ArmPosterior
+				var err error
+				if src == "matrix" {
+					p, err = NewArmPosterior(gram, n, 0.1)
+				} else {
+					p, err = NewArmPosteriorKernel(k, pts, 0.1)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				for j, a := range seq {
+					_ = p.Observe(a, float64(j%7)/7)
+				}
+				b.ReportMetric(float64(p.Distinct()), "|S|")
+			}
+		})
+	}
+}
+
+// BenchmarkPredict4 evaluates the posterior at four points at t = 1999: one
+// Predict each (four passes over L) against one PredictBatch (one pass, four
+// right-hand sides), and with gradients (1+d right-hand sides per point).
+// The solve cache is cleared before each op.
+func BenchmarkPredict4(b *testing.B) {
+	g := benchExact(b)
+	xs := exactPts[2000:2004]
+	mean, vr := make([]float64, 4), make([]float64, 4)
+	dm, dv := make([][]float64, 4), make([][]float64, 4)
+	for j := range dm {
+		dm[j], dv[j] = make([]float64, 3), make([]float64, 3)
+	}
+	b.Run("Predict", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for j, x := range xs {
+				mean[j], vr[j] = g.Predict(x)
+			}
+		}
+	})
+	b.Run("PredictBatch", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			g.f.sc.clear()
+			if err := g.PredictBatch(xs, mean, vr, nil, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("PredictBatchGrad", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			g.f.sc.clear()
+			if err := g.PredictBatch(xs, mean, vr, dm, dv); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

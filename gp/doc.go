@@ -18,14 +18,20 @@
 //
 // The package provides:
 //
-//   - kernels (SE, Matern, Linear, Precomputed) and Gram;
+//   - kernels (SE, Matern, Linear, Precomputed) and Gram; GradKernel, the
+//     closed-form gradients of SE, Matérn and linear kernels;
 //   - ArmPosterior, the posterior over a finite set of arms, updated by
 //     rank-one steps whose cost depends on the number of distinct arms
-//     observed rather than on t;
+//     observed rather than on t; built from a kernel it computes prior
+//     columns on demand (O(N·|S|) memory), and outputs observed at the same
+//     arms share one covariance state (Share);
 //   - Exact, the posterior over arbitrary points through an incrementally
-//     extended Cholesky factor of K_t + λI, and Candidates, which keeps
-//     that posterior current at a fixed set of points in O(t·M) per
-//     observation;
+//     extended Cholesky factor of K_t + λI, shareable by outputs observed at
+//     the same points (Share), with batched predictions and gradients
+//     (PredictBatch); Candidates keeps that posterior current at a fixed set
+//     of points in O(t·M) per observation (ShareCandidates);
+//   - Sparse, an opt-in APPROXIMATE posterior with M inducing points (the
+//     DTC/VFE predictive), O(M²) per observation, and SelectInducing;
 //   - Sampler, joint Thompson-sampling draws N(μ, scale²·Σ) over a finite set;
 //   - BatchPosterior, the plain O(t³) formulas, used as a reference.
 //

@@ -19,7 +19,8 @@ const DefaultRefineEvals = 12
 // its score; evals bounds the number of evaluations per start
 // (DefaultRefineEvals when ≤ 0).
 //
-// gonum/optimize.NelderMead was the plan (issue 4), but importing
+// Agents use it for models without closed-form gradients (RefineGrad
+// otherwise). gonum/optimize.NelderMead was the plan (issue 4), but importing
 // gonum/optimize pulls stat/distmv and with it golang.org/x/tools v0.48,
 // which forces golang.org/x/sys up for the whole module; this 60-line
 // simplex avoids that go.mod change.

@@ -1,6 +1,9 @@
 // Package maximise finds the arg max of a score over a domain: exhaustive
 // over a finite candidate set, with ties broken uniformly at random so that
-// the prior's flat scores do not always pick the first arm.
+// the prior's flat scores do not always pick the first arm, then, in a box,
+// a local refinement from the best candidates: RefineGrad (batched
+// projected gradient ascent) when the score has gradients, Refine
+// (Nelder–Mead) otherwise.
 package maximise
 
 import (

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,6 +16,18 @@ import (
 // refinement of maximise.Refine).
 type Predictor interface {
 	Predict(x []float64) (mean, variance float64)
+}
+
+// BatchPredictor is a Predictor that evaluates its posterior at many
+// points with one pass over its factor, with the gradients of mean and
+// variance in closed form (the gradient refinement of maximise.RefineGrad).
+type BatchPredictor interface {
+	Predictor
+	// PredictBatch writes μ and σ² at xs and, when dmean and dvar are not
+	// nil, their gradients.
+	PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error
+	// Gradients reports whether PredictBatch can compute gradients.
+	Gradients() bool
 }
 
 // DefaultCandidates is the number of candidate points For places in a box
@@ -77,6 +90,7 @@ func DefaultGrid(b *domain.Box) [][]float64 {
 // per observation) and gp.Candidates the candidates' posterior (O(t·M) per
 // observation). Predict evaluates the posterior anywhere in O(t²).
 type Box struct {
+	idx  map[string]int // candidate point → index, for gp.Candidates.SeedSolve
 	dom  *domain.Box
 	g    *gp.Exact
 	c    *gp.Candidates
@@ -110,7 +124,20 @@ func NewBox(dom *domain.Box, k gp.Kernel, noiseVar float64, cands [][]float64) (
 	if err := c.Sync(); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	return &Box{dom: dom, g: g, c: c, pts: c.Points(), kern: k, lam: noiseVar}, nil
+	idx := make(map[string]int, len(cands))
+	for i, x := range c.Points() {
+		idx[pointKey(x)] = i
+	}
+	return &Box{idx: idx, dom: dom, g: g, c: c, pts: c.Points(), kern: k, lam: noiseVar}, nil
+}
+
+// pointKey is the exact bit pattern of a point, as a map key.
+func pointKey(x []float64) string {
+	b := make([]byte, 8*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	}
+	return string(b)
 }
 
 // Len implements Model.
@@ -161,8 +188,54 @@ func (m *Box) Reset() {
 	_ = m.c.Sync() // rebuilds the prior; cannot fail after a successful NewBox
 }
 
-// Predict implements Predictor.
-func (m *Box) Predict(x []float64) (float64, float64) { return m.g.Predict(x) }
+// Predict implements Predictor. It goes through the GP's solve cache, so a
+// point that a batch has just evaluated (for this model or one sharing its
+// factor) costs O(t) instead of O(t²).
+func (m *Box) Predict(x []float64) (float64, float64) {
+	var mu, v [1]float64
+	if err := m.g.PredictBatch([][]float64{x}, mu[:], v[:], nil, nil); err != nil {
+		return math.NaN(), math.NaN()
+	}
+	return mu[0], v[0]
+}
+
+// PredictBatch implements BatchPredictor (gp.Exact.PredictBatch).
+func (m *Box) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	for _, x := range xs { // a candidate's solve is a column of W
+		if i, ok := m.idx[pointKey(x)]; ok {
+			m.c.SeedSolve(i)
+		}
+	}
+	if err := m.g.PredictBatch(xs, mean, variance, dmean, dvar); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// Gradients implements BatchPredictor: the kernel has a closed-form
+// gradient.
+func (m *Box) Gradients() bool {
+	_, ok := m.kern.(gp.GradKernel)
+	return ok
+}
+
+// Share returns a new, empty model of the same function class on the same
+// box and candidates that shares m's Cholesky factor and candidate matrix
+// (gp.Exact.Share, gp.ShareCandidates): f and g_1..g_m observed at the same
+// points pay the O(t²) and O(t·M) work once. Results are those of an
+// unshared model (a model that observes a different point takes a private
+// copy of the common prefix).
+func (m *Box) Share() (*Box, error) {
+	g := m.g.Share()
+	c, err := gp.ShareCandidates(g, m.c)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return &Box{idx: m.idx, dom: m.dom, g: g, c: c, pts: m.pts, kern: m.kern, lam: m.lam}, nil
+}
+
+// Shared reports whether m currently shares its factor with another model.
+func (m *Box) Shared() bool { return m.g.Shared() }
 
 // Domain returns the box.
 func (m *Box) Domain() *domain.Box { return m.dom }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -39,25 +40,39 @@ type Arms struct {
 
 // NewArms builds the posterior over a finite domain with prior kernel k and
 // noise variance λ. A *gp.Precomputed kernel is used as the prior covariance
-// matrix directly.
+// matrix directly (not copied); any other kernel is evaluated at the arms'
+// coordinates column by column as arms are observed, so no N×N matrix is
+// formed (memory O(N·|S|), issue 17).
 func NewArms(dom *domain.Finite, k gp.Kernel, noiseVar float64) (*Arms, error) {
-	var gram []float64
+	var (
+		p   *gp.ArmPosterior
+		err error
+	)
 	if pk, ok := k.(*gp.Precomputed); ok {
 		if pk.N != dom.N {
 			return nil, fmt.Errorf("model: precomputed kernel is %d×%d, the domain has %d arms", pk.N, pk.N, dom.N)
 		}
-		gram = pk.K
+		p, err = gp.NewArmPosteriorPrecomputed(pk, noiseVar)
 	} else {
 		if dom.Points == nil {
 			return nil, fmt.Errorf("model: kernel %s needs arm coordinates, the domain has none", k)
 		}
-		gram = gp.Gram(k, dom.Points)
+		p, err = gp.NewArmPosteriorKernel(k, dom.Points, noiseVar)
 	}
-	p, err := gp.NewArmPosterior(gram, dom.N, noiseVar)
 	if err != nil {
 		return nil, err
 	}
 	return &Arms{ArmPosterior: p, dom: dom}, nil
+}
+
+// Share returns a model at the prior that shares m's covariance state
+// (gp.ArmPosterior.Share); m must not have observed anything yet.
+func (m *Arms) Share() (*Arms, error) {
+	p, err := m.ArmPosterior.Share()
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return &Arms{ArmPosterior: p, dom: m.dom}, nil
 }
 
 // Len implements Model.
@@ -95,16 +110,67 @@ func For(info bandit.Info, k gp.Kernel, noiseVar float64) (Model, error) {
 
 // ForAll builds the posterior models of a constrained problem: f with
 // info.Kernel and g_1..g_M with info.ConstraintKernel(), all with noise
-// variance λ.
+// variance λ. Models with equal kernels share one factorisation (ForGroup).
 func ForAll(info bandit.Info, noiseVar float64) (f Model, g []Model, err error) {
-	if f, err = For(info, info.Kernel, noiseVar); err != nil {
+	ks := make([]gp.Kernel, 1+info.M)
+	ks[0] = info.Kernel
+	for j := 1; j < len(ks); j++ {
+		ks[j] = info.ConstraintKernel()
+	}
+	ms, err := ForGroup(info, ks, noiseVar)
+	if err != nil {
 		return nil, nil, err
 	}
-	g = make([]Model, info.M)
-	for j := range g {
-		if g[j], err = For(info, info.ConstraintKernel(), noiseVar); err != nil {
-			return nil, nil, err
+	return ms[0], ms[1:], nil
+}
+
+// ForGroup builds one model per kernel (For) with noise variance λ. Models
+// whose kernels are equal share their kernel-dependent state: on a box one
+// Cholesky factor and one candidate matrix (Box.Share), on finite arms one
+// covariance state (Arms.Share): f, g_1..g_m, or the penalty GPs of 002, all
+// observed at the played points, then cost one O(t²) factor update and one
+// O(t·M) candidate update (boxes), or one O(N·|S|) covariance update
+// (arms), per round instead of one each.
+func ForGroup(info bandit.Info, ks []gp.Kernel, noiseVar float64) ([]Model, error) {
+	ms := make([]Model, len(ks))
+	for i, k := range ks {
+		for j := 0; j < i && ms[i] == nil; j++ {
+			if !sameKernel(ks[j], k) {
+				continue
+			}
+			switch m := ms[j].(type) {
+			case *Box:
+				s, err := m.Share()
+				if err != nil {
+					return nil, err
+				}
+				ms[i] = s
+			case *Arms:
+				s, err := m.Share()
+				if err != nil {
+					return nil, err
+				}
+				ms[i] = s
+			}
 		}
+		if ms[i] != nil {
+			continue
+		}
+		m, err := For(info, k, noiseVar)
+		if err != nil {
+			return nil, err
+		}
+		ms[i] = m
 	}
-	return f, g, nil
+	return ms, nil
+}
+
+// sameKernel reports whether a and b are the same kernel: equal values of a
+// comparable type (SE, Matérn, linear; the same *Precomputed).
+func sameKernel(a, b gp.Kernel) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
 }

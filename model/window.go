@@ -81,3 +81,31 @@ func AsPredictor(m Model) Predictor {
 	}
 	return nil
 }
+
+// PredictBatch implements BatchPredictor when the inner model does (check
+// with AsBatchPredictor).
+func (m *Window) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	return m.Model.(BatchPredictor).PredictBatch(xs, mean, variance, dmean, dvar)
+}
+
+// Gradients implements BatchPredictor.
+func (m *Window) Gradients() bool {
+	b, ok := m.Model.(BatchPredictor)
+	return ok && b.Gradients()
+}
+
+// AsBatchPredictor returns m as a BatchPredictor when it can evaluate its
+// posterior at a batch of points off the candidates (box models, possibly
+// windowed), else nil.
+func AsBatchPredictor(m Model) BatchPredictor {
+	if w, ok := m.(*Window); ok {
+		if _, ok := w.Model.(BatchPredictor); !ok {
+			return nil
+		}
+		return w
+	}
+	if p, ok := m.(BatchPredictor); ok {
+		return p
+	}
+	return nil
+}

@@ -1,0 +1,287 @@
+package gp
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// cacheEntry is a point solved against a factor: w = L_n⁻¹k(X_n, x) and,
+// when computed, dw[i] = L_n⁻¹∂k(X_n, x)/∂x_i. By the prefix property of L
+// the first n' ≤ n entries are the solve against the first n' points, and
+// the entry is extended to more rows in O((t−n)·t).
+type cacheEntry struct {
+	x    []float64
+	n    int
+	w    []float64
+	dw   [][]float64
+	kxx  float64
+	dkxx []float64 // ∂k(x, x)/∂x
+	bad  bool      // the kernel returned a non-finite value
+}
+
+// solveCache holds the last solved points of a factor, so that outputs
+// sharing the factor solve a batch once, and Add reuses the solve of the
+// point that refinement picked.
+type solveCache struct {
+	gen  int
+	e    []*cacheEntry
+	next int
+}
+
+// solveCacheSize is the number of points kept: a few refinement batches.
+const solveCacheSize = 32
+
+func (c *solveCache) clear() {
+	c.e = c.e[:0]
+	c.next = 0
+}
+
+func (c *solveCache) find(x []float64) *cacheEntry {
+	for _, e := range c.e {
+		if equalPoint(e.x, x) {
+			return e
+		}
+	}
+	return nil
+}
+
+func (c *solveCache) put(e *cacheEntry) {
+	for i, o := range c.e {
+		if equalPoint(o.x, e.x) {
+			c.e[i] = e
+			return
+		}
+	}
+	if len(c.e) < solveCacheSize {
+		c.e = append(c.e, e)
+		return
+	}
+	c.e[c.next] = e
+	c.next = (c.next + 1) % solveCacheSize
+}
+
+// extend brings e up to all t rows of f; it reports false if the kernel
+// returned a non-finite value.
+func (f *factor) extend(e *cacheEntry) bool {
+	t := len(f.pts)
+	if e.bad {
+		return false
+	}
+	if e.n >= t {
+		return true
+	}
+	e.w = grow(e.w, t)
+	for i := range e.dw {
+		e.dw[i] = grow(e.dw[i], t)
+	}
+	var gk GradKernel
+	var g []float64
+	if e.dw != nil {
+		gk = f.k.(GradKernel)
+		g = make([]float64, len(e.x))
+	}
+	for s := e.n; s < t; s++ {
+		r := f.row(s)
+		var kv float64
+		if gk != nil {
+			kv = gk.Grad(f.pts[s], e.x, g)
+		} else {
+			kv = f.k.Eval(f.pts[s], e.x)
+		}
+		if math.IsNaN(kv) || math.IsInf(kv, 0) {
+			e.bad = true
+			return false
+		}
+		e.w[s] = (kv - floats.Dot(r[:s], e.w[:s])) / r[s]
+		for i, d := range e.dw {
+			d[s] = (g[i] - floats.Dot(r[:s], d[:s])) / r[s]
+		}
+	}
+	e.n = t
+	return true
+}
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	nb := make([]float64, n, n+n/2+16)
+	copy(nb, b)
+	return nb
+}
+
+// lookup copies L⁻¹k(X, x) into dst (len(f.pts) entries) from the cache,
+// reporting false if x is not there.
+func (c *solveCache) lookup(f *factor, x []float64, dst []float64) bool {
+	if c.gen != f.gen {
+		return false
+	}
+	e := c.find(x)
+	if e == nil || !f.extend(e) {
+		return false
+	}
+	copy(dst, e.w[:len(dst)])
+	return true
+}
+
+// solve returns the cache entries of xs solved against all rows of f, with
+// gradients when grad is set (the kernel must be a GradKernel). Points not in
+// the cache are solved together: one pass over L for every right-hand side.
+func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
+	c := &f.sc
+	if c.gen != f.gen {
+		c.clear()
+		c.gen = f.gen
+	}
+	var gk GradKernel
+	if grad {
+		var ok bool
+		if gk, ok = f.k.(GradKernel); !ok {
+			return nil, fmt.Errorf("gp: kernel %v has no closed-form gradient", f.k)
+		}
+	}
+	t := len(f.pts)
+	out := make([]*cacheEntry, len(xs))
+	var fresh []*cacheEntry
+	var rhs [][]float64
+	for j, x := range xs {
+		if err := checkPoint(fmt.Sprintf("PredictBatch xs[%d]", j), x); err != nil {
+			return nil, err
+		}
+		if t > 0 && len(x) != len(f.pts[0]) {
+			return nil, fmt.Errorf("gp: PredictBatch xs[%d] has dimension %d, the GP's points have %d", j, len(x), len(f.pts[0]))
+		}
+		if e := c.find(x); e != nil {
+			if !f.extend(e) {
+				return nil, fmt.Errorf("gp: PredictBatch kernel %v is not finite at xs[%d] = %v", f.k, j, x)
+			}
+			out[j] = e
+			if grad && e.dw == nil { // w known (a candidate's column of W): solve ∂k only
+				d := len(x)
+				e.dw = make([][]float64, d)
+				for i := range e.dw {
+					e.dw[i] = make([]float64, t)
+				}
+				e.dkxx = make([]float64, d)
+				gk.Grad(x, x, e.dkxx)
+				floats.Scale(2, e.dkxx)
+				g := make([]float64, d)
+				for s, p := range f.pts {
+					kv := gk.Grad(p, x, g)
+					if math.IsNaN(kv) || math.IsInf(kv, 0) {
+						e.dw = nil
+						return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x_%d, xs[%d]) = %v", f.k, s, j, kv)
+					}
+					for i, v := range g {
+						e.dw[i][s] = v
+					}
+				}
+				rhs = append(rhs, e.dw...)
+			}
+			continue
+		}
+		e := &cacheEntry{x: append([]float64(nil), x...), n: t, w: make([]float64, t)}
+		d := len(x)
+		g := make([]float64, d)
+		if grad {
+			e.dw = make([][]float64, d)
+			for i := range e.dw {
+				e.dw[i] = make([]float64, t)
+			}
+			e.dkxx = make([]float64, d)
+			e.kxx = gk.Grad(x, x, e.dkxx)
+			// d/dx k(x, x) = 2·∂k(x, y)/∂y at y = x for a symmetric kernel.
+			floats.Scale(2, e.dkxx)
+		} else {
+			e.kxx = f.k.Eval(x, x)
+		}
+		if math.IsNaN(e.kxx) || math.IsInf(e.kxx, 0) {
+			return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x,x) = %v at xs[%d]", f.k, e.kxx, j)
+		}
+		for s, p := range f.pts {
+			var kv float64
+			if grad {
+				kv = gk.Grad(p, x, g)
+				for i, v := range g {
+					e.dw[i][s] = v
+				}
+			} else {
+				kv = f.k.Eval(p, x)
+			}
+			if math.IsNaN(kv) || math.IsInf(kv, 0) {
+				return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x_%d, xs[%d]) = %v", f.k, s, j, kv)
+			}
+			e.w[s] = kv
+		}
+		rhs = append(rhs, e.w)
+		rhs = append(rhs, e.dw...)
+		fresh = append(fresh, e)
+		out[j] = e
+	}
+	// One pass over the rows of L for all right-hand sides: row s is read
+	// once while it is hot in cache.
+	// The diagonal is read after the dot products, so that L is read as
+	// one sequential stream (reading it first costs a cache miss per row
+	// once L outgrows the cache).
+	for s := 0; s < t; s++ {
+		r := f.row(s)
+		rs := r[:s]
+		for _, b := range rhs {
+			b[s] -= floats.Dot(rs, b[:s])
+		}
+		d := r[s]
+		for _, b := range rhs {
+			b[s] /= d
+		}
+	}
+	for _, e := range fresh {
+		c.put(e)
+	}
+	return out, nil
+}
+
+// PredictBatch writes the posterior mean and variance (clamped at 0) at each
+// point of xs into mean and variance, and, when dmean and dvar are not nil,
+// their gradients (dmean[j], dvar[j] with len(xs[j]) entries each):
+//
+//	∇μ(x) = (L⁻¹∂k)ᵀv,  ∇σ²(x) = ∇k(x,x) − 2(L⁻¹∂k)ᵀL⁻¹k,
+//
+// ∂k = ∂k(X, x)/∂x (the kernel must then be a GradKernel). All points are
+// solved in one pass over L (several right-hand sides), and the solves are
+// cached, so that outputs sharing the factor evaluate the same batch for
+// O(t) each, and Add of a point solved here skips its O(t²) solve. The
+// values equal those of Predict to rounding (the same operations).
+func (g *Exact) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	if len(mean) < len(xs) || len(variance) < len(xs) {
+		return fmt.Errorf("gp: PredictBatch has %d points but room for %d means and %d variances", len(xs), len(mean), len(variance))
+	}
+	grad := dmean != nil || dvar != nil
+	if grad && (len(dmean) < len(xs) || len(dvar) < len(xs)) {
+		return fmt.Errorf("gp: PredictBatch has %d points but room for %d mean and %d variance gradients", len(xs), len(dmean), len(dvar))
+	}
+	es, err := g.f.solve(xs, grad)
+	if err != nil {
+		return err
+	}
+	n := len(g.ys)
+	for j, e := range es {
+		w := e.w[:n]
+		mean[j] = floats.Dot(w, g.v)
+		v := e.kxx - floats.Dot(w, w)
+		if v < 0 {
+			v = 0
+		}
+		variance[j] = v
+		if !grad {
+			continue
+		}
+		for i, d := range e.dw {
+			dn := d[:n]
+			dmean[j][i] = floats.Dot(dn, g.v)
+			dvar[j][i] = e.dkxx[i] - 2*floats.Dot(dn, w)
+		}
+	}
+	return nil
+}

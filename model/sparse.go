@@ -1,0 +1,165 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+)
+
+// SparseBox is an APPROXIMATE GP posterior of a function on a box: the
+// sparse GP gp.Sparse (DTC/VFE predictive, Titsias 2009) with M inducing
+// points chosen from the candidates by greedy conditional variance
+// (gp.SelectInducing), kept at the candidates in O(M·C) per observation and
+// O(M²) per prediction, whatever the number of observations. Agents use it
+// only when asked (parameter inducing = M > 0; issue 17); its results are
+// labelled by that parameter in the agent's name.
+type SparseBox struct {
+	dom *domain.Box
+	s   *gp.Sparse
+	pts [][]float64
+	k   gp.Kernel
+}
+
+// NewSparseBox returns the sparse posterior over dom with kernel k, noise
+// variance λ, the candidate points (DefaultGrid when nil) and m inducing
+// points selected from them (or the given inducing points z when not nil).
+func NewSparseBox(dom *domain.Box, k gp.Kernel, noiseVar float64, cands [][]float64, m int, z [][]float64) (*SparseBox, error) {
+	if dom == nil {
+		return nil, fmt.Errorf("model: box is nil")
+	}
+	if cands == nil {
+		cands = DefaultGrid(dom)
+	}
+	if len(cands) == 0 {
+		return nil, fmt.Errorf("model: box candidate set is empty")
+	}
+	for i, x := range cands {
+		if err := dom.Contains(x); err != nil {
+			return nil, fmt.Errorf("model: candidate %d: %w", i, err)
+		}
+	}
+	if z == nil {
+		if m < 1 {
+			return nil, fmt.Errorf("model: inducing = %d: must be at least 1", m)
+		}
+		var err error
+		if z, err = gp.SelectInducing(k, cands, m); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
+	s, err := gp.NewSparse(k, noiseVar, z, cands)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return &SparseBox{dom: dom, s: s, pts: cands, k: k}, nil
+}
+
+// Len implements Model.
+func (m *SparseBox) Len() int { return len(m.pts) }
+
+// Action implements Model: candidate i as a point action.
+func (m *SparseBox) Action(i int) bandit.Action { return bandit.PointAction(m.pts[i]) }
+
+// Observe implements Model; a.X must lie in the box.
+func (m *SparseBox) Observe(a bandit.Action, y float64) error {
+	if err := m.dom.Contains(a.X); err != nil {
+		return fmt.Errorf("model: action: %w", err)
+	}
+	if err := m.s.Add(a.X, y); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// Mean implements Model.
+func (m *SparseBox) Mean() []float64 { return m.s.Mean() }
+
+// Var implements Model.
+func (m *SparseBox) Var() []float64 { return m.s.Var() }
+
+// Cov implements Model (O(C²·M)).
+func (m *SparseBox) Cov(dst []float64) { m.s.CandidateCov(dst) }
+
+// InfoGain implements Model, with the sparse variances.
+func (m *SparseBox) InfoGain() float64 { return m.s.InfoGain() }
+
+// Count implements Model.
+func (m *SparseBox) Count() int { return m.s.Len() }
+
+// Reset implements Model.
+func (m *SparseBox) Reset() { m.s.Reset() }
+
+// Predict implements Predictor.
+func (m *SparseBox) Predict(x []float64) (float64, float64) { return m.s.Predict(x) }
+
+// PredictBatch implements BatchPredictor.
+func (m *SparseBox) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	if err := m.s.PredictBatch(xs, mean, variance, dmean, dvar); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// Gradients implements BatchPredictor.
+func (m *SparseBox) Gradients() bool {
+	_, ok := m.k.(gp.GradKernel)
+	return ok
+}
+
+// Inducing returns the inducing points (read-only).
+func (m *SparseBox) Inducing() [][]float64 { return m.s.Inducing() }
+
+// Options are the opt-in approximations of ForAllOpts and ForGroupOpts.
+type Options struct {
+	// Inducing > 0 replaces the exact GP on a box by the sparse GP with that
+	// many inducing points (SparseBox, an approximation); 0 = exact.
+	Inducing int
+}
+
+// ForGroupOpts is ForGroup with options: with Inducing > 0 every model is a
+// SparseBox (models with equal kernels share the inducing points), and the
+// domain must be a box.
+func ForGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options) ([]Model, error) {
+	if o.Inducing < 0 {
+		return nil, fmt.Errorf("model: inducing = %d: must be ≥ 0 (0 = exact GP)", o.Inducing)
+	}
+	if o.Inducing == 0 {
+		return ForGroup(info, ks, noiseVar)
+	}
+	box, ok := info.Domain.(*domain.Box)
+	if !ok {
+		return nil, fmt.Errorf("model: inducing = %d: the sparse GP applies to box domains, not %s", o.Inducing, info.Domain)
+	}
+	ms := make([]Model, len(ks))
+	for i, k := range ks {
+		var z [][]float64
+		for j := 0; j < i; j++ {
+			if sb, ok := ms[j].(*SparseBox); ok && sameKernel(ks[j], k) {
+				z = sb.Inducing()
+				break
+			}
+		}
+		m, err := NewSparseBox(box, k, noiseVar, nil, o.Inducing, z)
+		if err != nil {
+			return nil, err
+		}
+		ms[i] = m
+	}
+	return ms, nil
+}
+
+// ForAllOpts is ForAll with options (see ForGroupOpts).
+func ForAllOpts(info bandit.Info, noiseVar float64, o Options) (f Model, g []Model, err error) {
+	ks := make([]gp.Kernel, 1+info.M)
+	ks[0] = info.Kernel
+	for j := 1; j < len(ks); j++ {
+		ks[j] = info.ConstraintKernel()
+	}
+	ms, err := ForGroupOpts(info, ks, noiseVar, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ms[0], ms[1:], nil
+}
