@@ -85,6 +85,10 @@ func (c *Client) doKey(ctx context.Context, method, path, key string, in, out an
 	if out == nil || len(raw) == 0 {
 		return nil
 	}
+	if rb, ok := out.(*rawBody); ok {
+		*rb = raw
+		return nil
+	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("client: %s %s: decoding the answer: %w", method, path, err)
 	}
@@ -121,6 +125,31 @@ func (c *Client) Studies(ctx context.Context) ([]api.Study, error) {
 	err := c.do(ctx, "GET", "/studies", nil, &l)
 	return l.Studies, err
 }
+
+// StudyByName finds a study by its name (GET /studies?name=); the error is
+// an *api.Error with status 404 and field "name" when there is none.
+func (c *Client) StudyByName(ctx context.Context, name string) (api.Study, error) {
+	var l api.StudyList
+	if err := c.do(ctx, "GET", "/studies?name="+url.QueryEscape(name), nil, &l); err != nil {
+		return api.Study{}, err
+	}
+	if len(l.Studies) == 0 {
+		return api.Study{}, &api.Error{Err: api.ErrorBody{Status: http.StatusNotFound, Code: "not_found", Field: "name",
+			Message: fmt.Sprintf("no study named %q", name)}}
+	}
+	return l.Studies[0], nil
+}
+
+// DecisionsCSV returns every decision of a study as CSV (GET
+// /studies/{id}/decisions.csv): a header and one row per decision.
+func (c *Client) DecisionsCSV(ctx context.Context, id string) ([]byte, error) {
+	var raw rawBody
+	err := c.do(ctx, "GET", studyPath(id, "/decisions.csv"), nil, &raw)
+	return raw, err
+}
+
+// rawBody receives an answer that is not JSON.
+type rawBody []byte
 
 // DeleteStudy deletes a study and its log.
 func (c *Client) DeleteStudy(ctx context.Context, id string) error {

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -66,4 +67,43 @@ func Example() {
 	// rounds: 60
 	// best feasible power ≤ 0.6: true
 	// 400 invalid_argument: costs: has 2 values, the study has 1 constraints
+}
+
+// Named, typed parameters: suggestions carry their values; a study is found
+// again by its name, and its decisions are exported as CSV.
+func ExampleClient_StudyByName() {
+	srv := httptest.NewServer(service.New(store.NewMemory(), service.Options{}))
+	defer srv.Close()
+	ctx := context.Background()
+	c := client.New(srv.URL)
+	_, err := c.CreateStudy(ctx, api.StudySpec{
+		Name: "typed",
+		Parameters: []api.Parameter{
+			{Name: "lr", Type: "float", Low: client.Float(1e-4), High: client.Float(1), Log: true},
+			{Name: "batch", Type: "int", Low: client.Float(16), High: client.Float(256), Log: true},
+			{Name: "opt", Type: "categorical", Choices: []any{"adam", "sgd"}},
+		},
+		Objective:   api.Objective{Name: "accuracy"},
+		Constraints: []api.Constraint{{Name: "memory", Threshold: 0.5}},
+		Algorithm:   "ckb-ucb",
+		Seed:        1,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	st, _ := c.StudyByName(ctx, "typed")
+	s, _ := c.Suggest(ctx, st.ID, 1)
+	p := s[0].Params
+	b := p["batch"].(float64) // JSON numbers decode as float64 in Go; the server sent an integer
+	fmt.Println(b == math.Trunc(b) && b >= 16 && b <= 256, p["opt"] == "adam" || p["opt"] == "sgd")
+	c.Observe(ctx, st.ID, api.Observation{DecisionID: s[0].DecisionID, Reward: client.Float(0.9), Costs: []float64{b / 512}})
+	csv, _ := c.DecisionsCSV(ctx, st.ID)
+	fmt.Print(string(csv[:bytes.IndexByte(csv, '\n')+1]))
+	_, err = c.StudyByName(ctx, "nope")
+	fmt.Println(err)
+	// Output:
+	// true true
+	// decision_id,round,arm,status,created,observed,params.lr,params.batch,params.opt,reward,costs.memory
+	// 404 not_found: name: no study named "nope"
 }

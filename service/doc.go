@@ -8,7 +8,7 @@
 //	GET    /openapi.json                 the OpenAPI 3.1 document
 //	GET    /metrics                      Prometheus text format
 //	POST   /studies                      create a study
-//	GET    /studies                      list studies
+//	GET    /studies                      list studies (?name= : the study of that name)
 //	GET    /studies/{id}                 get a study
 //	PATCH  /studies/{id}                 raise the horizon: {"horizon": N}
 //	DELETE /studies/{id}                 delete a study and its log
@@ -16,7 +16,9 @@
 //	POST   /studies/{id}/observations    tell: {"decision_id", "reward", "costs"} (Idempotency-Key)
 //	DELETE /studies/{id}/decisions/{did} abandon a pending decision
 //	GET    /studies/{id}/decisions       history with observations (?after=&limit=)
+//	GET    /studies/{id}/decisions.csv   every decision as CSV: a header, one row per decision
 //	GET    /studies/{id}/summary         rounds, pending, abandoned, cumulative cost and violation, best feasible point
+//	GET    /ui/                          the dashboard (package ui; its assets need no token, its data does)
 //
 // # Studies
 //
@@ -94,6 +96,58 @@
 //
 // Every default is written into the stored definition, so a later change of
 // defaults never changes how a stored study replays.
+//
+// # Parameters
+//
+// Instead of a space, a study can name and type its parameters:
+//
+//	"parameters": [{"name": "lr", "type": "float", "low": 1e-4, "high": 1, "log": true},
+//	               {"name": "layers", "type": "int", "low": 1, "high": 8},
+//	               {"name": "opt", "type": "categorical", "choices": ["adam", "sgd"]}]
+//
+// Suggestions, the history and the summary's best decision then carry
+// "params": {"lr": 0.0031, "layers": 3, "opt": "adam"} — a float as a
+// number, an int as a JSON integer, a categorical as the choice (a string,
+// number or boolean) — beside x. The learner works in the unit cube of an
+// encoding, as BoTorch/Ax and OSS Vizier do: a float or int is one
+// coordinate scaled to [0, 1] (after a log with "log": true; Ax's Log and
+// UnitX transforms, BoTorch's Normalize, Vizier's LOG scaling), a
+// categorical with k choices is k one-hot coordinates (Ax's OneHot
+// transform); x is that encoding. By default the learner chooses among a
+// finite candidate set of exact encodings (space.candidates, default 256:
+// every combination when there is no float and they are few — the
+// enumeration of BoTorch's optimize_acqf_mixed — else a Halton set mapped to
+// parameter values, ints in equal-width bins), stored with the definition;
+// so no suggestion is rounded. With "space": {"native": true} the learner
+// gets the cube itself and a point is decoded by rounding ints and taking
+// the arg max of each one-hot block (Ax's IntToFloat and OneHot
+// untransforms). The default lengthscale is 0.2 of the cube's side. A
+// study has either space or parameters (with parameters, space may hold
+// only candidates and native); names are distinct; bounds are finite,
+// integers for ints, low > 0 for a log float, low ≥ 1 for a log int; at
+// most 32 parameters encoding to at most 64 coordinates and 64 choices per
+// categorical; stage-wise priors (prior.safe, classes) and full_info need a
+// space. Errors name the field, e.g. "parameters[0].low".
+//
+// # Export
+//
+// GET /studies/{id}/decisions.csv (and `cbandit export --db … --study NAME
+// --format csv|json`, which reads the store directly — stop the server
+// first when it holds a SQLite file) writes a header and one row per
+// decision: decision_id, round, arm, status (pending, observed,
+// abandoned), created and observed (RFC 3339, UTC), params.NAME per
+// parameter or x[i] per coordinate, reward and costs.NAME per constraint as
+// measured (empty when not observed).
+//
+// # Dashboard
+//
+// /ui/ (package ui) lists the studies and shows, per study, the objective
+// per round with the best feasible value so far, each constraint metric per
+// round with its threshold, the cumulative violation Σ_t [metric −
+// threshold]⁺ of each constraint, and the latest decisions; it refreshes
+// every 3 s. Its assets are embedded and public (they hold no data); its
+// data comes from the API under the API's token rules, with the token the
+// page asks for, keeps in sessionStorage and sends as a bearer header.
 //
 // # Observations
 //

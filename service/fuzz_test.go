@@ -36,6 +36,10 @@ func FuzzRequests(f *testing.F) {
 		`{"name":"e","space":{"type":"box","lo":[-1e12,-1e12],"hi":[1e12,1e12]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":-1e12}],"algorithm":"ckb-ucb","prior":{"variance":1e12,"B":1e12}}`,
 		`{"name":"o","space":{"type":"points","points":[[0],[1]]},"objective":{"name":"y"},"constraints":[],"algorithm":"igp-ucb","epoch":1}`,
 		`{"decision_id":1,"reward":1e308}`, `{"decision_id":1,"reward":1e12,"costs":[-1e12]}`,
+		// issue 16: named, typed parameters
+		`{"name":"p","parameters":[{"name":"lr","type":"float","low":1e-4,"high":1,"log":true},{"name":"n","type":"int","low":1,"high":8},{"name":"o","type":"categorical","choices":["a","b",3,true]}],"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb"}`,
+		`{"name":"q","parameters":[{"name":"n","type":"int","low":-1e12,"high":1e12,"log":false}],"space":{"native":true},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"rpol-ucb"}`,
+		`{"name":"r","parameters":[{"name":"o","type":"categorical","choices":[{"a":1},[1]]}],"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb"}`,
 		`{"horizon":1000000000}`, `{"horizon":-5}`, `{"horizon":1e400}`, `"k\u0000ey"`,
 	} {
 		for op := uint8(0); op < fuzzOps; op++ {

@@ -63,6 +63,7 @@ type decState struct {
 	created   time.Time
 	reward    *float64
 	costs     []float64
+	observed  time.Time // of the last observation
 	abandoned bool
 }
 
@@ -217,6 +218,12 @@ func (l *live) applyAll(evs []store.Event, light bool) error {
 func (l *live) appended(ev store.Event) {
 	l.hashEvent(ev)
 	l.n++
+	if ev.Kind == store.KindTell {
+		var t tellEvent
+		if json.Unmarshal(ev.Data, &t) == nil && t.ID >= 1 && t.ID <= int64(len(l.decs)) && (t.Reward != nil || t.Costs != nil) {
+			l.decs[t.ID-1].observed = ev.Time
+		}
+	}
 }
 
 func (l *live) apply(ev store.Event, light bool) error {
@@ -411,13 +418,27 @@ func (l *live) complete(d *decState) bool {
 
 func (l *live) recordOf(i int) api.DecisionRecord {
 	d := l.decs[i]
-	return api.DecisionRecord{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy,
-		Created: d.created, Reward: d.reward, Costs: d.costs, Abandoned: d.abandoned}
+	r := api.DecisionRecord{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy,
+		Params: l.params(d.x), Created: d.created, Reward: d.reward, Costs: d.costs, Abandoned: d.abandoned}
+	if !d.observed.IsZero() {
+		t := d.observed
+		r.Observed = &t
+	}
+	return r
+}
+
+// params decodes a point into the study's parameter values (nil for a
+// study defined by a space).
+func (l *live) params(x []float64) map[string]any {
+	if len(l.spec.Parameters) == 0 {
+		return nil
+	}
+	return decodeParams(l.spec.Parameters, x)
 }
 
 func (l *live) suggestion(i int) api.Suggestion {
 	d := l.decs[i]
-	return api.Suggestion{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy}
+	return api.Suggestion{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy, Params: l.params(d.x)}
 }
 
 // summary computes the study's summary from its decisions. Every figure is
@@ -456,7 +477,7 @@ func (l *live) summary() api.Summary {
 		}
 		if feasible && d.reward != nil && l.b.sign**d.reward > bestVal {
 			bestVal = l.b.sign * *d.reward
-			s.Best = &api.Best{DecisionID: int64(i + 1), X: d.x, Reward: *d.reward, Costs: d.costs}
+			s.Best = &api.Best{DecisionID: int64(i + 1), X: d.x, Params: l.params(d.x), Reward: *d.reward, Costs: d.costs}
 		}
 	}
 	s.RewardSum = clampFinite(s.RewardSum)

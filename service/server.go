@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/service/ui"
 	"github.com/cbandit/cbandit/store"
 )
 
@@ -145,7 +146,23 @@ func New(st store.Store, opt Options) *Server {
 	handle("POST /studies/{id}/suggestions", s.suggest)
 	handle("POST /studies/{id}/observations", s.observe)
 	handle("GET /studies/{id}/decisions", s.decisions)
+	handle("GET /studies/{id}/decisions.csv", s.decisionsCSV)
 	handle("GET /studies/{id}/summary", s.summary)
+	// The dashboard's assets hold no data and need no token: its page asks
+	// for the token and sends it with each API call (package ui).
+	assets := ui.Handler()
+	handle("GET /ui/", func(w http.ResponseWriter, r *http.Request) error {
+		assets.ServeHTTP(w, r)
+		return nil
+	})
+	handle("GET /ui", func(w http.ResponseWriter, r *http.Request) error {
+		http.Redirect(w, r, ui.Prefix, http.StatusMovedPermanently)
+		return nil
+	})
+	handle("GET /{$}", func(w http.ResponseWriter, r *http.Request) error {
+		http.Redirect(w, r, ui.Prefix, http.StatusFound)
+		return nil
+	})
 	mux.Handle("/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{status: http.StatusNotFound, code: "not_found", field: "path",
 			msg: fmt.Sprintf("no endpoint %s %s (see /openapi.json)", r.Method, r.URL.Path)}
@@ -207,7 +224,7 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 			}
 			s.metrics.request(route, r.Method, w.code, time.Since(start).Seconds())
 		}()
-		if s.opt.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+		if s.opt.Token != "" && !public(r.URL.Path) && !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cbandit"`)
 			writeError(w, &apiError{status: http.StatusUnauthorized, code: "unauthenticated", field: "Authorization",
 				msg: "missing or wrong bearer token"})
@@ -225,6 +242,12 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 			writeError(w, ae)
 		}
 	})
+}
+
+// public reports whether a path is served without a token: /healthz, the
+// dashboard's assets and the redirects to them.
+func public(path string) bool {
+	return path == "/healthz" || path == "/" || path == "/ui" || strings.HasPrefix(path, ui.Prefix)
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -334,12 +357,22 @@ func studyOf(rec store.Study) (api.Study, error) {
 }
 
 func (s *Server) listStudies(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	name, byName := q.Get("name"), q.Has("name")
+	if byName {
+		if e := checkName("name", name); e != nil {
+			return e
+		}
+	}
 	recs, err := s.st.List(r.Context())
 	if err != nil {
 		return err
 	}
 	out := api.StudyList{Studies: make([]api.Study, 0, len(recs))}
 	for _, rec := range recs {
+		if byName && rec.Name != name {
+			continue
+		}
 		st, err := studyOf(rec)
 		if err != nil {
 			return err
@@ -709,7 +742,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 				}
 				data, _ := json.Marshal(a)
 				evs = append(evs, store.Event{Kind: store.KindAsk, Data: data})
-				sugg = append(sugg, api.Suggestion{DecisionID: a.ID, Round: a.Round, X: a.X, Arm: a.Arm, Policy: a.Policy})
+				sugg = append(sugg, l.suggestion(int(a.ID-1)))
 			}
 			return evs, nil
 		})

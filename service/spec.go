@@ -99,7 +99,14 @@ func normalize(s *api.StudySpec) *apiError {
 	if e := checkName("name", s.Name); e != nil {
 		return e
 	}
-	if e := normalizeSpace(&s.Space); e != nil {
+	if s.Parameters != nil {
+		if len(s.Parameters) == 0 {
+			return invalid("parameters", "must hold at least one parameter (or be absent, with a space)")
+		}
+		if e := normalizeParameters(s); e != nil {
+			return e
+		}
+	} else if e := normalizeSpace(&s.Space); e != nil {
 		return e
 	}
 	if e := checkName("objective.name", s.Objective.Name); e != nil {

@@ -21,17 +21,39 @@ func init() {
 	register(command{
 		name:    "serve",
 		usage:   "[--db sqlite:FILE | --db postgres://...] [--addr 127.0.0.1:8080] [--token T]",
-		summary: "serve the algorithms through the ask/tell HTTP API (OpenAPI at /openapi.json)",
+		summary: "serve the algorithms through the ask/tell HTTP API (OpenAPI at /openapi.json) and a dashboard at /ui/",
 		run:     runServe,
 	})
 }
 
+const serveHelp = `
+Studies take a space ("box", "points", "contextual") or named, typed
+"parameters" (float with optional "log", int, categorical); suggestions then
+carry "params" with each value in its type. GET /studies?name=N finds a
+study by name; GET /studies/{id}/decisions.csv exports its decisions (or,
+with the server stopped: cbandit export --db ... --study N --format csv|json).
+
+Dashboard: http://ADDR/ui/ lists the studies; a study's page shows the
+objective per round with the best feasible value so far, each constraint per
+round with its threshold, the cumulative violation and the decisions, and
+refreshes itself. Its assets are embedded (no CDN, works offline) and need no
+token; with --token the page asks for the token, keeps it in the tab's
+sessionStorage and sends it as "Authorization: Bearer" on each API call.
+
+Python client: clients/python (PYTHONPATH=clients/python; import cbandit).
+`
+
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := commands["serve"]
 	fs := newFlagSet(c, stderr)
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		flagsUsage()
+		fmt.Fprint(stderr, serveHelp)
+	}
 	db := fs.String("db", "sqlite:cbandit.db", "store: sqlite:FILE[?sync=normal] (one process per file; synchronous=FULL unless sync=normal), postgres://… (several replicas), or memory: (nothing kept)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (loopback by default; port 0 picks a free port)")
-	token := fs.String("token", "", "bearer token required on every endpoint but /healthz (default $CBANDIT_TOKEN; empty: no authentication)")
+	token := fs.String("token", "", "bearer token required on every endpoint but /healthz and the dashboard's assets (default $CBANDIT_TOKEN; empty: no authentication)")
 	maxBody := fs.Int64("max-body", service.DefaultMaxBodyBytes, "request body limit in bytes")
 	cacheSize := fs.Int("cache", service.DefaultCacheSize, "studies kept live in memory (others are replayed from their log on use)")
 	cacheMiB := fs.Int64("cache-mib", service.DefaultCacheBytes>>20, "estimated memory bound of the live studies, MiB")
@@ -90,7 +112,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
-	fmt.Fprintf(stdout, "cbandit serve: listening on http://%s (store %s)\n", ln.Addr(), st.Kind())
+	fmt.Fprintf(stdout, "cbandit serve: listening on http://%s (store %s); dashboard at http://%s/ui/\n", ln.Addr(), st.Kind(), ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

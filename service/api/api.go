@@ -113,9 +113,33 @@ type Prior struct {
 	CostClass   [][]float64 `json:"cost_class,omitempty"`
 }
 
+// Parameter is one named, typed parameter of a study defined by
+// parameters instead of a space.
+type Parameter struct {
+	Name string `json:"name"`
+	// Type is "float", "int" or "categorical".
+	Type string `json:"type"`
+	// Low and High bound a float or int parameter (inclusive; integers for
+	// an int).
+	Low  *float64 `json:"low,omitempty"`
+	High *float64 `json:"high,omitempty"`
+	// Log searches a float or int parameter on a log scale (low > 0 for a
+	// float, low ≥ 1 for an int).
+	Log bool `json:"log,omitempty"`
+	// Choices are a categorical parameter's values: strings, numbers or
+	// booleans.
+	Choices []any `json:"choices,omitempty"`
+}
+
 // StudySpec defines a study.
 type StudySpec struct {
-	Name        string       `json:"name"`
+	Name string `json:"name"`
+	// Parameters, an alternative to Space, name and type the study's
+	// parameters; suggestions then carry their values (Suggestion.Params).
+	// The service derives Space from them: the encoded points the learner
+	// chooses among (the unit cube of their encoding), or with
+	// space.native the cube itself.
+	Parameters  []Parameter  `json:"parameters,omitempty"`
 	Space       Space        `json:"space"`
 	Objective   Objective    `json:"objective"`
 	Constraints []Constraint `json:"constraints"`
@@ -161,7 +185,8 @@ type Study struct {
 	Rounds int `json:"rounds"`
 }
 
-// StudyList is the answer of GET /studies.
+// StudyList is the answer of GET /studies (?name= keeps the study of that
+// name, if any).
 type StudyList struct {
 	Studies []Study `json:"studies"`
 }
@@ -192,6 +217,10 @@ type Suggestion struct {
 	// Policy is the distribution the action was drawn from (randomised
 	// algorithms only).
 	Policy []float64 `json:"policy,omitempty"`
+	// Params are the parameters' values (studies defined by parameters):
+	// a float as a number, an int as an integer, a categorical as the
+	// choice. X is then their encoding in the learner's unit cube.
+	Params map[string]any `json:"params,omitempty"`
 }
 
 // SuggestResponse is the answer of POST /studies/{id}/suggestions.
@@ -237,9 +266,13 @@ type DecisionRecord struct {
 	X          []float64 `json:"x"`
 	Arm        int       `json:"arm"`
 	Policy     []float64 `json:"policy,omitempty"`
-	Created    time.Time `json:"created"`
-	Reward     *float64  `json:"reward,omitempty"`
-	Costs      []float64 `json:"costs,omitempty"`
+	// Params are the parameters' values (studies defined by parameters).
+	Params  map[string]any `json:"params,omitempty"`
+	Created time.Time      `json:"created"`
+	// Observed is when the decision's last observation arrived.
+	Observed *time.Time `json:"observed,omitempty"`
+	Reward   *float64   `json:"reward,omitempty"`
+	Costs    []float64  `json:"costs,omitempty"`
 	// Abandoned is set for a decision abandoned by DELETE or by the
 	// server's pending-decision TTL: it takes no observation.
 	Abandoned bool `json:"abandoned,omitempty"`
@@ -274,8 +307,10 @@ type ConstraintSummary struct {
 type Best struct {
 	DecisionID int64     `json:"decision_id"`
 	X          []float64 `json:"x"`
-	Reward     float64   `json:"reward"`
-	Costs      []float64 `json:"costs"`
+	// Params are the parameters' values (studies defined by parameters).
+	Params map[string]any `json:"params,omitempty"`
+	Reward float64        `json:"reward"`
+	Costs  []float64      `json:"costs"`
 }
 
 // Summary is the answer of GET /studies/{id}/summary.

@@ -1,0 +1,213 @@
+"""Tests of the Python client against a live ``cbandit serve``.
+
+The server: ``CBANDIT_URL`` (a running server, no token), or ``CBANDIT_BIN``
+(a cbandit binary: ``serve --db memory:`` is started on a free loopback port
+for the tests, and a second one with a token).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+import subprocess
+import unittest
+import urllib.request
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import cbandit
+
+_servers: List[subprocess.Popen] = []
+URL = ""
+
+
+def start_server(*extra: str) -> Tuple[subprocess.Popen, str]:
+    """Starts ``cbandit serve`` on a free loopback port and returns it with its URL."""
+    binary = os.environ["CBANDIT_BIN"]
+    proc = subprocess.Popen([binary, "serve", "--db", "memory:", "--addr", "127.0.0.1:0", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline() if proc.stdout else ""
+    m = re.search(r"listening on (http://\S+)", line)
+    if not m:
+        proc.kill()
+        raise RuntimeError(f"cbandit serve did not start: {line!r}")
+    _servers.append(proc)
+    url = m.group(1)
+    with urllib.request.urlopen(url + "/healthz", timeout=10) as r:
+        assert r.status == 200
+    return proc, url
+
+
+def setUpModule() -> None:
+    global URL
+    if os.environ.get("CBANDIT_URL"):
+        URL = os.environ["CBANDIT_URL"].rstrip("/")
+    elif os.environ.get("CBANDIT_BIN"):
+        _, URL = start_server()
+    else:
+        raise unittest.SkipTest("set CBANDIT_BIN (a cbandit binary) or CBANDIT_URL (a running server without token)")
+
+
+def tearDownModule() -> None:
+    for p in _servers:
+        p.terminate()
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+PARAMETERS = [
+    {"name": "lr", "type": "float", "low": 1e-4, "high": 1, "log": True},
+    {"name": "layers", "type": "int", "low": 1, "high": 8},
+    {"name": "opt", "type": "categorical", "choices": ["adam", "sgd"]},
+]
+
+
+def toy(params: dict) -> Tuple[float, float]:
+    """A toy system: accuracy peaks at lr = 1e-2 and 4 layers; latency grows with layers."""
+    acc = math.exp(-((math.log10(params["lr"]) + 2) ** 2) / 2) - 0.03 * (params["layers"] - 4) ** 2
+    if params["opt"] == "sgd":
+        acc -= 0.1
+    return acc, params["layers"] / 8
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.client = cbandit.Client(URL)
+
+    def test_twenty_rounds_summary_and_lookup(self) -> None:
+        study = self.client.create_study(name="py-typed", parameters=PARAMETERS, objective={"name": "accuracy"},
+                                         constraints=[{"name": "latency", "threshold": 0.6}],
+                                         algorithm="ckb-ucb", seed=4, horizon=50)
+        self.assertTrue(study.id.startswith("s-"))
+        for i in range(20):
+            trial = study.ask()
+            self.assertEqual(trial.round, i + 1)
+            p = trial.params
+            self.assertIsInstance(p["lr"], float)
+            self.assertTrue(1e-4 <= p["lr"] <= 1, p)
+            self.assertIsInstance(p["layers"], int)
+            self.assertNotIsInstance(p["layers"], bool)
+            self.assertTrue(1 <= p["layers"] <= 8, p)
+            self.assertIn(p["opt"], ("adam", "sgd"))
+            self.assertEqual(len(trial.x), 4)  # lr, layers, one-hot opt
+            acc, lat = toy(p)
+            answer = study.tell(trial, reward=acc, costs=[lat])
+            self.assertEqual(answer["applied"], ["reward", "costs"])
+        s = study.summary()
+        self.assertEqual(s["rounds"], 20)
+        self.assertEqual(s["reward_observed"], 20)
+        self.assertEqual(s["pending"], 0)
+        self.assertIsNotNone(s.get("best"))
+        self.assertLessEqual(s["best"]["params"]["layers"] / 8, 0.6)
+
+        again = self.client.get_study("py-typed")
+        self.assertEqual(again.id, study.id)
+        self.assertEqual([p["name"] for p in again.spec["parameters"]], ["lr", "layers", "opt"])
+        self.assertEqual(self.client.get_study(study.id).name, "py-typed")
+
+        decs = study.decisions()
+        self.assertEqual([d["decision_id"] for d in decs], list(range(1, 21)))
+        rows = list(csv.reader(io.StringIO(study.decisions_csv())))
+        self.assertEqual(rows[0][:3], ["decision_id", "round", "arm"])
+        self.assertIn("params.layers", rows[0])
+        self.assertEqual(len(rows), 21)
+
+    def test_space_study_partial_and_abandoned(self) -> None:
+        study = self.client.create_study(name="py-box", space={"type": "box", "lo": [0, 0], "hi": [1, 1]},
+                                         objective="yield", constraints=[{"name": "power", "threshold": 0.5}],
+                                         seed=2, horizon=10)
+        trials = study.ask_many(3)
+        self.assertEqual([t.decision_id for t in trials], [1, 2, 3])
+        self.assertEqual(trials[0].params, {})
+        study.tell(trials[0], reward=0.5)
+        study.tell(trials[0], costs=[0.2])
+        self.assertEqual(study.tell(trials[0], reward=0.5)["duplicate"], ["reward"])
+        study.abandon(trials[2])
+        s = study.summary()
+        self.assertEqual((s["rounds"], s["pending"], s["abandoned"]), (3, 1, 1))
+        retry = study.ask(idempotency_key="job-1")
+        self.assertEqual(study.ask(idempotency_key="job-1").decision_id, retry.decision_id)
+
+    def test_float_values_are_floats(self) -> None:
+        """A float parameter's integral value (JSON 5) still reaches Python as a float."""
+        study = self.client.create_study(name="py-floats", parameters=[
+            {"name": "w", "type": "float", "low": 0, "high": 8}, {"name": "k", "type": "int", "low": 0, "high": 2}],
+            objective="f", constraints=[{"name": "g", "threshold": 1}], space={"candidates": 9})
+        seen = set()
+        for t in study.ask_many(9):
+            self.assertIsInstance(t.params["w"], float)
+            self.assertIsInstance(t.params["k"], int)
+            seen.add(t.params["w"] == int(t.params["w"]))
+        self.assertIn(True, seen, "want an integral float among the candidates, to test the coercion")
+
+    def test_errors_carry_status_code_and_field(self) -> None:
+        bad = [dict(PARAMETERS[0], low=0)] + PARAMETERS[1:]
+        with self.assertRaises(cbandit.APIError) as e:
+            self.client.create_study(name="py-bad", parameters=bad, objective="accuracy")
+        self.assertEqual((e.exception.status, e.exception.code, e.exception.field),
+                         (400, "invalid_argument", "parameters[0].low"))
+        self.assertIn("low", str(e.exception))
+
+        with self.assertRaises(cbandit.APIError) as e:
+            self.client.get_study("no-such-study")
+        self.assertEqual((e.exception.status, e.exception.field), (404, "name"))
+
+        cons = [{"name": "latency", "threshold": 0.6}]
+        study = self.client.create_study(name="py-dup", parameters=PARAMETERS, objective="accuracy", constraints=cons)
+        with self.assertRaises(cbandit.APIError) as e:
+            self.client.create_study(name="py-dup", parameters=PARAMETERS, objective="accuracy", constraints=cons)
+        self.assertEqual((e.exception.status, e.exception.code, e.exception.field), (409, "duplicate_name", "name"))
+
+        with self.assertRaises(cbandit.APIError) as e:
+            study.tell(99, reward=1.0)
+        self.assertEqual((e.exception.status, e.exception.field), (404, "decision_id"))
+
+        with self.assertRaises(cbandit.APIError) as e:
+            study.tell(study.ask(), reward=float("nan"))
+        self.assertEqual(e.exception.status, 400)
+
+        with self.assertRaises(cbandit.APIError) as e:
+            cbandit.Client("http://127.0.0.1:9", timeout=2).studies()
+        self.assertEqual((e.exception.status, e.exception.code), (0, "unreachable"))
+
+    @unittest.skipUnless(os.environ.get("CBANDIT_BIN"), "needs CBANDIT_BIN to start a server with a token")
+    def test_token(self) -> None:
+        _, url = start_server("--token", "py-secret")
+        with self.assertRaises(cbandit.APIError) as e:
+            cbandit.Client(url).studies()
+        self.assertEqual((e.exception.status, e.exception.code, e.exception.field),
+                         (401, "unauthenticated", "Authorization"))
+        c = cbandit.Client(url, token="py-secret")
+        c.create_study(name="tok", space={"type": "points", "points": [[0], [1]]}, objective="f",
+                       constraints=[{"name": "g", "threshold": 1}])
+        self.assertEqual([s.name for s in c.studies()], ["tok"])
+
+    def test_readme_example(self) -> None:
+        """The README's example runs as printed (against this server, under another study name)."""
+        readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+        code = re.search(r"```python\n(.*?)```", readme, re.S)
+        self.assertIsNotNone(code)
+        assert code is not None
+        body = code.group(1)
+        top = Path(__file__).resolve().parents[3] / "README.md"
+        if top.exists():  # the repository's README shows the same example
+            self.assertIn(body, top.read_text(), "README.md and clients/python/README.md differ in the example")
+        lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+        self.assertLessEqual(len(lines), 11, "the README example should stay about ten lines")
+        body = body.replace("http://127.0.0.1:8080", URL).replace('name="toy"', 'name="py-readme"')
+        out = io.StringIO()
+        from contextlib import redirect_stdout
+        with redirect_stdout(out):
+            exec(compile(body, "README.md", "exec"), {})
+        best = eval(out.getvalue().strip())  # the printed params dict
+        self.assertEqual(set(best), {"lr", "layers"})
+        self.assertLessEqual(best["layers"], 4)  # feasible: cost = layers/8 <= 0.5
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,178 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/store"
+)
+
+// Export formats of Server.Export and GET /studies/{id}/decisions.csv.
+const (
+	FormatCSV  = "csv"
+	FormatJSON = "json"
+)
+
+// Lookup finds a study by ID or, failing that, by name.
+func (s *Server) Lookup(ctx context.Context, nameOrID string) (api.Study, error) {
+	rec, err := s.st.Get(ctx, nameOrID)
+	if err == nil {
+		return studyOf(rec)
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return api.Study{}, err
+	}
+	recs, err := s.st.List(ctx)
+	if err != nil {
+		return api.Study{}, err
+	}
+	for _, rec := range recs {
+		if rec.Name == nameOrID {
+			return studyOf(rec)
+		}
+	}
+	return api.Study{}, notFound("study", "no study with ID or name %q", nameOrID)
+}
+
+// Export writes every decision of the study with ID id to w: as CSV (a
+// header, then one row per decision; see GET /studies/{id}/decisions.csv)
+// or as JSON (an api.DecisionList holding every decision).
+func (s *Server) Export(ctx context.Context, id, format string, w io.Writer) error {
+	var st api.StudySpec
+	var recs []api.DecisionRecord
+	err := s.withStudy(ctx, id, true, func(l *live) error {
+		st = l.spec
+		recs = make([]api.DecisionRecord, len(l.decs))
+		for i := range l.decs {
+			recs[i] = l.recordOf(i)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	switch format {
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(api.DecisionList{Decisions: recs})
+	case FormatCSV:
+		return writeCSV(w, &st, recs)
+	}
+	return invalid("format", "= %q: accepted are %q, %q", format, FormatCSV, FormatJSON)
+}
+
+// CSVHeader is the header of a study's decisions.csv: decision_id, round,
+// arm, status (pending, observed or abandoned), created and observed (RFC
+// 3339, UTC), then the parameters by name (params.NAME) or the point's
+// coordinates (x[i]), the objective metric (reward), and each constraint
+// metric (costs.NAME), as measured.
+func CSVHeader(s *api.StudySpec) []string {
+	h := []string{"decision_id", "round", "arm", "status", "created", "observed"}
+	if len(s.Parameters) > 0 {
+		for _, p := range s.Parameters {
+			h = append(h, "params."+p.Name)
+		}
+	} else {
+		for i := 0; i < spaceDim(&s.Space); i++ {
+			h = append(h, fmt.Sprintf("x[%d]", i))
+		}
+	}
+	h = append(h, "reward")
+	for _, c := range s.Constraints {
+		h = append(h, "costs."+c.Name)
+	}
+	return h
+}
+
+func writeCSV(w io.Writer, s *api.StudySpec, recs []api.DecisionRecord) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader(s)); err != nil {
+		return err
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	d := spaceDim(&s.Space)
+	for _, r := range recs {
+		status := "pending"
+		switch {
+		case r.Abandoned:
+			status = "abandoned"
+		case r.Reward != nil && (len(s.Constraints) == 0 || r.Costs != nil):
+			status = "observed"
+		}
+		obs := ""
+		if r.Observed != nil {
+			obs = r.Observed.UTC().Format(time.RFC3339Nano)
+		}
+		row := []string{strconv.FormatInt(r.DecisionID, 10), strconv.Itoa(r.Round), strconv.Itoa(r.Arm), status,
+			r.Created.UTC().Format(time.RFC3339Nano), obs}
+		if len(s.Parameters) > 0 {
+			for _, p := range s.Parameters {
+				v := r.Params[p.Name]
+				if str, ok := v.(string); ok {
+					row = append(row, csvText(str))
+				} else {
+					row = append(row, fmt.Sprint(v))
+				}
+			}
+		} else {
+			for i := 0; i < d; i++ {
+				v := ""
+				if i < len(r.X) { // a contextual study's points have space.dim coordinates
+					v = num(r.X[i])
+				}
+				row = append(row, v)
+			}
+		}
+		if r.Reward != nil {
+			row = append(row, num(*r.Reward))
+		} else {
+			row = append(row, "")
+		}
+		for j := range s.Constraints {
+			if j < len(r.Costs) {
+				row = append(row, num(r.Costs[j]))
+			} else {
+				row = append(row, "")
+			}
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvText guards a text cell against formula injection: a cell that a
+// spreadsheet would read as a formula (starting with =, +, -, @, tab or
+// carriage return) gets a leading apostrophe (OWASP, "CSV Injection").
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func (s *Server) decisionsCSV(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	// Encode before writing the status: an error stays an error answer.
+	var buf bytes.Buffer
+	if err := s.Export(r.Context(), id, FormatCSV, &buf); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", id+"-decisions.csv"))
+	_, err := w.Write(buf.Bytes())
+	return err
+}

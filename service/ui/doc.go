@@ -1,0 +1,21 @@
+// Package ui is the dashboard of `cbandit serve`, served under /ui/: a list
+// of studies and, per study, the objective per round with the best feasible
+// value so far, each constraint metric per round with its threshold, the
+// cumulative violation of each constraint, and the decision table. The page
+// refreshes every few seconds while it is open.
+//
+// The assets (HTML, JavaScript, CSS) are embedded in the binary: no CDN, no
+// network beyond the server itself, so the dashboard works offline. Charts
+// are drawn as SVG by the page's own script.
+//
+// # Tokens
+//
+// The assets hold no data and are served without a token. Every piece of
+// data comes from the API (GET /studies, /studies/{id}, /summary,
+// /decisions) under the API's own rules: when the server has a token, the
+// page asks for it in a login field, keeps it in the tab's sessionStorage
+// (gone when the tab closes; never in a cookie, so no other site can make
+// the browser send it, and never in a URL, so it stays out of logs and
+// history) and sends it as "Authorization: Bearer TOKEN" on each of its
+// fetch calls. A wrong token shows the login field again.
+package ui
