@@ -11,7 +11,7 @@ import (
 var penaltyCommon = []bandit.ParamDoc{
 	{Name: "S", Default: "20", Doc: "epoch length S (002 App. E.1.1: S = 20)"},
 	{Name: "L", Default: "⌈T/S⌉", Doc: "number of epochs L (002 Alg. 2–3: T = LS); enters β through δ/L; L·S must cover the horizon"},
-	{Name: "history", Default: "all", Doc: "all: the GP of F_l keeps every past observation, re-weighted by the current κ (exact by linearity, see igpCore); epoch: a fresh IGP-UCB run per epoch, as Alg. 2–3 are written. 002 App. E does not say: our choice"},
+	{Name: "history", Default: "epoch", Doc: "epoch: a fresh IGP-UCB run per epoch, as 002 Alg. 2 and 3 are written (\"Run IGP-UCB(F_l, k_l, B, R, λ, δ/L, S) for S iterations\", step 3); all: the GP of F_l keeps every past observation, re-weighted by the current κ (exact by linearity, see igpCore) — our variant, labelled where used"},
 }
 
 var penaltyNoiselessParams = append(append(append([]bandit.ParamDoc(nil), igpParams...), penaltyCommon...),
@@ -80,7 +80,7 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 	if L*S < T {
 		return nil, fmt.Errorf("%s: parameters L = %d, S = %d: L·S = %d rounds do not cover the horizon T = %d (002: T = LS)", name, L, S, L*S, T)
 	}
-	hist, err := ps.String(name, "history", "all", "all", "epoch")
+	hist, err := ps.String(name, "history", "epoch", "all", "epoch")
 	if err != nil {
 		return nil, err
 	}

@@ -247,26 +247,36 @@ func verdict(v map[string]map[string]finals) string {
 		if !ok {
 			continue
 		}
-		a, okA := e[c.alg]
 		o, okO := e["oco-bandit"]
-		if !okA || !okO {
+		if !okO {
 			continue
 		}
-		k := len(a.checkpoints) / 2
-		v0, v1 := ends(a.violation)
-		vm, om := mean(a.violation[k]), mean(o.violation[k])
-		o0, o1 := ends(o.violation)
-		r0, r1 := ends(a.regret)
-		what := "R(t)/t"
-		if !strings.HasPrefix(c.exp, "gardner") {
-			what = "utility"
+		// The algorithm as written (history=epoch) and its labelled variants.
+		var variants []string
+		for l := range e {
+			if l == c.alg || strings.HasPrefix(l, c.alg+" ") {
+				variants = append(variants, l)
+			}
 		}
-		fmt.Fprintf(&b, "- %s: %s V(t)/t %.4f (t=%d) → %.4f (t=%d) → %.4f, %s %.4f → %.4f; oco-bandit V(t)/t %.4f → %.4f → %.4f.",
-			c.exp, c.alg, v0, a.checkpoints[0], vm, a.checkpoints[k], v1, what, r0, r1, o0, om, o1)
-		// "Falls toward 0": still falling over the second half and below OCO at
-		// the end; "OCO stalls": its V(t)/t changes by less than 20% over the second half.
-		fmt.Fprintf(&b, " Paper: the violation of Alg. 2/3 falls toward 0 while OCO stalls: %s.\n",
-			yes(v1 < vm && v1 < o1 && o1 > 0.8*om))
+		sort.Strings(variants)
+		for _, label := range variants {
+			a := e[label]
+			k := len(a.checkpoints) / 2
+			v0, v1 := ends(a.violation)
+			vm, om := mean(a.violation[k]), mean(o.violation[k])
+			o0, o1 := ends(o.violation)
+			r0, r1 := ends(a.regret)
+			what := "R(t)/t"
+			if !strings.HasPrefix(c.exp, "gardner") {
+				what = "utility"
+			}
+			fmt.Fprintf(&b, "- %s: %s V(t)/t %.4f (t=%d) → %.4f (t=%d) → %.4f, %s %.4f → %.4f; oco-bandit V(t)/t %.4f → %.4f → %.4f.",
+				c.exp, label, v0, a.checkpoints[0], vm, a.checkpoints[k], v1, what, r0, r1, o0, om, o1)
+			// "Falls toward 0": still falling over the second half and below OCO at
+			// the end; "OCO stalls": its V(t)/t changes by less than 20% over the second half.
+			fmt.Fprintf(&b, " Paper: the violation of Alg. 2/3 falls toward 0 while OCO stalls: %s.\n",
+				yes(v1 < vm && v1 < o1 && o1 > 0.8*om))
+		}
 	}
 	for _, p := range []struct{ noiseless, noisy string }{{"gardner-noiseless", "gardner-noisy"}, {"datarate-noiseless", "datarate-noisy"}} {
 		a, ok1 := v[p.noiseless]["penalty-noiseless"]
