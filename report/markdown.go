@@ -110,6 +110,11 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 		}
 		b.WriteString("\n")
 	}
+	for _, a := range s.Specs {
+		if m := a.Params["inducing"]; m != "" && m != "0" {
+			fmt.Fprintf(&b, "\n> **Approximation:** `%s` runs a sparse GP with %s inducing points (DTC/VFE predictive, Titsias 2009), not the exact posterior.\n", a.Label, m)
+		}
+	}
 	b.WriteString("\nThis command re-creates the run (same summary.json, timings aside):\n\n```\n")
 	if res.Command != "" {
 		b.WriteString(res.Command + "\n```\n\n")

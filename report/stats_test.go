@@ -98,3 +98,18 @@ func TestSweepFigure(t *testing.T) {
 		t.Fatal("x = 0 on a log axis accepted")
 	}
 }
+
+// A sparse-GP entry is labelled as an approximation in report.md.
+func TestApproximationLabelled(t *testing.T) {
+	res := &Results{Summary: Summary{Problem: "p", Horizon: 1, Trials: 1,
+		Algorithms: map[string]Algorithm{"fast": {}, "exact": {}},
+		Specs: []AlgoSpec{{Label: "exact", ID: "rpol-ucb"}, {Label: "fast", ID: "rpol-ucb", Params: map[string]string{"inducing": "256"}}}}}
+	dir := t.TempDir()
+	if err := Write(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	if !strings.Contains(string(md), "**Approximation:** `fast` runs a sparse GP with 256 inducing points") || strings.Contains(string(md), "`exact` runs a sparse") {
+		t.Fatalf("report.md:\n%s", md)
+	}
+}
