@@ -103,7 +103,7 @@ func TestSweepFigure(t *testing.T) {
 func TestApproximationLabelled(t *testing.T) {
 	res := &Results{Summary: Summary{Problem: "p", Horizon: 1, Trials: 1,
 		Algorithms: map[string]Algorithm{"fast": {}, "exact": {}},
-		Specs: []AlgoSpec{{Label: "exact", ID: "rpol-ucb"}, {Label: "fast", ID: "rpol-ucb", Params: map[string]string{"inducing": "256"}}}}}
+		Specs:      []AlgoSpec{{Label: "exact", ID: "rpol-ucb"}, {Label: "fast", ID: "rpol-ucb", Params: map[string]string{"inducing": "256"}}}}}
 	dir := t.TempDir()
 	if err := Write(dir, res); err != nil {
 		t.Fatal(err)
