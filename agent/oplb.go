@@ -11,34 +11,40 @@ import (
 
 // OPLB is 004 Alg. 2 (Optimistic–Pessimistic Linear Bandit) over a finite
 // action set A_t = {x_1..x_K} (per round or fixed; a multi-armed bandit
-// without coordinates uses the one-hot features e_a, x₀ = e_safe).
+// without coordinates uses the one-hot features e_a, x₀ = e_safe). Two
+// algorithms share this type:
 //
-// # The reduction that makes (34) tractable
+//   - `oplb` solves problem (34) as stated: max over π ∈ Δ_K of the optimistic
+//     reward (31) subject to the pessimistic cost (32) ≤ τ, both evaluated at
+//     the mean action x_π. (34) maximises a convex function over a convex set
+//     (004 §5.1.1: "could be intractable"); [linear.PolicySolver] solves it
+//     globally by branch-and-bound over simplices with a certified optimality
+//     gap (relative 1e-9), started from the LP policy below and the previous
+//     round's policy. The optimum may mix more than m + 1 actions: mixing
+//     shrinks ‖x_π‖ in (32). Cost per round: O(K d² + K² d) for the closed
+//     forms plus the search (a few to 10⁴ simplices of O(K³) each at
+//     K ≤ 20, one-hot; see linear/policy_test.go).
 //
-// Problem (34) maximises the convex function ⟨x_π, θ̂⟩ + α_r β ‖x_π‖_{Σ⁻¹}
-// over the policies whose pessimistic cost (32) is at most τ, a non-convex
-// program in general (004 §5.1.1). OPLB here replaces the two norms of the
-// mean action by the mean of the norms,
+//   - `oplb-lp` solves a relaxation of (34) that replaces the two norms of
+//     the mean action by the mean of the norms,
 //
-//	U^r(π) = Σ_a π_a Ṽ^r_t(x_a),   U^c(π) = Σ_a π_a Ṽ^c_t(x_a),
+//     U^r(π) = Σ_a π_a Ṽ^r_t(x_a),   U^c(π) = Σ_a π_a Ṽ^c_t(x_a),
 //
-// with Ṽ^r, Ṽ^c the closed forms (9), (10) of each action. By the triangle
-// inequality ‖x_π‖ ≤ Σ_a π_a ‖x_a‖, so U^r ≥ Ṽ^r (29) and U^c ≥ Ṽ^c (30):
+//     with Ṽ^r, Ṽ^c the closed forms (9), (10) of each action. By the triangle
+//     inequality ‖x_π‖ ≤ Σ_a π_a ‖x_a‖, so U^r ≥ Ṽ^r (29) and U^c ≥ Ṽ^c (30):
+//     safety (004 Prop. 26) is kept, since U^c(π) ≤ τ implies Ṽ^c(π) ≤ τ;
+//     optimism (004 Lemma 29) is kept, with π̃ = γπ* + (1−γ)π₀ the argument of
+//     Lemma 18 goes through with C₁ = β Σ_a π*_a ‖x_a^{o,⊥}‖ (Lemma 17 per
+//     action, x₀^{o,⊥} = 0), under the same condition on α_r, α_c; the width
+//     term becomes (α_r + 1)β Σ_a π_a ‖x_a‖_{Σ⁻¹}, bounded like Lemma 28 plus
+//     Prop. 15 (as in the OPB analysis, 004 Prop. 42). The relaxed problem is
+//     the LP (37) with u^r_a = Ṽ^r_t(x_a), u^c_a = Ṽ^c_t(x_a), so an optimal
+//     policy needs at most m + 1 actions (004 Lemma 30, App. D.4), found in
+//     O(K) pivots for one constraint. The price is conservatism: mixing cannot
+//     shrink the confidence widths as it does in (31)–(32). Cost per round:
+//     O(K d² m).
 //
-//   - Safety (004 Prop. 26) is kept: U^c(π) ≤ τ implies Ṽ^c(π) ≤ τ, so every
-//     policy OPLB plays lies in Π̃^f_t of (33).
-//   - Optimism (004 Lemma 29) is kept: with π̃ = γπ* + (1−γ)π₀ the argument of
-//     Lemma 18 goes through with C₁ = β Σ_a π*_a ‖x_a^{o,⊥}‖ (Lemma 17 applied
-//     per action, and x₀^{o,⊥} = 0), under the same condition on α_r, α_c.
-//   - The width term becomes (α_r + 1)β Σ_a π_a ‖x_a‖_{Σ⁻¹}, whose sum over
-//     rounds is bounded like Lemma 28 plus Prop. 15 (Azuma on the sampled arm),
-//     as in the OPB analysis (004 Prop. 42).
-//
-// The relaxed problem is exactly the LP (37) with u^r_a = Ṽ^r_t(x_a) and
-// u^c_a = Ṽ^c_t(x_a), so an optimal policy needs at most m + 1 actions
-// (004 Lemma 30, App. D.4), found in O(K) pivots for one constraint. The
-// price is some conservatism: mixing cannot shrink the confidence widths as
-// it does in (31)–(32). Cost per round: O(K d² m).
+// Both play only policies that are feasible for (33), so both keep 004 Prop. 26.
 type OPLB struct {
 	*stageCommon
 	model  *linear.Safe
@@ -49,15 +55,36 @@ type OPLB struct {
 	uc     [][]float64
 	pi     []float64
 	onehot [][]float64
+
+	exact       bool
+	solver      linear.PolicySolver
+	prob        linear.PolicyProblem
+	prev, exPi  []float64
+	uncertified int
 }
 
-func newOPLB(cfg Config) (bandit.Agent, error) {
-	const name = "oplb"
+func newOPLB(cfg Config) (bandit.Agent, error) { return newOPLBAgent("oplb", cfg, true) }
+
+func newOPLBLP(cfg Config) (bandit.Agent, error) { return newOPLBAgent("oplb-lp", cfg, false) }
+
+func newOPLBAgent(name string, cfg Config, exact bool) (bandit.Agent, error) {
 	c, err := newStageCommon(name, cfg, stageOpts{warm: true})
 	if err != nil {
 		return nil, err
 	}
-	a := &OPLB{stageCommon: c}
+	a := &OPLB{stageCommon: c, exact: exact}
+	if exact {
+		n, err := cfg.Params.Int(name, "nodes", 200000)
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 {
+			return nil, fmt.Errorf("%s: parameter nodes = %d: must be at least 1", name, n)
+		}
+		a.solver.MaxNodes = n
+	} else if _, ok := cfg.Params["nodes"]; ok {
+		return nil, fmt.Errorf("%s: parameter nodes: only oplb searches (34); oplb-lp solves an LP", name)
+	}
 	fin, isFinite := cfg.Info.Domain.(*domain.Finite)
 	x0 := c.st.X0
 	switch {
@@ -110,8 +137,8 @@ func (a *OPLB) roundPoints(r *bandit.Round) ([][]float64, int, error) {
 	return pts, s, err
 }
 
-// Decide implements bandit.Agent: lines 3–7 of 004 Alg. 2 with the
-// relaxation documented on the type.
+// Decide implements bandit.Agent: lines 3–7 of 004 Alg. 2, line 6 solved
+// exactly (`oplb`) or through the relaxation documented on the type (`oplb-lp`).
 func (a *OPLB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t++
 	pts, safe, err := a.roundPoints(r)
@@ -153,8 +180,51 @@ func (a *OPLB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		a.pi[safe] = 1
 	}
+	if a.exact {
+		if err := a.solveExact(pts, safe); err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+		}
+	}
 	return a.decision(r, pts, a.sample(a.pi), 0), nil
 }
+
+// solveExact replaces a.pi (the LP policy, feasible for (34)) by an optimal
+// policy of (34). The previous round's policy, when the action set has not
+// changed size and it is still feasible, is a second starting point.
+func (a *OPLB) solveExact(pts [][]float64, safe int) error {
+	k := len(pts)
+	if err := a.model.PolicyProblem(pts, &a.prob); err != nil {
+		return err
+	}
+	start := a.pi
+	if len(a.prev) == k && a.prob.Feasible(a.prev, a.tau) && a.prob.Reward(a.prev) > a.prob.Reward(a.pi) {
+		start = a.prev
+	}
+	if cap(a.exPi) < k {
+		a.exPi = make([]float64, k)
+	}
+	a.exPi = a.exPi[:k]
+	_, err := a.solver.Solve(&a.prob, a.tau, safe, start, a.exPi)
+	if errors.Is(err, linear.ErrNotCertified) {
+		a.uncertified++
+	} else if err != nil {
+		return err
+	}
+	for i, v := range a.exPi {
+		if v < 0 {
+			v = 0
+		}
+		a.pi[i] = v
+	}
+	a.prev = append(a.prev[:0], a.pi...)
+	return nil
+}
+
+// Uncertified is the number of rounds whose exact search stopped at its node
+// budget (the best feasible policy found, always feasible for (33), was
+// played). The runner does not report it; TestOPLBRelaxationIsSafe checks it
+// stays 0 on the 4-armed Bernoulli bandit.
+func (a *OPLB) Uncertified() int { return a.uncertified }
 
 func (a *OPLB) decision(r *bandit.Round, pts [][]float64, arm, tag int) bandit.Decision {
 	act := bandit.ArmAction(arm)
@@ -189,12 +259,24 @@ func (a *OPLB) Observe(fb bandit.Feedback) error {
 // Model returns the agent's linear models (for tests and reports).
 func (a *OPLB) Model() *linear.Safe { return a.model }
 
+var oplbParams = append(append([]bandit.ParamDoc(nil), stageParams...), bandit.ParamDoc{
+	Name: "nodes", Default: "200000",
+	Doc: "budget of simplices per round for the exact search of (34) (linear.PolicySolver); a round that exhausts it plays the best feasible policy found and is counted (OPLB.Uncertified). Not in 004, which leaves (34)'s solver open (§5.1.1)",
+})
+
 func init() {
 	Register(Spec{
 		Name:    "oplb",
-		Summary: "OPLB: optimistic–pessimistic policies over a finite linear action set (stage-wise constraint in expectation)",
-		Source:  "004 Alg. 2, §5.1, Prop. 25, Thm. 27; tractable via the per-action relaxation documented in agent/oplb.go (LP (37), support ≤ m+1)",
-		Params:  stageParams,
+		Summary: "OPLB: optimistic–pessimistic policies over a finite linear action set (stage-wise constraint in expectation); problem (34) solved exactly",
+		Source:  "004 Alg. 2, §5.1, Prop. 25, Thm. 27; (34) solved globally by branch-and-bound over simplices with a certified gap (linear.PolicySolver)",
+		Params:  oplbParams,
 		New:     newOPLB,
+	})
+	Register(Spec{
+		Name:    "oplb-lp",
+		Summary: "OPLB with (34) relaxed to the LP (37) over per-action widths (mean of the norms instead of the norm of the mean action): safe and optimistic, more conservative",
+		Source:  "004 Alg. 2 with the relaxation documented in agent/oplb.go (LP (37), support ≤ m+1, 004 Lemma 30, App. D.4)",
+		Params:  stageParams,
+		New:     newOPLBLP,
 	})
 }

@@ -11,19 +11,33 @@ import (
 // SafeLTS is the Safe-LTS baseline of 004 §4.5: linear Thompson sampling
 // restricted to the estimated safe set (Moradipari, Amani, Alizadeh and
 // Thrampoulidis 2019, "Safe linear Thompson sampling with side information",
-// Alg. 1). Each round it
+// Alg. 1), with the choices of the code the authors of 004 ran it with
+// (pacchiano/constrainedBandits, utilities_linear.py, class LinTS; read, not
+// copied). Each round t it
 //
-//  1. samples θ̃_t = θ̂_t + κ β_t(δ′) Σ_t^{-1/2} η_t with η_t ~ N(0, I_d), the
-//     Gaussian TS distribution of Abeille & Lazaric (2017) inflated by
-//     κ = 1 + 2/(τ − c₀) (their 1 + 2/C for x₀ = 0, c₀ = 0, S = L = 1), which
-//     keeps optimism with constant probability inside the restricted set;
-//  2. builds the estimated safe set D^s_t = {x : ⟨x, μ̂_t⟩ + β_t(δ′)‖x‖_{Σ_t⁻¹} ≤ τ}
-//     (the pessimistic cost of 004 (10) with α_c = 1; for x₀ = 0 exactly their set);
-//  3. plays argmax_{x ∈ A_t ∩ D^s_t} ⟨x, θ̃_t⟩.
+//  1. samples θ̃_t ~ N(θ̂_t, d·ρ_t²·Σ_t⁻¹), i.e. θ̃_t = θ̂_t + √d ρ_t Σ_t^{-1/2} η_t
+//     with η_t ~ N(0, I_d), where ρ_t = κ·R√(d log((1 + tL²/λ)/δ_t)) + √λ S
+//     inflates only the noise part of the radius by κ = 1/min(1, τ − c₀)
+//     (their 1/min(1, τ) for x₀ = 0) and δ_t = 1/(1+t) (their
+//     `delta = 1/(1+len(self.regrets))`);
+//  2. builds the estimated safe set D^s_t = {x : ⟨x, μ̂_t⟩ + β_t(δ_t)‖x‖_{Σ_t⁻¹} ≤ τ}
+//     (the pessimistic cost of 004 (10) with α_c = 1, the same δ_t);
+//  3. plays argmax_{x ∈ A_t ∩ D^s_t} ⟨x, θ̃_t⟩: over a star-convex set each
+//     ray is scaled to its safe length min(1, τ/UCB) as in their
+//     `scale_context_to_safety` (004 Lemma 14 in general); over a finite set,
+//     the safe points and x₀.
 //
-// δ′ = δ/(4T) as in their analysis. Over a star-convex set the linear
-// objective is maximised at an end of each ray's safe segment (as in
-// 004 Lemma 14); over a finite set, over the safe points and x₀.
+// Departures from their code, kept on purpose (also in
+// experiments/stagewise/shifts.yaml and unit-ball.yaml): the radius is the
+// bound of 004 Thm. 10, R√(d log((1+tL²/λ)/δ)) + √λS, shared with LC-LUCB,
+// not the log-det form 2·√(2 log(det(V)^{1/2}λ^{-d/2}/δ)) + √λ‖θ*‖ (their R is
+// a hard-coded 2.0 and their S the true norm, for both algorithms); λ = 1 as
+// 004 §4.5 states (their scripts use 0.1); x₀ is a candidate (their argmax
+// over rays never plays the safe action); no first round of a random ray
+// scaled with the true costs. The previous version (κ = 1 + 2/(τ − c₀) on the
+// whole radius, δ′ = δ/(4T), no √d) is close to
+// `kappa=…;delta-schedule=fixed;sqrt-d=false`, except that κ now leaves the
+// √λS term of the radius uninflated.
 type SafeLTS struct {
 	*stageCommon
 	model *linear.Safe
@@ -34,12 +48,16 @@ type SafeLTS struct {
 	chol  []float64
 	z, th []float64
 	u, xb []float64
+	fixed bool
+	sqrtD float64
 }
 
 var safeLTSParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "failure probability δ; the radius is β_t(δ′) with δ′ = δ/(4T) (Moradipari et al. 2019, after Abeille & Lazaric 2017); our choice of δ"},
-	{Name: "lambda", Default: "1", Doc: "regulariser λ (004 §4.5: λ = 1 for both algorithms)"},
-	{Name: "kappa", Default: "1 + 2/(τ − c₀)", Doc: "inflation of the TS perturbation (Moradipari et al. 2019: 1 + 2/C for threshold C, x₀ = 0)"},
+	{Name: "delta", Default: "0.05", Doc: "failure probability δ, used only with delta-schedule=fixed (δ′ = δ/(4T), Moradipari et al. 2019's analysis); our choice"},
+	{Name: "delta-schedule", Default: "authors", Doc: "authors: δ_t = 1/(1+t) for both radii, as the code 004's authors ran (constrainedBandits, LinTS); fixed: δ′ = δ/(4T)"},
+	{Name: "lambda", Default: "1", Doc: "regulariser λ (004 §4.5: λ = 1 for both algorithms; the authors' scripts use 0.1)"},
+	{Name: "kappa", Default: "1/min(1, τ − c₀)", Doc: "inflation of the noise part of the TS radius (constrainedBandits LinTS: 1/min(1, τ), x₀ = 0; Moradipari et al. 2019 state 1 + 2/C on the whole radius)"},
+	{Name: "sqrt-d", Default: "true", Doc: "sample with covariance d·ρ_t²Σ_t⁻¹ (constrainedBandits LinTS) instead of ρ_t²Σ_t⁻¹"},
 }
 
 func newSafeLTS(cfg Config) (bandit.Agent, error) {
@@ -67,14 +85,31 @@ func newSafeLTS(cfg Config) (bandit.Agent, error) {
 	a := &SafeLTS{stageCommon: c, d: d, x0: append([]float64(nil), x0...), star: st.StarConvex,
 		chol: make([]float64, d*d), z: make([]float64, d), th: make([]float64, d),
 		u: make([]float64, d), xb: make([]float64, d)}
-	if a.kappa, err = cfg.Params.Float(name, "kappa", 1+2/gap); err != nil {
+	if a.kappa, err = cfg.Params.Float(name, "kappa", 1/math.Min(1, gap)); err != nil {
 		return nil, err
+	}
+	sched, err := cfg.Params.String(name, "delta-schedule", "authors", "authors", "fixed")
+	if err != nil {
+		return nil, err
+	}
+	a.fixed = sched == "fixed"
+	sqs, err := cfg.Params.String(name, "sqrt-d", "true", "true", "false")
+	if err != nil {
+		return nil, err
+	}
+	sq := sqs == "true"
+	a.sqrtD = 1
+	if sq {
+		a.sqrtD = math.Sqrt(float64(d))
 	}
 	if !(a.kappa > 0) || math.IsInf(a.kappa, 0) {
 		return nil, fmt.Errorf("%s: parameter kappa = %v: must be a finite number > 0", name, a.kappa)
 	}
 	c.alphaR, c.alphaC = 1, 1
 	deltaP := c.delta / (4 * float64(cfg.Horizon))
+	if !a.fixed {
+		deltaP = 0.5 // δ_1 = 1/(1+1); Decide sets δ_t
+	}
 	if a.model, err = c.newSafeModel(d, a.x0, deltaP); err != nil {
 		return nil, err
 	}
@@ -114,7 +149,12 @@ func (a *SafeLTS) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if err != nil {
 		return bandit.Decision{}, err
 	}
-	// 1. θ̃ = θ̂ + κ β Σ^{-1/2} η.
+	if !a.fixed {
+		if err := a.model.SetDelta(1 / (1 + float64(a.t))); err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+		}
+	}
+	// 1. θ̃ = θ̂ + √d ρ_t Σ^{-1/2} η, ρ_t = κ(β_t − √λS) + √λS.
 	rm := a.model.Reward()
 	if err := cholesky(rm.Inverse(), a.d, a.chol); err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
@@ -122,7 +162,9 @@ func (a *SafeLTS) Decide(r *bandit.Round) (bandit.Decision, error) {
 	for i := range a.z {
 		a.z[i] = a.rng.NormFloat64()
 	}
-	scale := a.kappa * a.model.BetaR()
+	mc := a.model.Config()
+	prior := math.Sqrt(mc.Lambda) * mc.S
+	scale := a.sqrtD * (a.kappa*(a.model.BetaR()-prior) + prior)
 	th := rm.Theta()
 	for i := 0; i < a.d; i++ {
 		var v float64
@@ -204,7 +246,7 @@ func init() {
 	Register(Spec{
 		Name:    "safe-lts",
 		Summary: "Safe-LTS baseline: linear Thompson sampling restricted to the estimated safe set",
-		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1; the baseline of 004 §4.5",
+		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code 004's authors ran (constrainedBandits LinTS); the baseline of 004 §4.5",
 		Params:  safeLTSParams,
 		New:     newSafeLTS,
 	})

@@ -119,6 +119,23 @@ func (s *Safe) SetAlpha(alphaR, alphaC float64) error {
 	return nil
 }
 
+// SetDelta changes δ of 004 Thm. 10 (for agents whose confidence level
+// changes with the round, e.g. Safe-LTS's δ_t = 1/(1+t)); the radii are
+// recomputed at their next use.
+func (s *Safe) SetDelta(delta float64) error {
+	if !(delta > 0 && delta < 1) {
+		return fmt.Errorf("linear: delta = %v: must be in (0, 1)", delta)
+	}
+	if delta != s.cfg.Delta {
+		s.cfg.Delta = delta
+		s.betaRN = 0
+		for i := range s.betaCN {
+			s.betaCN[i] = 0
+		}
+	}
+	return nil
+}
+
 // Config returns the configuration.
 func (s *Safe) Config() SafeConfig { return s.cfg }
 

@@ -18,17 +18,23 @@ import (
 //	U_i(x) = c_i (log(a_i x + b_i) + d_i)             i = 2, 4 (eq. 36, logarithmic)
 //	f(x) = Σ_i U_i(x_i),  g(x) = 0.2x₁ + 0.4x₂ + 0.8x₃ + 1.2x₄ − 2.
 //
-// The constants a_i..d_i of Lee et al. (2005) could not be found with the
-// search tool; DataRateConst are our choices, keeping the stated shapes on
-// [0,2] (sigmoids with their inflection inside the range, concave logs, every
-// U_i(0) = 0 and increasing) — reported as such in the reproduction.
+// OUR SURROGATE: 002 does not give the constants a_i..d_i (it cites Lee et
+// al. 2005, whose values could not be found with the search tool).
+// DataRateConst are our choices, keeping the stated shapes on [0,2]
+// (sigmoids with their inflection inside the range, concave logs, every
+// U_i(0) = 0 and increasing); the parameters slope and shift move them for
+// the sensitivity run of `cbandit reproduce penalty`. Only the budget
+// weights (0.2, 0.4, 0.8, 1.2), the bound B = 3 and the noise are 002's.
 var dataRateParams = []bandit.ParamDoc{
 	{Name: "noise_u", Default: "0.1", Doc: "std of each server's utility measurement error (002 App. E.2: N(0, 0.01)); the reward noise is the sum over the 4 servers, std 2·noise_u"},
 	{Name: "noise_g", Default: "0", Doc: "half-width a of the uniform cost noise U[−a, a]: 0 = noiseless (002 App. E.2.1), 0.2 = App. E.2.2"},
+	{Name: "slope", Default: "1", Doc: "OUR SURROGATE (002 gives no a_i): multiplies every a_i of eq. (35)–(36); d_i of the sigmoids is reset so U_i(0) = 0. Default a = (6, 3, 4, 5)"},
+	{Name: "shift", Default: "0", Doc: "OUR SURROGATE (002 gives no b_i): added to the inflection points b₁ = 1, b₃ = 1.2 of the sigmoids (eq. 35); must keep them in (0, 2)"},
 	{Name: "lengthscale", Default: "1", Doc: "lengthscale of the problem's SE prior kernel (not given in 002: our choice; the reproduction sets Matérn 5/2 on the agents)"},
 }
 
-// DataRateConst are (a_i, b_i, c_i, d_i) of eq. (35)–(36), our choices (see above).
+// DataRateConst are (a_i, b_i, c_i, d_i) of eq. (35)–(36): OUR SURROGATE,
+// not 002's (see above); slope = 1, shift = 0.
 var DataRateConst = [4][4]float64{
 	{6, 1, 1, -1 / (1 + math.Exp(6))},       // U₁ sigmoidal, inflection at 1
 	{3, 1, 0.5, 0},                          // U₂ = 0.5 log(3x + 1)
@@ -40,20 +46,39 @@ var DataRateConst = [4][4]float64{
 // budget is B = 3 with h(0) = 1, so g = w·x − 2.
 var DataRateWeights = [4]float64{0.2, 0.4, 0.8, 1.2}
 
-// DataRateU returns U_i(x) (i 0-based).
-func DataRateU(i int, x float64) float64 {
-	a, b, c, d := DataRateConst[i][0], DataRateConst[i][1], DataRateConst[i][2], DataRateConst[i][3]
+// DataRateConstFor returns the surrogate constants with every a_i multiplied
+// by slope and the sigmoids' inflections b₁, b₃ moved by shift (d₁, d₃ reset
+// so that U_i(0) = 0).
+func DataRateConstFor(slope, shift float64) [4][4]float64 {
+	c := DataRateConst
+	for i := range c {
+		c[i][0] *= slope
+		if i%2 == 0 {
+			c[i][1] += shift
+			c[i][3] = -1 / (1 + math.Exp(c[i][0]*c[i][1]))
+		}
+	}
+	return c
+}
+
+// DataRateU returns U_i(x) (i 0-based) with the default constants.
+func DataRateU(i int, x float64) float64 { return dataRateU(&DataRateConst, i, x) }
+
+func dataRateU(k *[4][4]float64, i int, x float64) float64 {
+	a, b, c, d := k[i][0], k[i][1], k[i][2], k[i][3]
 	if i%2 == 0 {
 		return c * (1/(1+math.Exp(-a*(x-b))) + d)
 	}
 	return c * (math.Log(a*x+b) + d)
 }
 
-// DataRateF is f(x) = Σ_i U_i(x_i).
-func DataRateF(x []float64) float64 {
+// DataRateF is f(x) = Σ_i U_i(x_i) with the default constants.
+func DataRateF(x []float64) float64 { return dataRateF(&DataRateConst, x) }
+
+func dataRateF(k *[4][4]float64, x []float64) float64 {
 	s := 0.0
 	for i := 0; i < 4; i++ {
-		s += DataRateU(i, x[i])
+		s += dataRateU(k, i, x[i])
 	}
 	return s
 }
@@ -71,7 +96,7 @@ func DataRateG(x, dst []float64) {
 // is active at the optimum: x₄ = (2 − 0.2x₁ − 0.4x₂ − 0.8x₃)/1.2 (clipped to
 // [0, 2]); a grid over (x₁, x₂, x₃) with step 0.01, then a grid with step
 // 0.0005 around the best point.
-var dataRateOpt = sync.OnceValues(func() (float64, []float64) {
+func dataRateOptFor(cs *[4][4]float64) (float64, []float64) {
 	best, bx := math.Inf(-1), []float64(nil)
 	search := func(lo, hi [3]float64, step float64) {
 		n := [3]int{}
@@ -82,7 +107,7 @@ var dataRateOpt = sync.OnceValues(func() (float64, []float64) {
 		for k := range u {
 			u[k] = make([]float64, n[k])
 			for i := range u[k] {
-				u[k][i] = DataRateU(k, lo[k]+float64(i)*step)
+				u[k][i] = dataRateU(cs, k, lo[k]+float64(i)*step)
 			}
 		}
 		for i := 0; i < n[0]; i++ {
@@ -96,7 +121,7 @@ var dataRateOpt = sync.OnceValues(func() (float64, []float64) {
 						break
 					}
 					x4 = math.Min(x4, 2)
-					v := u[0][i] + u[1][j] + u[2][k] + DataRateU(3, x4)
+					v := u[0][i] + u[1][j] + u[2][k] + dataRateU(cs, 3, x4)
 					if v > best {
 						best, bx = v, []float64{x1, x2, x3, x4}
 					}
@@ -112,13 +137,37 @@ var dataRateOpt = sync.OnceValues(func() (float64, []float64) {
 	}
 	search(lo, hi, 0.0005)
 	return best, bx
-})
-
-// DataRateOpt returns max{f(x) : g(x) ≤ 0, x ∈ [0,2]⁴} and a maximiser.
-func DataRateOpt() (float64, []float64) {
-	v, x := dataRateOpt()
-	return v, append([]float64(nil), x...)
 }
+
+type dataRateKey struct{ slope, shift float64 }
+
+type dataRateOptVal struct {
+	v float64
+	x []float64
+}
+
+var (
+	dataRateOptMu    sync.Mutex
+	dataRateOptCache = map[dataRateKey]dataRateOptVal{}
+)
+
+// DataRateOptFor returns max{f(x) : g(x) ≤ 0, x ∈ [0,2]⁴} and a maximiser
+// for the constants DataRateConstFor(slope, shift) (computed once per pair).
+func DataRateOptFor(slope, shift float64) (float64, []float64) {
+	key := dataRateKey{slope, shift}
+	dataRateOptMu.Lock()
+	defer dataRateOptMu.Unlock()
+	o, ok := dataRateOptCache[key]
+	if !ok {
+		k := DataRateConstFor(slope, shift)
+		o.v, o.x = dataRateOptFor(&k)
+		dataRateOptCache[key] = o
+	}
+	return o.v, append([]float64(nil), o.x...)
+}
+
+// DataRateOpt returns the optimum for the default constants.
+func DataRateOpt() (float64, []float64) { return DataRateOptFor(1, 0) }
 
 // DataRate is the data rate allocation problem of 002 App. E.2.
 type DataRate struct {
@@ -140,6 +189,22 @@ func newDataRate(p bandit.Params) (Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	slope, err := p.Float(name, "slope", 1)
+	if err != nil {
+		return nil, err
+	}
+	if !(slope > 0) || math.IsInf(slope, 0) {
+		return nil, fmt.Errorf("%s: parameter slope = %v: must be a finite number > 0", name, slope)
+	}
+	shift, err := p.Float(name, "shift", 0)
+	if err != nil {
+		return nil, err
+	}
+	if !(shift > -1 && shift < 0.8) {
+		return nil, fmt.Errorf("%s: parameter shift = %v: must be in (−1, 0.8) so the inflections 1 + shift, 1.2 + shift stay in (0, 2)", name, shift)
+	}
+	cs := DataRateConstFor(slope, shift)
+	f := func(x []float64) float64 { return dataRateF(&cs, x) }
 	for k, v := range map[string]float64{"noise_u": nu, "noise_g": ng} {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%s: parameter %s = %v: must be a finite number ≥ 0", name, k, v)
@@ -154,8 +219,8 @@ func newDataRate(p bandit.Params) (Problem, error) {
 		return nil, err
 	}
 	nf := 2 * nu // std of the sum of four N(0, noise_u²) errors
-	fmax := DataRateF([]float64{2, 2, 2, 2})
-	opt, xopt := DataRateOpt()
+	fmax := f([]float64{2, 2, 2, 2})
+	opt, xopt := DataRateOptFor(slope, shift)
 	in := bandit.Info{
 		Domain: box, M: 1, Kernel: k,
 		NoiseVar: math.Max(nf*nf, 1e-6),
@@ -164,7 +229,7 @@ func newDataRate(p bandit.Params) (Problem, error) {
 		B: fmax, G: 3.2, R: nf, RG: ng,
 		Slater: 2, // g(0) = −2
 	}
-	pw, err := NewPiecewise(in, []int{1}, []Piece{{F: DataRateF, G: DataRateG, Opt: opt, XOpt: xopt}}, nf, 0)
+	pw, err := NewPiecewise(in, []int{1}, []Piece{{F: f, G: DataRateG, Opt: opt, XOpt: xopt}}, nf, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -191,7 +256,7 @@ func init() {
 	Register(Spec{
 		Name:    "data-rate",
 		Summary: "data rate allocation: 4 servers, sigmoidal/log utilities, one linear budget on [0,2]⁴",
-		Source:  "002 §3, App. E.2 (eq. 35–36), after Lee, Mazumdar & Shroff 2005",
+		Source:  "002 §3, App. E.2 (eq. 35–36), after Lee, Mazumdar & Shroff 2005; the constants a_i..d_i are OUR SURROGATE (002 does not give them; slope/shift move them)",
 		Params:  dataRateParams,
 		New:     func(p bandit.Params, _ uint64) (Problem, error) { return newDataRate(p) },
 	})

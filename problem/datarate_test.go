@@ -77,3 +77,31 @@ func TestDataRateNoise(t *testing.T) {
 		t.Fatal("default data-rate must be noiseless in g (002 App. E.2.1)")
 	}
 }
+
+// The sensitivity variants keep the stated shapes (U_i(0) = 0, increasing)
+// and move the optimum; bad values name the parameter.
+func TestDataRateSurrogateVariants(t *testing.T) {
+	base, _ := DataRateOptFor(1, 0)
+	for _, v := range [][2]float64{{0.5, 0}, {2, 0}, {1, -0.3}, {1, 0.3}} {
+		k := DataRateConstFor(v[0], v[1])
+		for i := 0; i < 4; i++ {
+			if u := dataRateU(&k, i, 0); math.Abs(u) > 1e-12 {
+				t.Errorf("slope %v shift %v: U_%d(0) = %v", v[0], v[1], i+1, u)
+			}
+			if !(dataRateU(&k, i, 2) > dataRateU(&k, i, 1)) {
+				t.Errorf("slope %v shift %v: U_%d not increasing", v[0], v[1], i+1)
+			}
+		}
+		opt, x := DataRateOptFor(v[0], v[1])
+		g := []float64{0}
+		DataRateG(x, g)
+		if g[0] > 1e-9 || math.Abs(dataRateF(&k, x)-opt) > 1e-12 || opt == base {
+			t.Errorf("slope %v shift %v: optimum %v at %v (g = %v, default %v)", v[0], v[1], opt, x, g[0], base)
+		}
+	}
+	for _, p := range []bandit.Params{{"slope": "0"}, {"slope": "-1"}, {"shift": "0.8"}, {"shift": "-1"}} {
+		if _, err := New("data-rate", p, 1); err == nil {
+			t.Errorf("%v accepted", p)
+		}
+	}
+}

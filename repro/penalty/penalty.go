@@ -90,7 +90,11 @@ func run(ctx context.Context, o experiment.Options) error {
 			}
 		}
 	}
-	return writeSummary(o.Out, order, verdicts, o.Quick)
+	sens, err := sensitivity(ctx, o)
+	if err != nil {
+		return err
+	}
+	return writeSummary(o.Out, order, verdicts, o.Quick, sens)
 }
 
 // execute is experiment.Execute with every round recorded (the boxplots
@@ -188,7 +192,7 @@ func boxes(dir, title string, fin map[string]finals, utility bool) error {
 }
 
 // writeSummary writes DIR/report.md: the paper's qualitative claims beside ours.
-func writeSummary(dir string, order []string, v map[string]map[string]finals, quick bool) error {
+func writeSummary(dir string, order []string, v map[string]map[string]finals, quick bool, sens string) error {
 	var b strings.Builder
 	b.WriteString("# Reproduction of 002 App. E (Shi & Eryilmaz)\n\n")
 	if quick {
@@ -218,6 +222,7 @@ func writeSummary(dir string, order []string, v map[string]map[string]finals, qu
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(sens)
 	if quick {
 		b.WriteString("## The paper's claims against ours\n\nLeft out at reduced size.\n")
 	} else {

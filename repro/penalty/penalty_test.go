@@ -22,7 +22,8 @@ func TestQuickReproduction(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"gardner-noiseless/box_regret.svg", "gardner-noisy/box_violation.png",
-		"datarate-noiseless/box_utility.svg", "datarate-noisy/summary.json", "tradeoff/curves.csv"} {
+		"datarate-noiseless/box_utility.svg", "datarate-noisy/summary.json", "tradeoff/curves.csv",
+		"datarate-sensitivity/violation_avg.svg", "datarate-sensitivity/slope2-shift0/summary.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
@@ -31,7 +32,8 @@ func TestQuickReproduction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Quick run (--quick)", "Left out at reduced size", "admmbo"} {
+	for _, want := range []string{"Quick run (--quick)", "Left out at reduced size", "admmbo",
+		"sensitivity to our surrogate constants", "| 0.5 | 0 | 2.2489 |", "| 1 | 0.3 |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
