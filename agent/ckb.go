@@ -23,7 +23,7 @@ var ckbParams = []bandit.ParamDoc{
 	{Name: "eps", Default: "0 (ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2)"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
-	inducingDoc,
+	inducingDoc, standardiseDoc, hyperDoc,
 }
 
 // CKB is 001 Algorithm 1: posterior models for f and each g_j, an
@@ -61,8 +61,11 @@ type ckbOptions struct {
 }
 
 func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
-	in := cfg.Info
 	p := cfg.Params
+	in, err := gpInfo(name, cfg)
+	if err != nil {
+		return nil, err
+	}
 	alpha, err := unitParam(name, p, "alpha", 0.05)
 	if err != nil {
 		return nil, err

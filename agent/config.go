@@ -14,7 +14,7 @@ var configParams = []bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance"},
-	inducingDoc,
+	inducingDoc, standardiseDoc, hyperDoc,
 }
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -37,7 +37,11 @@ type ConfigAgent struct {
 
 func newConfig(cfg Config) (bandit.Agent, error) {
 	const name = "config"
-	in, ps := cfg.Info, cfg.Params
+	ps := cfg.Params
+	in, err := gpInfo(name, cfg)
+	if err != nil {
+		return nil, err
+	}
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}

@@ -33,7 +33,12 @@
 //   - Sparse, an opt-in APPROXIMATE posterior with M inducing points (the
 //     DTC/VFE predictive), O(M²) per observation, and SelectInducing;
 //   - Sampler, joint Thompson-sampling draws N(μ, scale²·Σ) over a finite set;
-//   - BatchPosterior, the plain O(t³) formulas, used as a reference.
+//   - BatchPosterior, the plain O(t³) formulas, used as a reference;
+//   - hyperparameters from data: the ARD kernel (SE, Matérn 5/2),
+//     LogMarginal (log marginal likelihood and its analytic gradient,
+//     Rasmussen & Williams 2006 §5.4.1, checked against scikit-learn in
+//     testdata/) and FitHyper (bounded type-II maximum likelihood,
+//     deterministic starts).
 //
 // Constructors and update methods validate their input and return errors that
 // name the offending field and value; nothing in the package panics on bad

@@ -116,12 +116,44 @@ type Options struct {
 	// Inducing > 0 replaces the exact GP on a box by the sparse GP with that
 	// many inducing points (SparseBox, an approximation); 0 = exact.
 	Inducing int
+	// Standardise centres and scales every model's observations by running
+	// estimates (Adaptive; issue 14). The caller must then use constants in
+	// standardised units (StandardInfo).
+	Standardise bool
+	// Fit learns each model's ARD Matérn-5/2 hyperparameters and noise
+	// variance from its data on a doubling schedule (Adaptive; issue 14).
+	Fit bool
 }
 
 // ForGroupOpts is ForGroup with options: with Inducing > 0 every model is a
 // SparseBox (models with equal kernels share the inducing points), and the
 // domain must be a box.
+//
+// With Standardise or Fit every model is an Adaptive around its own model
+// (no shared factorisation) and is treated as an objective (centred); use
+// ForAllOpts for f and constraints.
 func ForGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options) ([]Model, error) {
+	return forGroupOpts(info, ks, noiseVar, o, nil)
+}
+
+// forGroupOpts is ForGroupOpts; constraint[i] marks model i as a constraint
+// for Adaptive (nil: none).
+func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options, constraint []bool) ([]Model, error) {
+	if o.Inducing < 0 {
+		return nil, fmt.Errorf("model: inducing = %d: must be ≥ 0 (0 = exact GP)", o.Inducing)
+	}
+	if o.Standardise || o.Fit {
+		ms := make([]Model, len(ks))
+		for i, k := range ks {
+			a, err := NewAdaptive(info.Domain, k, noiseVar, AdaptiveOptions{Standardise: o.Standardise, Fit: o.Fit,
+				Constraint: constraint != nil && constraint[i], Inducing: o.Inducing})
+			if err != nil {
+				return nil, err
+			}
+			ms[i] = a
+		}
+		return ms, nil
+	}
 	if o.Inducing < 0 {
 		return nil, fmt.Errorf("model: inducing = %d: must be ≥ 0 (0 = exact GP)", o.Inducing)
 	}
@@ -157,7 +189,11 @@ func ForAllOpts(info bandit.Info, noiseVar float64, o Options) (f Model, g []Mod
 	for j := 1; j < len(ks); j++ {
 		ks[j] = info.ConstraintKernel()
 	}
-	ms, err := ForGroupOpts(info, ks, noiseVar, o)
+	con := make([]bool, len(ks))
+	for j := 1; j < len(con); j++ {
+		con[j] = true
+	}
+	ms, err := forGroupOpts(info, ks, noiseVar, o, con)
 	if err != nil {
 		return nil, nil, err
 	}

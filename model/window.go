@@ -71,10 +71,16 @@ func (m *Window) Predict(x []float64) (float64, float64) {
 // off the candidates (box models, possibly windowed), else nil.
 func AsPredictor(m Model) Predictor {
 	if w, ok := m.(*Window); ok {
-		if _, ok := w.Model.(Predictor); !ok {
+		if AsPredictor(w.Model) == nil {
 			return nil
 		}
 		return w
+	}
+	if a, ok := m.(*Adaptive); ok {
+		if AsPredictor(a.inner) == nil {
+			return nil
+		}
+		return a
 	}
 	if p, ok := m.(Predictor); ok {
 		return p
@@ -99,10 +105,16 @@ func (m *Window) Gradients() bool {
 // windowed), else nil.
 func AsBatchPredictor(m Model) BatchPredictor {
 	if w, ok := m.(*Window); ok {
-		if _, ok := w.Model.(BatchPredictor); !ok {
+		if AsBatchPredictor(w.Model) == nil {
 			return nil
 		}
 		return w
+	}
+	if a, ok := m.(*Adaptive); ok {
+		if AsBatchPredictor(a.inner) == nil {
+			return nil
+		}
+		return a
 	}
 	if p, ok := m.(BatchPredictor); ok {
 		return p

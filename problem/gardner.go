@@ -18,6 +18,8 @@ var gardnerParams = []bandit.ParamDoc{
 	{Name: "noise_f", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian reward noise; 000 §7 says N(0, 0.05), which we read as variance 0.05 (the N(μ, σ²) convention)"},
 	{Name: "noise_g", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian cost noise (000 §7, as noise_f)"},
 	{Name: "lengthscale", Default: "1", Doc: "SE kernel lengthscale u (000 §2 uses the SE kernel; §7 does not give u: our choice)"},
+	{Name: "scale", Default: "1", Doc: "a > 0: the metrics in other units (issue 14): reward a·f + b, cost metric a·g + b with threshold b (so g' = a·g, the 0 level mapped with the units); noise, B, G, R, RG, Slater and the noise variance scale with them, the kernel does not"},
+	{Name: "offset", Default: "0", Doc: "b: the offset of the metrics' units (see scale)"},
 }
 
 var gardnerDriftParams = append(append([]bandit.ParamDoc(nil), gardnerParams...),
@@ -102,6 +104,20 @@ func newGardner(name string, p bandit.Params, drift bool) (Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	sc, err := p.Float(name, "scale", 1)
+	if err != nil {
+		return nil, err
+	}
+	if !(sc > 0) || math.IsInf(sc, 0) {
+		return nil, fmt.Errorf("%s: parameter scale = %v: must be a finite number > 0", name, sc)
+	}
+	off, err := p.Float(name, "offset", 0)
+	if err != nil {
+		return nil, err
+	}
+	if math.IsNaN(off) || math.IsInf(off, 0) {
+		return nil, fmt.Errorf("%s: parameter offset = %v: must be finite", name, off)
+	}
 	starts := []int{1}
 	if drift {
 		cp, _ := p.String(name, "change_points", "101,301")
@@ -128,9 +144,37 @@ func newGardner(name string, p bandit.Params, drift bool) (Problem, error) {
 		B: 7, G: 1.95, R: nf, RG: ng,
 		Slater: 0.05, // min g = −0.05 at (3π/2, π/2)
 	}
+	if sc != 1 || off != 0 {
+		pieces = rescalePieces(pieces, sc, off)
+		in.B = sc*in.B + math.Abs(off)
+		in.G, in.R, in.RG, in.Slater = sc*in.G, sc*in.R, sc*in.RG, sc*in.Slater
+		in.NoiseVar *= sc * sc
+		nf, ng = sc*nf, sc*ng
+	}
 	pw, err := NewPiecewise(in, starts, pieces, nf, ng)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return pw, nil
+}
+
+// rescalePieces returns the pieces with the metrics in other units: reward
+// a·f + b, cost metric a·g + b against the threshold b, so g' = a·g (a
+// constraint's 0 level moves with its units; issue 14).
+func rescalePieces(ps []Piece, a, b float64) []Piece {
+	out := make([]Piece, len(ps))
+	for k, pc := range ps {
+		f, g := pc.F, pc.G
+		out[k] = Piece{
+			F: func(x []float64) float64 { return a*f(x) + b },
+			G: func(x, d []float64) {
+				g(x, d)
+				for j := range d {
+					d[j] *= a
+				}
+			},
+			Opt: a*pc.Opt + b, XOpt: pc.XOpt,
+		}
+	}
+	return out
 }

@@ -1,0 +1,505 @@
+package gp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// ARD is a stationary kernel with one lengthscale per input dimension
+// (automatic relevance determination; Rasmussen & Williams 2006, §5.1,
+// eq. 5.2): with r² = Σ_d (x_d − y_d)²/ℓ_d²,
+//
+//	Nu = 0 (squared exponential): k = Variance·exp(−r²/2)
+//	Nu = 2.5 (Matérn 5/2):        k = Variance·(1 + √5 r + 5r²/3)·exp(−√5 r)
+//
+// It is the kernel whose hyperparameters FitHyper learns. A slice field
+// makes it incomparable, so models built on it never share a factor.
+type ARD struct {
+	Nu           float64
+	Lengthscales []float64
+	Variance     float64
+}
+
+// NewARD checks and returns an ARD kernel (Nu 0 or 2.5, lengthscales and
+// variance finite and > 0).
+func NewARD(nu float64, lengthscales []float64, variance float64) (ARD, error) {
+	if nu != 0 && nu != 2.5 {
+		return ARD{}, fmt.Errorf("gp: ARD nu = %v: must be 0 (SE) or 2.5 (Matérn 5/2)", nu)
+	}
+	if len(lengthscales) == 0 {
+		return ARD{}, fmt.Errorf("gp: ARD lengthscales: empty")
+	}
+	for i, l := range lengthscales {
+		if err := checkPositive(fmt.Sprintf("lengthscale[%d]", i), l); err != nil {
+			return ARD{}, err
+		}
+	}
+	if err := checkPositive("variance", variance); err != nil {
+		return ARD{}, err
+	}
+	return ARD{Nu: nu, Lengthscales: append([]float64(nil), lengthscales...), Variance: variance}, nil
+}
+
+func (k ARD) r2(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) != len(k.Lengthscales) {
+		return math.NaN()
+	}
+	var s float64
+	for i, l := range k.Lengthscales {
+		d := (x[i] - y[i]) / l
+		s += d * d
+	}
+	return s
+}
+
+// Eval implements Kernel (NaN on a dimension mismatch).
+func (k ARD) Eval(x, y []float64) float64 {
+	r2 := k.r2(x, y)
+	if k.Nu == 0 {
+		return k.Variance * math.Exp(-r2/2)
+	}
+	a := math.Sqrt(5 * r2)
+	return k.Variance * (1 + a + a*a/3) * math.Exp(-a)
+}
+
+// shape returns k/Variance and the factor c with ∂k/∂(ℓ_d⁻²(x_d−y_d)²)… in
+// the form used by the gradients: ∂k/∂log ℓ_d = c·(x_d−y_d)²/ℓ_d² and
+// ∂k/∂y_d = c·(x_d−y_d)/ℓ_d².
+func (k ARD) shape(r2 float64) (v, c float64) {
+	if k.Nu == 0 {
+		v = k.Variance * math.Exp(-r2/2)
+		return v, v
+	}
+	a := math.Sqrt(5 * r2)
+	e := math.Exp(-a)
+	return k.Variance * (1 + a + a*a/3) * e, k.Variance * 5.0 / 3 * (1 + a) * e
+}
+
+// Grad implements GradKernel: ∂k/∂y_d = c·(x_d − y_d)/ℓ_d² with c = k (SE)
+// or 5σ²/3·(1+√5 r)e^{−√5 r} (Matérn 5/2).
+func (k ARD) Grad(x, y, dst []float64) float64 {
+	r2 := k.r2(x, y)
+	if math.IsNaN(r2) {
+		return r2
+	}
+	v, c := k.shape(r2)
+	for i, l := range k.Lengthscales {
+		dst[i] = c * (x[i] - y[i]) / (l * l)
+	}
+	return v
+}
+
+// String implements Kernel.
+func (k ARD) String() string {
+	ls := make([]string, len(k.Lengthscales))
+	for i, l := range k.Lengthscales {
+		ls[i] = ff(l)
+	}
+	name := "ARD-SE"
+	if k.Nu == 2.5 {
+		name = "ARD-Matern52"
+	}
+	return name + "(lengthscales=[" + strings.Join(ls, ",") + "], variance=" + ff(k.Variance) + ")"
+}
+
+// Hyper are the hyperparameters of a GP with an ARD kernel and Gaussian
+// noise. Theta is their vector in the log space of scikit-learn's kernel
+// ConstantKernel·Matern/RBF + WhiteKernel: (log Variance, log ℓ_1..ℓ_d,
+// log NoiseVar).
+type Hyper struct {
+	Lengthscales []float64
+	Variance     float64
+	NoiseVar     float64
+}
+
+// Theta returns (log σ², log ℓ_1..ℓ_d, log λ).
+func (h Hyper) Theta() []float64 {
+	t := make([]float64, 0, len(h.Lengthscales)+2)
+	t = append(t, math.Log(h.Variance))
+	for _, l := range h.Lengthscales {
+		t = append(t, math.Log(l))
+	}
+	return append(t, math.Log(h.NoiseVar))
+}
+
+// HyperFromTheta is the inverse of Hyper.Theta.
+func HyperFromTheta(theta []float64) Hyper {
+	d := len(theta) - 2
+	h := Hyper{Variance: math.Exp(theta[0]), NoiseVar: math.Exp(theta[d+1]), Lengthscales: make([]float64, d)}
+	for i := range h.Lengthscales {
+		h.Lengthscales[i] = math.Exp(theta[1+i])
+	}
+	return h
+}
+
+// LogMarginal returns the log marginal likelihood of ys at xs under a
+// zero-mean GP with the ARD kernel of smoothness nu and hyperparameters
+// theta (Hyper.Theta), and its gradient in theta (Rasmussen & Williams
+// 2006, §5.4.1, eqs. 5.8 and 5.9):
+//
+//	log p(y|X,θ) = −½ yᵀα − Σ_i log L_ii − (n/2) log 2π,   α = (K+λI)⁻¹y
+//	∂/∂θ_j       = ½ tr((ααᵀ − (K+λI)⁻¹) ∂(K+λI)/∂θ_j)
+//
+// grad may be nil. It costs O(n³ + d·n²). An error names the failing
+// quantity (dimensions, a non-finite value, a matrix that is not positive
+// definite).
+func LogMarginal(nu float64, xs [][]float64, ys []float64, theta []float64, grad []float64) (float64, error) {
+	n := len(xs)
+	if n == 0 || len(ys) != n {
+		return 0, fmt.Errorf("gp: LogMarginal: %d points and %d values", n, len(ys))
+	}
+	d := len(xs[0])
+	if len(theta) != d+2 {
+		return 0, fmt.Errorf("gp: LogMarginal: theta has %d entries, want %d (log variance, %d log lengthscales, log noise)", len(theta), d+2, d)
+	}
+	for i, t := range theta {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return 0, fmt.Errorf("gp: LogMarginal: theta[%d] = %v: must be finite", i, t)
+		}
+	}
+	h := HyperFromTheta(theta)
+	k := ARD{Nu: nu, Lengthscales: h.Lengthscales, Variance: h.Variance}
+	if nu != 0 && nu != 2.5 {
+		return 0, fmt.Errorf("gp: LogMarginal nu = %v: must be 0 (SE) or 2.5 (Matérn 5/2)", nu)
+	}
+	K := make([]float64, n*n)
+	C := make([]float64, n*n) // c of ARD.shape, for the lengthscale gradients
+	for i := 0; i < n; i++ {
+		if len(xs[i]) != d {
+			return 0, fmt.Errorf("gp: LogMarginal: point %d has dimension %d, want %d", i, len(xs[i]), d)
+		}
+		for j := 0; j <= i; j++ {
+			v, c := k.shape(k.r2(xs[i], xs[j]))
+			K[i*n+j], K[j*n+i] = v, v
+			C[i*n+j], C[j*n+i] = c, c
+		}
+		K[i*n+i] += h.NoiseVar
+	}
+	L := append([]float64(nil), K...)
+	if !choleskyLower(L, n) {
+		return 0, fmt.Errorf("gp: LogMarginal: K + λI is not positive definite at theta = %v", theta)
+	}
+	alpha := append([]float64(nil), ys...)
+	cholSolve(L, n, alpha)
+	var lml float64
+	for i := 0; i < n; i++ {
+		lml -= 0.5*ys[i]*alpha[i] + math.Log(L[i*n+i])
+	}
+	lml -= 0.5 * float64(n) * math.Log(2*math.Pi)
+	if grad == nil {
+		return lml, nil
+	}
+	if len(grad) != d+2 {
+		return 0, fmt.Errorf("gp: LogMarginal: grad has %d entries, want %d", len(grad), d+2)
+	}
+	// W = ααᵀ − K⁻¹, K⁻¹ = L⁻ᵀL⁻¹ accumulated row by row of L⁻¹ (O(n³),
+	// contiguous inner loops).
+	W := invFromChol(L, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			W[i*n+j] = alpha[i]*alpha[j] - W[i*n+j]
+		}
+	}
+	for i := range grad {
+		grad[i] = 0
+	}
+	for i := 0; i < n; i++ {
+		grad[d+1] += 0.5 * W[i*n+i] * h.NoiseVar
+		for j := 0; j < n; j++ {
+			w := W[i*n+j]
+			grad[0] += 0.5 * w * (K[i*n+j] - boolf(i == j)*h.NoiseVar)
+			if i == j {
+				continue
+			}
+			c := C[i*n+j]
+			for q, l := range h.Lengthscales {
+				e := (xs[i][q] - xs[j][q]) / l
+				grad[1+q] += 0.5 * w * c * e * e
+			}
+		}
+	}
+	return lml, nil
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// invFromChol returns (LLᵀ)⁻¹ (n×n, row-major, full) for the row-major
+// lower factor L.
+func invFromChol(L []float64, n int) []float64 {
+	Li := make([]float64, n*n) // L⁻¹, lower, row-major
+	x := make([]float64, n)
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			s := 0.0
+			if i == j {
+				s = 1
+			}
+			row := L[i*n : i*n+i]
+			for k := j; k < i; k++ {
+				s -= row[k] * x[k]
+			}
+			x[i] = s / L[i*n+i]
+			Li[i*n+j] = x[i]
+		}
+	}
+	inv := make([]float64, n*n)
+	for k := 0; k < n; k++ {
+		r := Li[k*n : k*n+k+1]
+		for i, ri := range r {
+			if ri == 0 {
+				continue
+			}
+			dst := inv[i*n : i*n+k+1]
+			for j, rj := range r {
+				dst[j] += ri * rj
+			}
+		}
+	}
+	return inv
+}
+
+// cholSolve overwrites b with (LLᵀ)⁻¹b for the row-major lower factor L.
+func cholSolve(L []float64, n int, b []float64) {
+	for i := 0; i < n; i++ {
+		s := b[i]
+		for j := 0; j < i; j++ {
+			s -= L[i*n+j] * b[j]
+		}
+		b[i] = s / L[i*n+i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		s := b[i]
+		for j := i + 1; j < n; j++ {
+			s -= L[j*n+i] * b[j]
+		}
+		b[i] = s / L[i*n+i]
+	}
+}
+
+// FitOptions configure FitHyper. Zero values take the defaults named.
+type FitOptions struct {
+	// Nu is the ARD kernel's smoothness: 0 (SE) or 2.5 (Matérn 5/2).
+	Nu float64
+	// Lo and Hi bound every entry of theta (default log 1e-5 and log 1e5,
+	// scikit-learn's default hyperparameter bounds).
+	Lo, Hi []float64
+	// Starts are the starting points of the restarts (theta vectors; the
+	// warm start first). FitHyper adds none of its own.
+	Starts [][]float64
+	// MaxIter bounds the BFGS iterations per start (default 200).
+	MaxIter int
+	// GTol and FTol stop a BFGS run when the largest free gradient entry is
+	// below GTol or an accepted step gains at most FTol·max(1, |LML|)
+	// (defaults 1e-7 and 1e-12, tighter than scipy's L-BFGS-B defaults
+	// that scikit-learn uses: pgtol 1e-5, factr 1e7, i.e. ftol ≈ 2.2e-9).
+	GTol, FTol float64
+}
+
+// FitHyper maximises LogMarginal over theta in the box [Lo, Hi] (type-II
+// maximum likelihood, Rasmussen & Williams 2006, §5.4.1) from every start
+// with a projected quasi-Newton method (BFGS on the free coordinates,
+// Armijo backtracking, an active bound drops its coordinate from the
+// inverse-Hessian approximation), and returns the best theta and its log
+// marginal likelihood. Deterministic: the result depends only on the
+// arguments. Starts at which K + λI is not positive definite are skipped;
+// an error is returned when every start fails.
+func FitHyper(xs [][]float64, ys []float64, o FitOptions) ([]float64, float64, error) {
+	if len(xs) == 0 {
+		return nil, 0, fmt.Errorf("gp: FitHyper: no observations")
+	}
+	p := len(xs[0]) + 2
+	lo, hi := o.Lo, o.Hi
+	if lo == nil {
+		lo = constVec(p, math.Log(1e-5))
+	}
+	if hi == nil {
+		hi = constVec(p, math.Log(1e5))
+	}
+	if len(lo) != p || len(hi) != p {
+		return nil, 0, fmt.Errorf("gp: FitHyper: bounds have %d and %d entries, want %d", len(lo), len(hi), p)
+	}
+	if len(o.Starts) == 0 {
+		return nil, 0, fmt.Errorf("gp: FitHyper: no starting point")
+	}
+	iters := o.MaxIter
+	if iters <= 0 {
+		iters = 200
+	}
+	tol := bfgsTol{iters: iters, gtol: o.GTol, ftol: o.FTol}
+	if tol.gtol <= 0 {
+		tol.gtol = 1e-7
+	}
+	if tol.ftol <= 0 {
+		tol.ftol = 1e-12
+	}
+	var (
+		best    []float64
+		bestVal = math.Inf(-1)
+		lastErr error
+	)
+	for s, st := range o.Starts {
+		if len(st) != p {
+			return nil, 0, fmt.Errorf("gp: FitHyper: start %d has %d entries, want %d", s, len(st), p)
+		}
+		th, v, err := bfgsMax(o.Nu, xs, ys, st, lo, hi, tol)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if v > bestVal {
+			best, bestVal = th, v
+		}
+	}
+	if best == nil {
+		return nil, 0, fmt.Errorf("gp: FitHyper: every start failed: %w", lastErr)
+	}
+	return best, bestVal, nil
+}
+
+func constVec(n int, v float64) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = v
+	}
+	return x
+}
+
+// bfgsTol stops bfgsMax (FitOptions.MaxIter, GTol, FTol).
+type bfgsTol struct {
+	iters      int
+	gtol, ftol float64
+}
+
+// bfgsMax is projected BFGS ascent of the log marginal likelihood.
+func bfgsMax(nu float64, xs [][]float64, ys []float64, start, lo, hi []float64, o bfgsTol) ([]float64, float64, error) {
+	p := len(start)
+	x := make([]float64, p)
+	for i := range x {
+		x[i] = math.Min(math.Max(start[i], lo[i]), hi[i])
+	}
+	g := make([]float64, p)
+	f, err := LogMarginal(nu, xs, ys, x, g)
+	if err != nil {
+		return nil, 0, err
+	}
+	H := identity(p)
+	xn, gn, dir := make([]float64, p), make([]float64, p), make([]float64, p)
+	free := func(i int, gi float64) bool { // a bound is active when the ascent direction leaves the box
+		return !((x[i] <= lo[i] && gi < 0) || (x[i] >= hi[i] && gi > 0))
+	}
+	for it := 0; it < o.iters; it++ {
+		var gnorm float64
+		for i := range dir {
+			dir[i] = 0
+			if !free(i, g[i]) {
+				continue
+			}
+			gnorm = math.Max(gnorm, math.Abs(g[i]))
+			for j := range dir {
+				if free(j, g[j]) {
+					dir[i] += H[i*p+j] * g[j]
+				}
+			}
+		}
+		if gnorm < o.gtol {
+			break
+		}
+		var slope float64
+		for i := range dir {
+			slope += dir[i] * g[i]
+		}
+		if !(slope > 0) { // not an ascent direction: restart from the gradient
+			H = identity(p)
+			for i := range dir {
+				dir[i] = 0
+				if free(i, g[i]) {
+					dir[i] = g[i]
+				}
+			}
+		}
+		step, ok := 1.0, false
+		var fn float64
+		for ls := 0; ls < 50; ls++ {
+			var ascent float64
+			for i := range xn {
+				xn[i] = math.Min(math.Max(x[i]+step*dir[i], lo[i]), hi[i])
+				ascent += g[i] * (xn[i] - x[i])
+			}
+			v, err := LogMarginal(nu, xs, ys, xn, nil)
+			if err == nil && v >= f+1e-4*ascent && ascent >= 0 {
+				fn, ok = v, true
+				break
+			}
+			step /= 2
+		}
+		if !ok {
+			break
+		}
+		if _, err := LogMarginal(nu, xs, ys, xn, gn); err != nil {
+			break
+		}
+		// BFGS update of the inverse Hessian of −f: s = Δx, yv = −Δg.
+		s, yv := make([]float64, p), make([]float64, p)
+		var sy float64
+		for i := range s {
+			s[i] = xn[i] - x[i]
+			yv[i] = g[i] - gn[i]
+			sy += s[i] * yv[i]
+		}
+		df := fn - f
+		copy(x, xn)
+		copy(g, gn)
+		f = fn
+		if sy > 1e-12 {
+			Hy := make([]float64, p)
+			var yHy float64
+			for i := 0; i < p; i++ {
+				for j := 0; j < p; j++ {
+					Hy[i] += H[i*p+j] * yv[j]
+				}
+				yHy += yv[i] * Hy[i]
+			}
+			for i := 0; i < p; i++ {
+				for j := 0; j < p; j++ {
+					H[i*p+j] += (sy+yHy)*s[i]*s[j]/(sy*sy) - (Hy[i]*s[j]+s[i]*Hy[j])/sy
+				}
+			}
+		}
+		if df <= o.ftol*math.Max(1, math.Abs(f)) {
+			break
+		}
+	}
+	return x, f, nil
+}
+
+func identity(p int) []float64 {
+	H := make([]float64, p*p)
+	for i := 0; i < p; i++ {
+		H[i*p+i] = 1
+	}
+	return H
+}
+
+// DefaultStarts are the deterministic starts of FitHyper for d inputs
+// scaled to unit side and standardised outputs: the warm start (when not
+// nil) first, then (σ², ℓ, λ) ∈ {(1, 0.2, 0.01), (1, 1, 0.1), (1, 0.05,
+// 1e-4), (0.3, 3, 0.5), (3, 0.5, 1e-3)} with equal lengthscales. Our
+// choice: a spread over short and long lengthscales and low and high noise,
+// in place of scikit-learn's random restarts (uniform in the log bounds).
+func DefaultStarts(d int, warm []float64) [][]float64 {
+	var out [][]float64
+	if warm != nil {
+		out = append(out, append([]float64(nil), warm...))
+	}
+	for _, s := range [][3]float64{{1, 0.2, 0.01}, {1, 1, 0.1}, {1, 0.05, 1e-4}, {0.3, 3, 0.5}, {3, 0.5, 1e-3}} {
+		ls := constVec(d, s[1])
+		out = append(out, Hyper{Lengthscales: ls, Variance: s[0], NoiseVar: s[2]}.Theta())
+	}
+	return out
+}

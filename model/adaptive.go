@@ -1,0 +1,431 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+)
+
+// Standardised units (issue 14). With Options.Standardise a model sees its
+// observations centred and scaled by running estimates, so every constant an
+// agent combines with the posterior must be in those units too: StandardInfo
+// replaces the problem's unit-carrying constants by these values (our
+// choices, documented in docs/defaults.md with the evidence).
+const (
+	// StdBound is B and G in standardised units: the functions are taken to
+	// stay within 3 sample standard deviations (an objective's values are
+	// centred; a constraint's mean offset m/s is added to it).
+	StdBound = 3
+	// StdNoiseVar is λ (Info.NoiseVar) in standardised units: a noise
+	// standard deviation of 0.1 sample standard deviations. With hyper=fit
+	// it is only the starting value; the fit replaces it.
+	StdNoiseVar = 0.01
+	// StdSlater is Slater's δ in standardised units (001 Ass. 1 takes δ ≤ 1;
+	// our choice).
+	StdSlater = 0.1
+)
+
+// StandardInfo returns in with every constant that carries the units of a
+// metric replaced by its standardised value: B = G = StdBound, R = RG =
+// √StdNoiseVar, NoiseVar = StdNoiseVar, Slater = StdSlater; LipG and
+// SafeCosts (in the constraint's units) are dropped. Domain, kernels, M and
+// the rest are kept. The result does not depend on the units of the
+// problem's metrics, which is what makes an agent on standardised models
+// invariant to them.
+func StandardInfo(in bandit.Info) bandit.Info {
+	out := in
+	out.B, out.G = StdBound, StdBound
+	out.R, out.RG = math.Sqrt(StdNoiseVar), math.Sqrt(StdNoiseVar)
+	out.NoiseVar = StdNoiseVar
+	out.Slater = StdSlater
+	out.LipG, out.SafeCosts = 0, nil
+	return out
+}
+
+// FitNu is the smoothness of the ARD kernel that hyper=fit learns: Matérn
+// 5/2 (Snoek, Larochelle & Adams 2012, NeurIPS, §3.1; BoTorch's default;
+// the kernel of the issue's scikit-learn loop).
+const FitNu = 2.5
+
+// Adaptive is a GP model whose observations are standardised and whose
+// hyperparameters are learned from the data, each optional (issue 14).
+//
+// Standardisation: the inner GP (zero prior mean) sees ỹ = (y − m)/s, with
+// m the mean and s the standard deviation (population, as scikit-learn's
+// normalize_y) of the raw observations; s falls back to |m| when the
+// values do not spread (s ≤ 1e-12·|m|, e.g. one observation) and to 1 when
+// they are all 0, so s always moves with the metric's units. An objective
+// is reported as (f − m)/s; a constraint as g/s, i.e. the inner posterior
+// plus m/s, so its 0 level (g ≤ 0 feasible) is mapped with the units. An
+// affine change y → a·y + b (a > 0) of an objective's units, or y → a·y of
+// a constraint's (the service subtracts the threshold, which moves with the
+// units), leaves the reported posterior unchanged up to rounding.
+//
+// Hyperparameters: with Fit, an ARD Matérn-5/2 kernel's variance and
+// lengthscales and the noise variance λ maximise the log marginal
+// likelihood of the (standardised) data (gp.FitHyper, bounded type-II ML:
+// Rasmussen & Williams 2006, §5.4.1): the first fit from every start of
+// gp.DefaultStarts (scaled to the box and the data's variance), later fits
+// warm started at the previous optimum plus one of those starts in turn;
+// each run stops at the L-BFGS-B tolerances scikit-learn uses (scipy's
+// defaults: projected gradient 1e-5, relative gain 2.2e-9).
+//
+// Schedule: m, s and the hyperparameters are refreshed when the number of
+// observations reaches 1, 2, 4, 8, … (a fit needs at least 2(d+2)); at a
+// refresh the inner GP is rebuilt and all observations replayed (O(n³)),
+// between refreshes an observation is a rank-one update with the current
+// m, s. The doubling schedule bounds the amortised cost per round by a
+// constant times the cost of an update (the total replay work up to n is
+// at most twice that of the last replay), and keeps the posterior — and so
+// the decisions — from being recomputed every round. Deterministic: the
+// state is a function of the observations in order.
+//
+// An Adaptive model owns its factorisation (it shares none with other
+// models, since its kernel may differ from theirs after a fit).
+type Adaptive struct {
+	dom        domain.Domain
+	inducing   int
+	cands      [][]float64
+	inner      Model
+	k0         gp.Kernel
+	lam0       float64
+	k          gp.Kernel
+	lam        float64
+	std, fit   bool
+	constraint bool
+	side       []float64 // box sides (lengthscale starts and bounds); nil on arms without a box
+	acts       []bandit.Action
+	ys         []float64
+	m, s       float64
+	next       int
+	theta      []float64 // last fit (nil before the first)
+	fits       int       // number of fits so far
+	// ard is the fitted kernel (a.k after a fit). As a field of its own
+	// type it also makes gp.ARD reachable from a fresh Adaptive, which the
+	// service's snapshot codec (service/snap) needs to restore a fitted one.
+	ard    gp.ARD
+	mean   []float64
+	meanOK bool
+}
+
+// AdaptiveOptions configure NewAdaptive.
+type AdaptiveOptions struct {
+	// Standardise and Fit switch the two blocks on (see Adaptive).
+	Standardise, Fit bool
+	// Constraint marks a constraint function (its 0 level is kept).
+	Constraint bool
+	// Inducing > 0 makes the inner GP a SparseBox with that many inducing
+	// points (box domains).
+	Inducing int
+	// Candidates are the inner GP's candidate points on a box (nil:
+	// DefaultGrid).
+	Candidates [][]float64
+}
+
+// NewAdaptive returns the model of a function on dom with prior kernel k and
+// noise variance λ: an exact GP (Arms or Box, as For; a SparseBox with
+// o.Inducing) wrapped with standardisation and hyperparameter fitting as o
+// says. Fitting needs coordinates (a box, or arms with points). The model
+// holds data only (no closures), so the service's snapshot codec can save
+// and restore it.
+func NewAdaptive(dom domain.Domain, k gp.Kernel, lam float64, o AdaptiveOptions) (*Adaptive, error) {
+	a := &Adaptive{dom: dom, inducing: o.Inducing, cands: o.Candidates, k0: k, lam0: lam, k: k, lam: lam,
+		std: o.Standardise, fit: o.Fit, constraint: o.Constraint, s: 1, next: 1}
+	inner, err := a.newInner(k, lam)
+	if err != nil {
+		return nil, err
+	}
+	a.inner = inner
+	if a.fit {
+		switch d := dom.(type) {
+		case *domain.Box:
+			for i := range d.Lo {
+				a.side = append(a.side, d.Hi[i]-d.Lo[i])
+			}
+		case *domain.Finite:
+			if d.Points == nil {
+				return nil, fmt.Errorf("model: hyper = fit needs arm coordinates, the domain has none")
+			}
+			a.side = pointSpread(d.Points)
+		default:
+			return nil, fmt.Errorf("model: hyper = fit: domain %s is not supported", dom)
+		}
+	}
+	return a, nil
+}
+
+// newInner builds an empty inner GP with kernel k and noise variance λ.
+func (a *Adaptive) newInner(k gp.Kernel, lam float64) (Model, error) {
+	if a.inducing == 0 {
+		if box, ok := a.dom.(*domain.Box); ok && a.cands != nil {
+			return NewBox(box, k, lam, a.cands)
+		}
+		return For(bandit.Info{Domain: a.dom}, k, lam)
+	}
+	box, ok := a.dom.(*domain.Box)
+	if !ok {
+		return nil, fmt.Errorf("model: inducing = %d: the sparse GP applies to box domains, not %s", a.inducing, a.dom)
+	}
+	return NewSparseBox(box, k, lam, a.cands, a.inducing, nil)
+}
+
+// pointSpread is the range of the points in each coordinate (1 where 0).
+func pointSpread(pts [][]float64) []float64 {
+	d := len(pts[0])
+	s := make([]float64, d)
+	for i := 0; i < d; i++ {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range pts {
+			lo, hi = math.Min(lo, x[i]), math.Max(hi, x[i])
+		}
+		s[i] = hi - lo
+		if !(s[i] > 0) {
+			s[i] = 1
+		}
+	}
+	return s
+}
+
+// Len implements Model.
+func (a *Adaptive) Len() int { return a.inner.Len() }
+
+// Action implements Model.
+func (a *Adaptive) Action(i int) bandit.Action { return a.inner.Action(i) }
+
+// Observe implements Model. y must be finite.
+func (a *Adaptive) Observe(act bandit.Action, y float64) error {
+	if math.IsNaN(y) || math.IsInf(y, 0) {
+		return fmt.Errorf("model: observation y = %v: must be finite", y)
+	}
+	saved := *a
+	act.X = append([]float64(nil), act.X...) // replayed later: keep a copy
+	a.acts = append(a.acts, act)
+	a.ys = append(a.ys, y)
+	a.meanOK = false
+	if len(a.ys) >= a.next {
+		for a.next <= len(a.ys) {
+			a.next *= 2
+		}
+		if err := a.refresh(); err != nil {
+			*a = saved // the refresh built a new inner GP: the old one is intact
+			a.meanOK = false
+			return err
+		}
+		return nil
+	}
+	if err := a.inner.Observe(act, a.tr(y)); err != nil {
+		a.acts, a.ys = a.acts[:len(a.acts)-1], a.ys[:len(a.ys)-1]
+		return err
+	}
+	return nil
+}
+
+// tr is y in the inner GP's units.
+func (a *Adaptive) tr(y float64) float64 { return (y - a.m) / a.s }
+
+// Standardisation returns the current m and s (0 and 1 without
+// standardisation).
+func (a *Adaptive) Standardisation() (m, s float64) { return a.m, a.s }
+
+// Kernel returns the current kernel and noise variance (the fitted ones
+// after a fit).
+func (a *Adaptive) Kernel() (gp.Kernel, float64) { return a.k, a.lam }
+
+// refresh recomputes m, s and (with fit) the hyperparameters, then builds a
+// new inner GP and replays every observation into it (the old one is left
+// as it was, so a failure can be undone by the caller).
+func (a *Adaptive) refresh() error {
+	n := len(a.ys)
+	if a.std {
+		var mean float64
+		for _, y := range a.ys {
+			mean += y
+		}
+		mean /= float64(n)
+		var ss float64
+		for _, y := range a.ys {
+			ss += (y - mean) * (y - mean)
+		}
+		s := math.Sqrt(ss / float64(n))
+		switch {
+		case s > 1e-12*math.Abs(mean):
+		case mean != 0:
+			s = math.Abs(mean)
+		default:
+			s = 1
+		}
+		a.m, a.s = mean, s
+	}
+	ys := make([]float64, n)
+	for i, y := range a.ys {
+		ys[i] = a.tr(y)
+	}
+	if a.fit && n >= 2*(len(a.side)+2) {
+		if err := a.refit(ys); err != nil {
+			return err
+		}
+	}
+	inner, err := a.newInner(a.k, a.lam)
+	if err != nil {
+		return err
+	}
+	for i, act := range a.acts {
+		if err := inner.Observe(act, ys[i]); err != nil {
+			return err
+		}
+	}
+	a.inner = inner
+	return nil
+}
+
+// refit fits the ARD Matérn-5/2 hyperparameters to ys (in the inner GP's
+// units) at the observed points. Bounds (our choice, in the units of the
+// data's sample variance v and the box side ℓ_d): σ² ∈ [0.01v, 100v], ℓ_d ∈
+// [0.01, 100]·side_d, λ ∈ [1e-6v, v]; narrower than scikit-learn's
+// (1e-5, 1e5), so a few points cannot drive a lengthscale to 0 or λ to an
+// interpolating 1e-5 of a huge signal.
+func (a *Adaptive) refit(ys []float64) error {
+	d := len(a.side)
+	xs := make([][]float64, len(a.acts))
+	for i, act := range a.acts {
+		if len(act.X) != d {
+			return fmt.Errorf("model: hyper = fit: observation %d has %d coordinates, want %d", i, len(act.X), d)
+		}
+		xs[i] = act.X
+	}
+	var v float64
+	var mean float64
+	for _, y := range ys {
+		mean += y
+	}
+	mean /= float64(len(ys))
+	for _, y := range ys {
+		v += (y - mean) * (y - mean)
+	}
+	v /= float64(len(ys))
+	if !(v > 0) {
+		v = 1
+	}
+	lv := math.Log(v)
+	lo, hi := make([]float64, d+2), make([]float64, d+2)
+	lo[0], hi[0] = lv+math.Log(0.01), lv+math.Log(100)
+	for i, s := range a.side {
+		lo[1+i], hi[1+i] = math.Log(0.01*s), math.Log(100*s)
+	}
+	lo[d+1], hi[d+1] = lv+math.Log(1e-6), lv
+	starts := gp.DefaultStarts(d, nil)
+	for _, st := range starts {
+		st[0] += lv
+		st[d+1] += lv
+		for i, s := range a.side {
+			st[1+i] += math.Log(s)
+		}
+	}
+	if a.theta != nil {
+		// Warm start plus one of the fixed starts in turn: the cost of a
+		// refit stays a few BFGS runs (the first fit tries them all).
+		starts = [][]float64{a.theta, starts[a.fits%len(starts)]}
+	}
+	a.fits++
+	th, _, err := gp.FitHyper(xs, ys, gp.FitOptions{Nu: FitNu, Lo: lo, Hi: hi, Starts: starts, GTol: 1e-5, FTol: 2.2e-9})
+	if err != nil {
+		return fmt.Errorf("model: hyper = fit: %w", err)
+	}
+	h := gp.HyperFromTheta(th)
+	k, err := gp.NewARD(FitNu, h.Lengthscales, h.Variance)
+	if err != nil {
+		return fmt.Errorf("model: hyper = fit: %w", err)
+	}
+	a.theta, a.ard, a.k, a.lam = th, k, k, h.NoiseVar
+	return nil
+}
+
+// offset is what the reported mean adds to the inner one: m/s for a
+// constraint (its 0 level kept), 0 for an objective.
+func (a *Adaptive) offset() float64 {
+	if a.constraint {
+		return a.m / a.s
+	}
+	return 0
+}
+
+// Mean implements Model.
+func (a *Adaptive) Mean() []float64 {
+	mu := a.inner.Mean()
+	c := a.offset()
+	if c == 0 {
+		return mu
+	}
+	if !a.meanOK {
+		a.mean = append(a.mean[:0], mu...)
+		for i := range a.mean {
+			a.mean[i] += c
+		}
+		a.meanOK = true
+	}
+	return a.mean
+}
+
+// Var implements Model (variances in standardised units).
+func (a *Adaptive) Var() []float64 { return a.inner.Var() }
+
+// Cov implements Model.
+func (a *Adaptive) Cov(dst []float64) { a.inner.Cov(dst) }
+
+// InfoGain implements Model (of the inner GP, with the current λ).
+func (a *Adaptive) InfoGain() float64 { return a.inner.InfoGain() }
+
+// Count implements Model.
+func (a *Adaptive) Count() int { return len(a.ys) }
+
+// Reset implements Model: forgets the observations, the estimates and the
+// fitted hyperparameters.
+func (a *Adaptive) Reset() {
+	a.acts, a.ys = a.acts[:0], a.ys[:0]
+	if a.theta != nil { // fitted: back to the prior kernel and λ
+		if inner, err := a.newInner(a.k0, a.lam0); err == nil { // built once in NewAdaptive: cannot fail
+			a.inner = inner
+		}
+		a.k, a.lam = a.k0, a.lam0
+	}
+	a.m, a.s, a.next, a.theta, a.fits, a.meanOK, a.ard = 0, 1, 1, nil, 0, false, gp.ARD{}
+	a.inner.Reset()
+}
+
+// Predict implements Predictor when the inner model does (NaN otherwise;
+// check with AsPredictor).
+func (a *Adaptive) Predict(x []float64) (float64, float64) {
+	p, ok := a.inner.(Predictor)
+	if !ok {
+		return math.NaN(), math.NaN()
+	}
+	mu, v := p.Predict(x)
+	return mu + a.offset(), v
+}
+
+// PredictBatch implements BatchPredictor when the inner model does (check
+// with AsBatchPredictor).
+func (a *Adaptive) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	p, ok := a.inner.(BatchPredictor)
+	if !ok {
+		return fmt.Errorf("model: %T cannot predict off its candidates", a.inner)
+	}
+	if err := p.PredictBatch(xs, mean, variance, dmean, dvar); err != nil {
+		return err
+	}
+	if c := a.offset(); c != 0 {
+		for i := range xs {
+			mean[i] += c
+		}
+	}
+	return nil
+}
+
+// Gradients implements BatchPredictor.
+func (a *Adaptive) Gradients() bool {
+	p, ok := a.inner.(BatchPredictor)
+	return ok && p.Gradients()
+}

@@ -1,0 +1,182 @@
+package model
+
+import (
+	"math"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+)
+
+func adaptiveFixture(t *testing.T, std, fit, constraint bool) (*Adaptive, *domain.Box, gp.Kernel) {
+	t.Helper()
+	box, err := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := gp.NewSE(0.5, 1)
+	a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: std, Fit: fit, Constraint: constraint, Candidates: GridPoints(box, 5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, box, k
+}
+
+var adaptiveXs = [][]float64{{0.1, 0.2}, {1.5, 0.9}, {0.7, 0.4}, {1.9, 0.1}, {0.3, 0.8}, {1.1, 0.6}, {0.5, 0.5}, {1.7, 0.3}, {0.9, 0.9}, {1.3, 0.2}, {0.2, 0.6}}
+
+func adaptiveY(x []float64) float64 { return math.Sin(2*x[0]) + x[1] }
+
+// TestAdaptiveStandardised: the reported posterior is the exact GP posterior
+// of (y − m)/s (objective) or y/s with prior mean m/s (constraint), with m,
+// s the mean and population std of the observations at the last refresh
+// (counts 1, 2, 4, 8: after 11 observations, the first 8), and it is
+// unchanged by y → 1000·y + 50 (objective) or y → 1000·y (constraint).
+func TestAdaptiveStandardised(t *testing.T) {
+	for _, constraint := range []bool{false, true} {
+		a, _, k := adaptiveFixture(t, true, false, constraint)
+		b, _, _ := adaptiveFixture(t, true, false, constraint)
+		off := 50.0
+		if constraint {
+			off = 0
+		}
+		for _, x := range adaptiveXs {
+			if err := a.Observe(bandit.PointAction(x), adaptiveY(x)); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Observe(bandit.PointAction(x), 1000*adaptiveY(x)+off); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var m, ss float64
+		for _, x := range adaptiveXs[:8] {
+			m += adaptiveY(x)
+		}
+		m /= 8
+		for _, x := range adaptiveXs[:8] {
+			ss += (adaptiveY(x) - m) * (adaptiveY(x) - m)
+		}
+		s := math.Sqrt(ss / 8)
+		if gm, gs := a.Standardisation(); math.Abs(gm-m) > 1e-14 || math.Abs(gs-s) > 1e-14 {
+			t.Fatalf("m, s = %v, %v, want %v, %v", gm, gs, m, s)
+		}
+		ys := make([]float64, len(adaptiveXs))
+		for i, x := range adaptiveXs {
+			ys[i] = (adaptiveY(x) - m) / s
+		}
+		cands := GridPoints(a.inner.(*Box).Domain(), 5)
+		mu, cov := gp.BatchPosterior(k, adaptiveXs, ys, 0.05, cands)
+		c := 0.0
+		if constraint {
+			c = m / s
+		}
+		for i := range cands {
+			if d := math.Abs(a.Mean()[i] - (mu[i] + c)); d > 1e-10 {
+				t.Fatalf("constraint=%v: mean[%d] off by %.3g", constraint, i, d)
+			}
+			if d := math.Abs(a.Var()[i] - cov[i*len(cands)+i]); d > 1e-10 {
+				t.Fatalf("constraint=%v: var[%d] off by %.3g", constraint, i, d)
+			}
+			if d := math.Abs(a.Mean()[i] - b.Mean()[i]); d > 1e-9 {
+				t.Fatalf("constraint=%v: units change the mean at %d by %.3g", constraint, i, d)
+			}
+		}
+		pm, pv := a.Predict([]float64{0.65, 0.35})
+		qm, qv := b.Predict([]float64{0.65, 0.35})
+		if math.Abs(pm-qm) > 1e-9 || math.Abs(pv-qv) > 1e-12 {
+			t.Fatalf("constraint=%v: Predict differs across units: %v %v vs %v %v", constraint, pm, pv, qm, qv)
+		}
+	}
+}
+
+// TestAdaptiveFit: after 8 = 2(d+2) observations the kernel is the ARD
+// Matérn 5/2 of gp.FitHyper on the standardised data, with λ fitted; the
+// first observation standardises with s = |y| (no spread yet); Reset
+// restores the prior kernel; NaN is refused.
+func TestAdaptiveFit(t *testing.T) {
+	a, _, k := adaptiveFixture(t, true, true, false)
+	if err := a.Observe(bandit.PointAction(adaptiveXs[0]), -4); err != nil {
+		t.Fatal(err)
+	}
+	if m, s := a.Standardisation(); m != -4 || s != 4 {
+		t.Fatalf("one observation: m, s = %v, %v, want −4, 4", m, s)
+	}
+	for _, x := range adaptiveXs[1:8] {
+		if err := a.Observe(bandit.PointAction(x), adaptiveY(x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kf, lam := a.Kernel()
+	ard, ok := kf.(gp.ARD)
+	if !ok || ard.Nu != 2.5 || lam == 0.05 {
+		t.Fatalf("after 8 observations: kernel %v, λ %v", kf, lam)
+	}
+	m, s := a.Standardisation()
+	ys := []float64{(-4 - m) / s}
+	for _, x := range adaptiveXs[1:8] {
+		ys = append(ys, (adaptiveY(x)-m)/s)
+	}
+	got, err := gp.LogMarginal(2.5, adaptiveXs[:8], ys, gp.Hyper{Lengthscales: ard.Lengthscales, Variance: ard.Variance, NoiseVar: lam}.Theta(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not worse than one of the fit's starts (gp.DefaultStarts scaled to the box).
+	start, _ := gp.LogMarginal(2.5, adaptiveXs[:8], ys, gp.Hyper{Lengthscales: []float64{0.4, 0.2}, Variance: 1, NoiseVar: 0.01}.Theta(), nil)
+	if !(got >= start) {
+		t.Fatalf("fitted LML %v below a start's %v", got, start)
+	}
+	if err := a.Observe(bandit.PointAction(adaptiveXs[8]), math.NaN()); err == nil {
+		t.Fatal("NaN observation: no error")
+	}
+	a.Reset()
+	if kr, lr := a.Kernel(); kr != k || lr != 0.05 || a.Count() != 0 {
+		t.Fatalf("after Reset: %v %v %d", kr, lr, a.Count())
+	}
+}
+
+// TestStandardInfo: the standardised constants do not depend on the
+// problem's units.
+func TestStandardInfo(t *testing.T) {
+	a := StandardInfo(bandit.Info{B: 7, G: 1.95, R: 0.2, RG: 0.2, NoiseVar: 0.05, Slater: 0.05, LipG: 3, SafeCosts: []float64{-1}})
+	b := StandardInfo(bandit.Info{B: 7050, G: 1950, R: 200, RG: 200, NoiseVar: 5e4, Slater: 50, LipG: 3000, SafeCosts: []float64{-1000}})
+	if a.B != b.B || a.G != b.G || a.R != b.R || a.RG != b.RG || a.NoiseVar != b.NoiseVar || a.Slater != b.Slater || a.LipG != 0 || b.SafeCosts != nil {
+		t.Fatalf("%+v vs %+v", a, b)
+	}
+}
+
+// TestAdaptiveRefusesOutOfBox: an action outside the box is refused on a
+// refresh (the 4th observation) and between refreshes, and the model is as
+// before it.
+func TestAdaptiveRefusesOutOfBox(t *testing.T) {
+	a, _, _ := adaptiveFixture(t, true, false, true)
+	for _, x := range adaptiveXs[:3] {
+		if err := a.Observe(bandit.PointAction(x), adaptiveY(x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := append([]float64(nil), a.Mean()...)
+	m0, s0 := a.Standardisation()
+	for _, n := range []int{3, 4} { // 4th observation: a refresh; 5th: an update
+		if n == 4 {
+			if err := a.Observe(bandit.PointAction(adaptiveXs[3]), adaptiveY(adaptiveXs[3])); err != nil {
+				t.Fatal(err)
+			}
+			before = append(before[:0], a.Mean()...)
+			m0, s0 = a.Standardisation()
+		}
+		if err := a.Observe(bandit.PointAction([]float64{5, 0}), 1); err == nil {
+			t.Fatalf("after %d observations: out-of-box action accepted", n)
+		}
+		if a.Count() != n {
+			t.Fatalf("count %d after a refused observation, want %d", a.Count(), n)
+		}
+		if m, s := a.Standardisation(); m != m0 || s != s0 {
+			t.Fatalf("m, s moved on a refused observation")
+		}
+		for i, v := range a.Mean() {
+			if v != before[i] {
+				t.Fatalf("mean[%d] moved on a refused observation", i)
+			}
+		}
+	}
+}
