@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -249,4 +250,30 @@ func scaleParam(name string, ps bandit.Params, key string, def float64) (float64
 		return 0, err
 	}
 	return v, checkScale(name, key, v)
+}
+
+// lambdaRPOL is the value of the lambda parameter that names 000 §2's
+// regulariser λ = 1 + 2/T, for any GP agent.
+const lambdaRPOL = "1+2/T"
+
+// lambdaParam reads λ, which every GP agent takes with one meaning: the noise
+// variance of the GP likelihood, i.e. the regulariser of (K_t + λI)⁻¹. The
+// value "1+2/T" is 000 §2's λ = 1 + 2/T at horizon T, so that the baselines
+// of a figure can share the value its paper states for its own algorithm.
+// It must be a finite number > 0.
+func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float64, error) {
+	if s, ok := ps["lambda"]; ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
+		if horizon <= 0 {
+			return 0, fmt.Errorf("%s: parameter lambda = %s needs a horizon (T = %d)", name, s, horizon)
+		}
+		return 1 + 2/float64(horizon), nil
+	}
+	v, err := ps.Float(name, "lambda", def)
+	if err != nil {
+		return 0, err
+	}
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s: parameter lambda = %v: must be a finite number > 0 (or %s)", name, v, lambdaRPOL)
+	}
+	return v, nil
 }

@@ -21,7 +21,7 @@ var ckbParams = []bandit.ParamDoc{
 	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (001 Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
 	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (001 Thm. 1: V = G√T/ρ)"},
 	{Name: "eps", Default: "0 (ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2)"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
 	inducingDoc, standardiseDoc, hyperDoc,
 }
@@ -104,12 +104,9 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := p.Float(name, "lambda", in.NoiseVar)
+	lambda, err := lambdaParam(name, p, cfg.Horizon, in.NoiseVar)
 	if err != nil {
 		return nil, err
-	}
-	if !(lambda > 0) {
-		return nil, fmt.Errorf("%s: parameter lambda = %v: must be > 0", name, lambda)
 	}
 	pd, err := rule.NewPrimalDual(in.M, rho, V, eps)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 var configParams = []bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	inducingDoc, standardiseDoc, hyperDoc,
 }
 
@@ -53,12 +53,9 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	lam, err := ps.Float(name, "lambda", in.NoiseVar)
+	lam, err := lambdaParam(name, ps, cfg.Horizon, in.NoiseVar)
 	if err != nil {
 		return nil, err
-	}
-	if !(lam > 0) {
-		return nil, fmt.Errorf("%s: parameter lambda = %v: must be > 0", name, lam)
 	}
 	a := &ConfigAgent{name: name, info: in, rng: seedRand(cfg.Seed), ledger: NewLedger(in.M),
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale},

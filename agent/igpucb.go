@@ -16,7 +16,7 @@ var igpParams = []bandit.ParamDoc{
 	{Name: "delta", Default: "0.05", Doc: "δ in β_s = B + R√(2(γ_{s−1}+1+log(1/δ))) (002 Alg. 1, line 3); 002 leaves δ open: our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_s (1 = 002 Alg. 1)"},
 	{Name: "B", Default: "problem's B", Doc: "RKHS-norm bound B of the objective (002 Alg. 1; Ass. 3/5 for F_l); App. E does not give it"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "λ of eq. (3)–(4): noise regarded as N(0, λ) (002 §2)"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "λ of eq. (3)–(4): noise regarded as N(0, λ) (002 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "kernel", Default: "problem", Doc: "prior kernel k_l: problem (the problem's kernel), se, matern12, matern32, matern52 (002 eq. 1–2; App. E uses Matérn ν = 2.5)"},
 	{Name: "lengthscale", Default: "1", Doc: "u of eq. (1)–(2) when kernel ≠ problem; App. E does not give it: our choice"},
 	{Name: "variance", Default: "1", Doc: "prior variance of the kernel when kernel ≠ problem (our choice)"},
@@ -60,12 +60,9 @@ func newIGPCore(name string, cfg Config, nh int) (*igpCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	lam, err := ps.Float(name, "lambda", in.NoiseVar)
+	lam, err := lambdaParam(name, ps, cfg.Horizon, in.NoiseVar)
 	if err != nil {
 		return nil, err
-	}
-	if !(lam > 0) || math.IsInf(lam, 0) {
-		return nil, fmt.Errorf("%s: parameter lambda = %v: must be a finite number > 0", name, lam)
 	}
 	kname, err := ps.String(name, "kernel", "problem", "problem", "se", "matern12", "matern32", "matern52")
 	if err != nil {

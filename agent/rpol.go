@@ -15,7 +15,7 @@ import (
 var rpolParams = []bandit.ParamDoc{
 	{Name: "p", Default: "0.05", Doc: "failure probability p ∈ (0,1) in β_t (000 §4–6); the paper leaves it open: our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on the confidence widths (1 = 000's β_t^f, β_t^g, v_t, Γ_t)"},
-	{Name: "lambda", Default: "1 + 2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (000 §2)"},
+	{Name: "lambda", Default: "1+2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (000 §2), i.e. the likelihood noise variance, the same meaning in every GP agent"},
 	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (000 §3, Initialization)"},
 }
 
@@ -101,12 +101,9 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	if err != nil {
 		return nil, err
 	}
-	lam, err := ps.Float(name, "lambda", 1+2/float64(T)) // 000 §2: λ = 1 + 2/T
+	lam, err := lambdaParam(name, ps, T, 1+2/float64(T)) // 000 §2: λ = 1 + 2/T
 	if err != nil {
 		return nil, err
-	}
-	if !(lam > 0) || math.IsInf(lam, 0) {
-		return nil, fmt.Errorf("%s: parameter lambda = %v: must be a finite number > 0", name, lam)
 	}
 	q1, err := ps.Float(name, "Q1", 1)
 	if err != nil {
