@@ -23,7 +23,8 @@ var rpolParams = []bandit.ParamDoc{
 var rpolUCBParams = append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc, standardiseDoc, hyperDoc)
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
-	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window m (000 §5): feedback later than m rounds is censored; §7 does not give m, we take twice the Poisson mean 15 (ρ_m ≈ 0.9999)"})
+	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window m (000 §5): feedback later than m rounds is censored; §7 does not give m, we take twice the Poisson mean 15 (ρ_m ≈ 0.9999)"},
+	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: the widths of 000 §5 (β_t with R + B_r and v_t = B_r Σ σ_t(x_s) + β_t); matched: OUR VARIANT, RPOL-UCB's §4 width β_t on the censored means (the §5 width dominates the scores on gardner, see experiments/rpol/delayed.yaml)"})
 
 var rpolSWParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (000 Thm. 4) with γ_T ≈ (ln T)^{d+1} (000 §2, SE kernel)"},
@@ -67,6 +68,7 @@ type RPOL struct {
 	cg  []*model.Censored
 	m   int
 	xs  [][]float64 // decisions, for Σ σ_t(x_s)
+	matched bool    // width=matched: §4's β_t on the censored means
 	br  float64     // B_r = B_f + R_f √(2 log T)
 	bc  float64     // B_c = B_g + R_g √(2 log T)
 	win int         // W (§6)
@@ -124,6 +126,11 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 		if a.m < 0 {
 			return nil, fmt.Errorf("%s: parameter m = %d: must be ≥ 0", name, a.m)
 		}
+		w, err := ps.String(name, "width", "paper", "paper", "matched")
+		if err != nil {
+			return nil, err
+		}
+		a.matched = w == "matched"
 		a.br = in.B + in.R*math.Sqrt(2*logT) // 000 §5
 		a.bc = in.G + in.RG*math.Sqrt(2*logT)
 		if a.cf, err = model.NewCensored(in.Domain, in.Kernel, lam, nil); err != nil {
@@ -193,11 +200,11 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 // widths sets this round's w_f, w_g: β_t (§4), v_t (§5) or β_t (§6).
 func (a *RPOL) widths() {
 	in := a.info
-	switch a.kind {
-	case rpolUCB: // 000 §4: β_t = B + R√(2(γ_t + 1 + ln(2/p)))
+	switch {
+	case a.kind == rpolUCB || a.matched: // 000 §4: β_t = B + R√(2(γ_t + 1 + ln(2/p)))
 		a.wf = estimator.Beta{B: in.B, R: in.R, Alpha: a.p, Scale: 1}.At(a.f.InfoGain())
 		a.wg = estimator.Beta{B: in.G, R: in.RG, Alpha: a.p, Scale: 1}.At(a.g[0].InfoGain())
-	case rpolCensored:
+	case a.kind == rpolCensored:
 		// 000 §5: β_t = B + (R + B_r)√(2(γ_t+1+ln(4/p))), v_t = B_r Σ_{s=t−m}^{t−1} σ_t(x_s) + β_t.
 		bf := in.B + (in.R+a.br)*math.Sqrt(2*(a.f.InfoGain()+1+math.Log(4/a.p)))
 		bg := in.G + (in.RG+a.bc)*math.Sqrt(2*(a.g[0].InfoGain()+1+math.Log(4/a.p)))
@@ -210,7 +217,7 @@ func (a *RPOL) widths() {
 		}
 		a.wf = a.br*sf + bf
 		a.wg = a.bc*sg + bg
-	case rpolSW:
+	case a.kind == rpolSW:
 		// 000 §6: β_t = B + R/√λ · √(2γ_{t−t0} + 2 ln(2T/p)), γ over the window.
 		l2 := 2 * math.Log(2*float64(a.T)/a.p)
 		a.wf = in.B + in.R/math.Sqrt(a.lam)*math.Sqrt(2*a.f.InfoGain()+l2)
