@@ -64,16 +64,16 @@ type RPOL struct {
 	scale  float64
 	t      int
 	// censored (§5)
-	cf  *model.Censored
-	cg  []*model.Censored
-	m   int
-	xs  [][]float64 // decisions, for Σ σ_t(x_s)
-	matched bool    // width=matched: §4's β_t on the censored means
-	br  float64     // B_r = B_f + R_f √(2 log T)
-	bc  float64     // B_c = B_g + R_g √(2 log T)
-	win int         // W (§6)
-	cfg float64     // Γ^f_t (§6)
-	cgg float64     // Γ^g_t (§6)
+	cf      *model.Censored
+	cg      []*model.Censored
+	m       int
+	xs      [][]float64 // decisions, for Σ σ_t(x_s)
+	matched bool        // width=matched: §4's β_t on the censored means
+	br      float64     // B_r = B_f + R_f √(2 log T)
+	bc      float64     // B_c = B_g + R_g √(2 log T)
+	win     int         // W (§6)
+	cfg     float64     // Γ^f_t (§6)
+	cgg     float64     // Γ^g_t (§6)
 	// widths of this round
 	wf, wg float64
 	// scratch
