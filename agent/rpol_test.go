@@ -70,11 +70,35 @@ func TestRPOLBadInput(t *testing.T) {
 		{"config", "alpha", "2", "alpha"},
 		{"rpol-ucb", "inducing", "-1", "inducing = -1"},
 		{"rpol-censored-ucb", "inducing", "8", "inducing"},
+		{"rpol-censored-ucb", "width", "wide", "width"},
+		{"config", "lambda", "1+2/t", "lambda"},
 	} {
 		_, err := New(c.id, Config{Info: in, Horizon: 100, Params: bandit.Params{c.key: c.val}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s=%s: err = %v, want it to name %q", c.id, c.key, c.val, err, c.want)
 		}
+	}
+}
+
+// width=matched gives the censored agent RPOL-UCB's §4 width (smaller than
+// §5's, which adds (R + B_r) and v_t).
+func TestRPOLCensoredWidths(t *testing.T) {
+	_, in := gardnerInfo(t)
+	w := map[string]float64{}
+	for _, v := range []string{"paper", "matched"} {
+		a, err := New("rpol-censored-ucb", Config{Info: in, Horizon: 100, Params: bandit.Params{"width": v}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := a.(*RPOL)
+		r.widths()
+		w[v] = r.wf
+	}
+	u, _ := New("rpol-ucb", Config{Info: in, Horizon: 100})
+	ru := u.(*RPOL)
+	ru.widths()
+	if w["matched"] != ru.wf || !(w["paper"] > w["matched"]) {
+		t.Fatalf("widths: paper %v, matched %v, rpol-ucb %v", w["paper"], w["matched"], ru.wf)
 	}
 }
 
