@@ -150,21 +150,33 @@ func EmbeddedNames(dir string) []string {
 	return out
 }
 
+// FileRun is one experiment file run by [RunFiles].
+type FileRun struct {
+	// Base is the file's base name without .yaml; the outputs are in o.Out/Base.
+	Base string
+	Out  *runner.Output
+}
+
 // RunFiles runs the given embedded experiment files, each into
-// o.Out/<file base name>; a helper for Paper.Run.
-func RunFiles(ctx context.Context, o Options, files []string) error {
+// o.Out/<file base name>, and returns their outputs in order; a helper for
+// Paper.Run.
+func RunFiles(ctx context.Context, o Options, files []string) ([]FileRun, error) {
+	var runs []FileRun
 	for _, f := range files {
 		c, err := Embedded(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sub := o
-		sub.Out = path.Join(o.Out, strings.TrimSuffix(path.Base(f), ".yaml"))
-		if _, err := Execute(ctx, c, sub); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+		base := strings.TrimSuffix(path.Base(f), ".yaml")
+		sub.Out = path.Join(o.Out, base)
+		out, err := Execute(ctx, c, sub)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
 		}
+		runs = append(runs, FileRun{Base: base, Out: out})
 	}
-	return nil
+	return runs, nil
 }
 
 func embeddedDirs() ([]string, error) {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -35,23 +34,16 @@ type row struct {
 }
 
 func run(ctx context.Context, o experiment.Options) error {
+	runs, err := experiment.RunFiles(ctx, o, experiment.EmbeddedNames("ckb"))
+	if err != nil {
+		return err
+	}
 	var rows []row
-	for _, f := range experiment.EmbeddedNames("ckb") {
-		c, err := experiment.Embedded(f)
-		if err != nil {
-			return err
-		}
-		sub := o
-		base := strings.TrimSuffix(path.Base(f), ".yaml")
-		sub.Out = filepath.Join(o.Out, base)
-		out, err := experiment.Execute(ctx, c, sub)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		rows = append(rows, row{base, out.Results})
-		if base == "beta-sensitivity" {
-			if err := writeSensitivity(sub.Out, out.Results.Summary, o.Quick); err != nil {
-				return fmt.Errorf("%s: %w", f, err)
+	for _, r := range runs {
+		rows = append(rows, row{r.Base, r.Out.Results})
+		if r.Base == "beta-sensitivity" {
+			if err := writeSensitivity(filepath.Join(o.Out, r.Base), r.Out.Results.Summary, o.Quick); err != nil {
+				return fmt.Errorf("%s: %w", r.Base, err)
 			}
 		}
 	}

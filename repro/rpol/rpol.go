@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -28,20 +27,13 @@ func init() {
 }
 
 func run(ctx context.Context, o experiment.Options) error {
+	runs, err := experiment.RunFiles(ctx, o, experiment.EmbeddedNames("rpol"))
+	if err != nil {
+		return err
+	}
 	sums := map[string]report.Summary{}
-	for _, f := range experiment.EmbeddedNames("rpol") {
-		c, err := experiment.Embedded(f)
-		if err != nil {
-			return err
-		}
-		sub := o
-		base := strings.TrimSuffix(path.Base(f), ".yaml")
-		sub.Out = filepath.Join(o.Out, base)
-		out, err := experiment.Execute(ctx, c, sub)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		sums[base] = out.Results.Summary
+	for _, r := range runs {
+		sums[r.Base] = r.Out.Results.Summary
 	}
 	return writeClaims(filepath.Join(o.Out, "report.md"), sums, o.Quick)
 }
