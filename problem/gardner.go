@@ -104,19 +104,9 @@ func newGardner(name string, p bandit.Params, drift bool) (Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := p.Float(name, "scale", 1)
+	sc, off, err := unitsParams(name, p)
 	if err != nil {
 		return nil, err
-	}
-	if !(sc > 0) || math.IsInf(sc, 0) {
-		return nil, fmt.Errorf("%s: parameter scale = %v: must be a finite number > 0", name, sc)
-	}
-	off, err := p.Float(name, "offset", 0)
-	if err != nil {
-		return nil, err
-	}
-	if math.IsNaN(off) || math.IsInf(off, 0) {
-		return nil, fmt.Errorf("%s: parameter offset = %v: must be finite", name, off)
 	}
 	starts := []int{1}
 	if drift {
@@ -177,4 +167,22 @@ func rescalePieces(ps []Piece, a, b float64) []Piece {
 		}
 	}
 	return out
+}
+
+// unitsParams reads the scale and offset that put a problem's metrics in
+// other units (metric·scale + offset): scale finite and > 0, offset finite.
+func unitsParams(name string, p bandit.Params) (scale, offset float64, err error) {
+	if scale, err = p.Float(name, "scale", 1); err != nil {
+		return 0, 0, err
+	}
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return 0, 0, fmt.Errorf("%s: parameter scale = %v: must be a finite number > 0", name, scale)
+	}
+	if offset, err = p.Float(name, "offset", 0); err != nil {
+		return 0, 0, err
+	}
+	if math.IsNaN(offset) || math.IsInf(offset, 0) {
+		return 0, 0, fmt.Errorf("%s: parameter offset = %v: must be finite", name, offset)
+	}
+	return scale, offset, nil
 }

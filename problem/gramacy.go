@@ -91,19 +91,9 @@ func newGramacy(p bandit.Params) (Problem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: parameter lengthscale: %w", name, err)
 	}
-	sc, err := p.Float(name, "scale", 1)
+	sc, off, err := unitsParams(name, p)
 	if err != nil {
 		return nil, err
-	}
-	if !(sc > 0) || math.IsInf(sc, 0) {
-		return nil, fmt.Errorf("%s: parameter scale = %v: must be a finite number > 0", name, sc)
-	}
-	off, err := p.Float(name, "offset", 0)
-	if err != nil {
-		return nil, err
-	}
-	if math.IsNaN(off) || math.IsInf(off, 0) {
-		return nil, fmt.Errorf("%s: parameter offset = %v: must be finite", name, off)
 	}
 	facts, err := gramacyPiece()
 	if err != nil {
