@@ -49,7 +49,7 @@
 //     that arm). Served by lc-lucb and safe-lts, the algorithms of 004 §4
 //     that take per-round action sets; others are refused (400,
 //     "algorithm").
-//   - Stage-wise algorithms (004: lc-lucb, oplb, opb, opnlb, safe-lts) are
+//   - Stage-wise algorithms (004: lc-lucb, oplb, oplb-lp, opb, opnlb, safe-lts) are
 //     told the thresholds τ (constraints[j].threshold), the safe action x₀
 //     (prior.safe), its known values r₀ and c₀ (prior.safe_reward,
 //     prior.safe_costs; without them, set the algorithm's warm-start), the
