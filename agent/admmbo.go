@@ -8,52 +8,110 @@ import (
 	"github.com/cbandit/cbandit/domain"
 )
 
+// The public code cited below is github.com/SetarehAr/ADMMBO (Ariafar et al.
+// 2019): admmbo/ADMMBO.m (outer loop, stopping rule, ρ adaptation,
+// incumbent), admmbo/bayesfeas.m and admmbo/EI_Z.m (feasibility subproblem),
+// bayesopt/bayesopt.m (optimality subproblem) and
+// experiments/toy1_Small_Feasible_Region.m ("toy1", the gardner problem
+// sin x + sin y on [0,6]² that 002 App. E.1 runs with this code).
 var admmboParams = append(append([]bandit.ParamDoc(nil), igpParams[3:]...),
-	bandit.ParamDoc{Name: "rho", Default: "0.1", Doc: "ADMM penalty ρ (Ariafar et al. 2019; our choice)"},
-	bandit.ParamDoc{Name: "init", Default: "10", Doc: "uniformly random initial queries (our choice)"},
-	bandit.ParamDoc{Name: "alpha", Default: "2", Doc: "BO queries of the optimality subproblem per ADMM iteration (our choice)"},
-	bandit.ParamDoc{Name: "beta", Default: "2", Doc: "BO queries of each feasibility subproblem per ADMM iteration (our choice)"},
-	bandit.ParamDoc{Name: "eps", Default: "0.05", Doc: "stopping rule: primal and dual residuals ‖x − z‖, ρ‖z − z_prev‖ below eps (our choice)"},
-	bandit.ParamDoc{Name: "iters", Default: "50", Doc: "maximum number of ADMM iterations (our choice)"},
+	bandit.ParamDoc{Name: "rho", Default: "0.1", Doc: "initial ADMM penalty ρ (toy1: rho = .1)"},
+	bandit.ParamDoc{Name: "M", Default: "50", Doc: "feasibility subproblem 1[g(z) > 0] + ρ/(2M)‖x − z + y/ρ‖² (bayesfeas.m h_func, EI_Z.m; toy1: M = 50)"},
+	bandit.ParamDoc{Name: "mu", Default: "10", Doc: "ρ adaptation: ρ·τ when mean‖r‖ > μ·mean‖s‖, ρ/τ when μ·mean‖r‖ < mean‖s‖ (ADMMBO.m: mu = 10)"},
+	bandit.ParamDoc{Name: "tau", Default: "2", Doc: "ρ adaptation factor τ (ADMMBO.m: thai = 2); 1 keeps ρ fixed"},
+	bandit.ParamDoc{Name: "abstol", Default: "0.05", Doc: "stopping rule ε_pri = √d·abstol + relax·reltol·max(‖x‖, ‖z_j‖), ε_dual = √d·abstol + relax·reltol·‖ρ y_j‖ (ADMMBO.m: ABSTOL = 0.05)"},
+	bandit.ParamDoc{Name: "reltol", Default: "0.05", Doc: "stopping rule, relative tolerance (ADMMBO.m: RELTOL = 0.05)"},
+	bandit.ParamDoc{Name: "relax", Default: "1.5", Doc: "stopping rule, factor on reltol (ADMMBO.m: relaxp = relaxd = 1.5)"},
+	bandit.ParamDoc{Name: "init", Default: "2", Doc: "initial design: points shared by f and every g before the first subproblem (toy1: initial_num = 2, drawn from its stored X0; ours uniformly random)"},
+	bandit.ParamDoc{Name: "budget-f1", Default: "10", Doc: "BO queries of the optimality subproblem in the first ADMM iteration (toy1: initial_bud_f = 10)"},
+	bandit.ParamDoc{Name: "budget-c1", Default: "50", Doc: "BO queries of each feasibility subproblem in the first ADMM iteration (toy1: initial_bud_c = 50)"},
+	bandit.ParamDoc{Name: "budget", Default: "5", Doc: "BO queries of every subproblem in later ADMM iterations (toy1: final_bud = 5)"},
+	bandit.ParamDoc{Name: "iters", Default: "0", Doc: "maximum ADMM iterations; 0 = toy1's 1 + round((100(N+1) − N·budget-c1 − budget-f1)/((N+1)·budget)), N constraints (15 on gardner)"},
+	bandit.ParamDoc{Name: "tolc", Default: "0.01", Doc: "incumbent: a point counts as feasible when every observed g_j ≤ tolc (ADMMBO.m incumbent_update: tolC = 0.01)"},
 )
 
 // ADMMBO is the constrained Bayesian optimisation baseline of 002 App. E
-// (Ariafar, Coll-Font, Brooks & Dy 2019, JMLR), as we read it: ADMM on
-// min −f(x) + Σ_i 1[g_i(z_i) > 0] s.t. x = z_i, each subproblem solved by
-// a few BO queries with expected improvement (EI):
+// (Ariafar, Coll-Font, Brooks & Dy 2019, JMLR), following the authors'
+// public code (github.com/SetarehAr/ADMMBO, file names in admmboParams):
+// ADMM on min −f(x) + Σ_j 1[g_j(z_j) > 0] s.t. x = z_j, each subproblem
+// solved by a budget of BO queries with expected improvement (EI). ADMM
+// iteration i:
 //
-//	OPT:  x ← argmin −f(x) + ρ/2 Σ_i ‖x − z_i + y_i/ρ‖²   (EI on GP of −f plus the known quadratic)
-//	FEAS: z_i ← argmin 1[g_i(z) > 0] + ρ/2 ‖x − z + y_i/ρ‖² (EI of the indicator under the GP of g_i)
-//	y_i ← y_i + ρ(x − z_i),
+//	OPT:  x ← the observed point minimising −f(x) + ρ/2 Σ_j ‖x − z_j + y_j/ρ‖²,
+//	      after budget-f1 (i = 1) or budget EI queries (bayesopt.m; EI's best
+//	      is the least observed value; the form of ADMMBO.m, (Nρ/2)‖x − z̄ + ȳ/ρ‖²,
+//	      differs from ours by a constant in x)
+//	FEAS: for each j, z_j ← the observed point minimising
+//	      h_j(z) = 1[g_j(z) > 0] + ρ/(2M)‖x − z + y_j/ρ‖², after budget-c1 (i = 1)
+//	      or budget queries of EI_Z.m's EI: with Q = h⁺ − ρ/(2M)‖…‖² and
+//	      θ = P(g_j ≤ 0), EI = θQ for 0 ≤ Q < 1, Q − (1 − θ) for Q ≥ 1, 0 for Q < 0;
+//	      then y_j ← y_j + ρ(x − z_j)
+//	stop: r_j = ‖x − z_j‖ < ε_pri,j and s_j = ρ‖z_j − z_j^prev‖ < ε_dual,j for
+//	      every j (once met, constraint j stays converged: ADMMBO.m's con(j) is
+//	      never reset), or i = iters
+//	ρ:    ρ·τ if mean r > μ·mean s, ρ/τ if μ·mean r < mean s (ADMMBO.m)
 //
-// stopping when ‖x − z_i‖ and ρ‖z_i − z_i^prev‖ fall below eps (002 App. E:
-// "its own stopping criteria") or after iters iterations. Every query is one
-// round; after the stop the agent plays its answer: the best observed point
-// whose observed costs are all ≤ 0 (x when there is none). The GP means and
-// acquisitions are over the model's candidates (no refinement).
+// starting from z_j = the box's upper corner and y_j = 0 (toy1). The
+// incumbent is updated after every subproblem with its answer (x, then each
+// z_j) when its observed g are all ≤ tolc and its observed f is the best
+// so far (ADMMBO.m incumbent_update). Every query is one round; from the stop
+// on the agent plays the incumbent ([ADMMBO.StopRound] is the last query's
+// round); 002 plots ADMMBO only up to its stop.
+//
+// Departures from the public code, ours: (1) every query observes f and
+// every g (the bandit protocol), and every GP uses every observation,
+// where the code queries f only in OPT and each g_j only in its FEAS; (2)
+// fixed kernel hyper-parameters (the GP parameters of cbandit) where the code
+// fits them by marginal likelihood at every query; (3) the acquisitions are
+// maximised over the model's candidates, the code over 10⁵ random (FEAS) or
+// Sobol (OPT) points; (4) θ uses the posterior standard deviation, the code
+// passes the variance to normcdf as the deviation (EI_Z.m); (5) the
+// initial design is uniformly random from the agent's seed, the code's is
+// read from a stored file; (6) the code re-evaluates f at every old sample in
+// each OPT call (bayesopt.m with initial_points), which costs nothing there;
+// we reuse the observed values; (7) with no feasible incumbent the code
+// returns a point outside the box (InfPoint); we play x.
 type ADMMBO struct {
-	core   *igpCore
-	box    *domain.Box
-	ledger *Ledger
-	rho    float64
-	init   int
-	alpha  int
-	beta   int
-	eps    float64
-	iters  int
-	m      int
+	core    *igpCore
+	box     *domain.Box
+	ledger  *Ledger
+	m       int
+	rho     float64
+	bigM    float64
+	mu, tau float64
+	abstol  float64
+	reltol  float64
+	relax   float64
+	tolc    float64
+	init    int
+	bf1     int
+	bc1     int
+	budget  int
+	iters   int
 	// ADMM state
-	x        []float64
-	z, y     [][]float64
-	iter     int
-	phase    int // 0: OPT, 1..m: FEAS of constraint phase−1
-	left     int // queries left in the phase
-	stopped  bool
-	answer   []float64
-	bestF    float64
-	feasBest []float64
-	pending  map[int64]*partial
-	score    []float64
+	x         []float64
+	z, y      [][]float64
+	zold      [][]float64
+	conv      []bool
+	iter      int // ADMM iteration, 1-based once the initial design is done
+	phase     int // 0: OPT, 1..m: FEAS of constraint phase−1
+	left      int // queries left in the phase
+	stopped   bool
+	stopRound int
+	answer    []float64
+	incumbent []float64
+	incF      float64
+	obs       []admmObs
+	pending   map[int64]*partial
+	score     []float64
+}
+
+// admmObs is one query with its reward and costs both observed.
+type admmObs struct {
+	x    []float64
+	f    float64
+	g    []float64
+	feas bool // every g ≤ tolc
 }
 
 func newADMMBO(cfg Config) (bandit.Agent, error) {
@@ -70,45 +128,77 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &ADMMBO{core: core, box: box, ledger: NewLedger(in.M), m: in.M, bestF: math.Inf(-1),
+	a := &ADMMBO{core: core, box: box, ledger: NewLedger(in.M), m: in.M, incF: math.Inf(-1),
 		pending: map[int64]*partial{}}
-	if a.rho, err = ps.Float(name, "rho", 0.1); err != nil {
-		return nil, err
-	}
-	if a.eps, err = ps.Float(name, "eps", 0.05); err != nil {
-		return nil, err
+	for _, p := range []struct {
+		k   string
+		dst *float64
+		def float64
+		min float64 // > min, or ≥ 1 for tau
+	}{{"rho", &a.rho, 0.1, 0}, {"M", &a.bigM, 50, 0}, {"mu", &a.mu, 10, 0}, {"tau", &a.tau, 2, 1},
+		{"abstol", &a.abstol, 0.05, 0}, {"reltol", &a.reltol, 0.05, -1}, {"relax", &a.relax, 1.5, -1},
+		{"tolc", &a.tolc, 0.01, math.Inf(-1)}} {
+		if *p.dst, err = ps.Float(name, p.k, p.def); err != nil {
+			return nil, err
+		}
+		v := *p.dst
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return nil, fmt.Errorf("%s: parameter %s = %v: must be finite", name, p.k, v)
+		case p.k == "tau" && v < 1:
+			return nil, fmt.Errorf("%s: parameter tau = %v: must be ≥ 1", name, v)
+		case p.min == 0 && !(v > 0):
+			return nil, fmt.Errorf("%s: parameter %s = %v: must be > 0", name, p.k, v)
+		case p.min == -1 && v < 0:
+			return nil, fmt.Errorf("%s: parameter %s = %v: must be ≥ 0", name, p.k, v)
+		}
 	}
 	for _, p := range []struct {
 		k   string
 		dst *int
 		def int
-	}{{"init", &a.init, 10}, {"alpha", &a.alpha, 2}, {"beta", &a.beta, 2}, {"iters", &a.iters, 50}} {
+		min int
+	}{{"init", &a.init, 2, 1}, {"budget-f1", &a.bf1, 10, 1}, {"budget-c1", &a.bc1, 50, 1},
+		{"budget", &a.budget, 5, 1}, {"iters", &a.iters, 0, 0}} {
 		if *p.dst, err = ps.Int(name, p.k, p.def); err != nil {
 			return nil, err
 		}
-		if *p.dst < 1 {
-			return nil, fmt.Errorf("%s: parameter %s = %d: must be at least 1", name, p.k, *p.dst)
+		if *p.dst < p.min {
+			return nil, fmt.Errorf("%s: parameter %s = %d: must be at least %d", name, p.k, *p.dst, p.min)
 		}
 	}
-	if !(a.rho > 0) || math.IsInf(a.rho, 0) {
-		return nil, fmt.Errorf("%s: parameter rho = %v: must be a finite number > 0", name, a.rho)
-	}
-	if !(a.eps > 0) {
-		return nil, fmt.Errorf("%s: parameter eps = %v: must be > 0", name, a.eps)
+	if a.iters == 0 {
+		a.iters = ADMMBOIters(in.M, a.bf1, a.bc1, a.budget)
 	}
 	d := box.Dim()
-	a.x = make([]float64, d)
-	for i := range a.x {
-		a.x[i] = (box.Lo[i] + box.Hi[i]) / 2
-	}
+	a.x = append([]float64(nil), box.Hi...)
 	for j := 0; j < in.M; j++ {
-		a.z = append(a.z, append([]float64(nil), a.x...))
+		a.z = append(a.z, append([]float64(nil), box.Hi...)) // toy1: opt.f.z{j} = bounds(:,2)'
 		a.y = append(a.y, make([]float64, d))
 	}
-	a.left = a.alpha
+	a.conv = make([]bool, in.M)
 	a.score = make([]float64, core.y.Len())
 	return a, nil
 }
+
+// ADMMBOIters is the public code's iteration cap (toy1):
+// 1 + round((100(N+1) − N·bc1 − bf1)/((N+1)·b)), at least 1, for N
+// constraints, first-iteration budgets bf1 (OPT) and bc1 (each FEAS) and
+// later budget b.
+func ADMMBOIters(n, bf1, bc1, b int) int {
+	it := 1 + int(math.Round(float64(100*(n+1)-n*bc1-bf1)/float64((n+1)*b)))
+	if it < 1 {
+		it = 1
+	}
+	return it
+}
+
+// StopRound is the round of ADMMBO's last BO query when it has stopped
+// (from the next round on it replays its incumbent), 0 while it runs.
+func (a *ADMMBO) StopRound() int { return a.stopRound }
+
+// Rho is the current ADMM penalty ρ.
+func (a *ADMMBO) Rho() float64 { return a.rho }
 
 func normCDF(u float64) float64 { return 0.5 * math.Erfc(-u/math.Sqrt2) }
 func normPDF(u float64) float64 { return math.Exp(-u*u/2) / math.Sqrt(2*math.Pi) }
@@ -122,88 +212,150 @@ func ei(best, mu, s float64) float64 {
 	return (best-mu)*normCDF(u) + s*normPDF(u)
 }
 
-// quad is ρ/2 Σ_i ‖x − z_i + y_i/ρ‖² (OPT) at x.
+// quadOpt is ρ/2 Σ_j ‖x − z_j + y_j/ρ‖² (OPT) at x.
 func (a *ADMMBO) quadOpt(x []float64) float64 {
 	s := 0.0
-	for i := range a.z {
+	for j := range a.z {
 		for k, v := range x {
-			d := v - a.z[i][k] + a.y[i][k]/a.rho
+			d := v - a.z[j][k] + a.y[j][k]/a.rho
 			s += d * d
 		}
 	}
 	return a.rho / 2 * s
 }
 
-// quadFeas is ρ/2 ‖x − z + y_i/ρ‖² at z.
-func (a *ADMMBO) quadFeas(i int, z []float64) float64 {
+// quadFeas is ρ/(2M) ‖x − z + y_j/ρ‖² at z (bayesfeas.m h_func).
+func (a *ADMMBO) quadFeas(j int, z []float64) float64 {
 	s := 0.0
 	for k, v := range z {
-		d := a.x[k] - v + a.y[i][k]/a.rho
+		d := a.x[k] - v + a.y[j][k]/a.rho
 		s += d * d
 	}
-	return a.rho / 2 * s
+	return a.rho / (2 * a.bigM) * s
 }
 
-// argmin over the candidates of val(i); returns the candidate point.
-func (a *ADMMBO) argmin(val func(i int) float64) []float64 {
-	best, bi := math.Inf(1), 0
-	for i := range a.score {
-		if v := val(i); v < best {
+// alX is the optimality subproblem's objective at an observation.
+func (a *ADMMBO) alX(o admmObs) float64 { return -o.f + a.quadOpt(o.x) }
+
+// hZ is feasibility subproblem j's objective at an observation.
+func (a *ADMMBO) hZ(j int, o admmObs) float64 {
+	v := a.quadFeas(j, o.x)
+	if o.g[j] > 0 {
+		v++
+	}
+	return v
+}
+
+// argminObs is the index of the observation minimising val (−1 with none).
+func (a *ADMMBO) argminObs(val func(o admmObs) float64) int {
+	best, bi := math.Inf(1), -1
+	for i, o := range a.obs {
+		if v := val(o); v < best {
 			best, bi = v, i
 		}
 	}
-	return append([]float64(nil), a.core.y.Action(bi).X...)
+	return bi
 }
 
-// closePhase ends the current subproblem: sets x or z_i from the posterior,
-// and after the last FEAS the dual update and the stopping rule.
+// offer updates the incumbent with observation i (ADMMBO.m incumbent_update).
+func (a *ADMMBO) offer(i int) {
+	if i < 0 {
+		return
+	}
+	if o := a.obs[i]; o.feas && o.f >= a.incF {
+		a.incF, a.incumbent = o.f, o.x
+	}
+}
+
+func dist(u, v []float64) float64 {
+	s := 0.0
+	for k := range u {
+		s += (u[k] - v[k]) * (u[k] - v[k])
+	}
+	return math.Sqrt(s)
+}
+
+func norm(u []float64) float64 { return dist(u, make([]float64, len(u))) }
+
+// closePhase ends the current subproblem; after the last FEAS, the
+// stopping rule and the ρ adaptation of ADMMBO.m.
 func (a *ADMMBO) closePhase() {
-	c := a.core
-	mu := c.y.Mean()
 	if a.phase == 0 {
-		a.x = a.argmin(func(i int) float64 { return -mu[i] + a.quadOpt(c.y.Action(i).X) })
+		if i := a.argminObs(a.alX); i >= 0 {
+			a.x = append([]float64(nil), a.obs[i].x...)
+			a.offer(i)
+		}
+		a.zold = nil
+		for _, z := range a.z {
+			a.zold = append(a.zold, append([]float64(nil), z...))
+		}
 	} else {
 		j := a.phase - 1
-		mg, vg := c.h[j].Mean(), c.h[j].Var()
-		prev := a.z[j]
-		a.z[j] = a.argmin(func(i int) float64 {
-			infeas := 1 - normCDF(-mg[i]/math.Sqrt(math.Max(vg[i], 1e-18)))
-			return infeas + a.quadFeas(j, c.y.Action(i).X)
-		})
-		r, s := 0.0, 0.0
+		if i := a.argminObs(func(o admmObs) float64 { return a.hZ(j, o) }); i >= 0 {
+			a.z[j] = append([]float64(nil), a.obs[i].x...)
+			a.offer(i)
+		}
 		for k := range a.x {
-			r += (a.x[k] - a.z[j][k]) * (a.x[k] - a.z[j][k])
-			s += (a.z[j][k] - prev[k]) * (a.z[j][k] - prev[k])
+			a.y[j][k] += a.rho * (a.x[k] - a.z[j][k])
 		}
 		if a.phase == a.m {
-			a.iter++
-			done := true
-			for i := range a.z {
-				rr := 0.0
-				for k := range a.x {
-					a.y[i][k] += a.rho * (a.x[k] - a.z[i][k])
-					rr += (a.x[k] - a.z[i][k]) * (a.x[k] - a.z[i][k])
-				}
-				if math.Sqrt(rr) > a.eps {
-					done = false
-				}
-			}
-			if a.rho*math.Sqrt(s) > a.eps || math.Sqrt(r) > a.eps {
-				done = false
-			}
-			if done || a.iter >= a.iters {
-				a.stopped = true
-				a.answer = a.x
-				if a.feasBest != nil {
-					a.answer = a.feasBest
-				}
+			a.endIteration()
+			if a.stopped {
+				return
 			}
 		}
 	}
 	a.phase = (a.phase + 1) % (a.m + 1)
-	a.left = a.alpha
-	if a.phase > 0 {
-		a.left = a.beta
+	if a.phase == 0 {
+		a.iter++
+	}
+	a.left = a.budget
+	if a.iter == 1 {
+		a.left = a.bf1
+		if a.phase > 0 {
+			a.left = a.bc1
+		}
+	}
+}
+
+// endIteration is ADMMBO.m's termination check and ρ update.
+func (a *ADMMBO) endIteration() {
+	d := math.Sqrt(float64(len(a.x)))
+	var rs, ss float64
+	for j := range a.z {
+		r := dist(a.x, a.z[j])
+		s := a.rho * dist(a.z[j], a.zold[j])
+		epsPri := d*a.abstol + a.relax*a.reltol*math.Max(norm(a.x), norm(a.z[j]))
+		rhoY := make([]float64, len(a.y[j]))
+		for k, v := range a.y[j] {
+			rhoY[k] = a.rho * v
+		}
+		epsDual := d*a.abstol + a.relax*a.reltol*norm(rhoY)
+		if r < epsPri && s < epsDual {
+			a.conv[j] = true
+		}
+		rs += r
+		ss += s
+	}
+	done := true
+	for _, c := range a.conv {
+		done = done && c
+	}
+	if done || a.iter >= a.iters {
+		a.stopped = true
+		a.stopRound = a.ledger.Decisions()
+		a.answer = a.x
+		if a.incumbent != nil {
+			a.answer = a.incumbent
+		}
+		return
+	}
+	rs, ss = rs/float64(a.m), ss/float64(a.m)
+	switch {
+	case rs > a.mu*ss:
+		a.rho *= a.tau
+	case a.mu*rs < ss:
+		a.rho /= a.tau
 	}
 }
 
@@ -221,6 +373,9 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return a.ledger.Record(r.T, bandit.PointAction(x), 0), nil
 	}
+	if a.iter == 0 {
+		a.iter, a.phase, a.left = 1, 0, a.bf1
+	}
 	if a.left == 0 {
 		a.closePhase()
 		if a.stopped {
@@ -228,29 +383,44 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	a.left--
-	mu, v := c.y.Mean(), c.y.Var()
 	if a.phase == 0 {
-		// EI for −f + q; best = min over the candidates of the posterior mean.
+		// bayesopt.m: EI of the augmented Lagrangian, best = least observed value.
+		mu, v := c.y.Mean(), c.y.Var()
 		best := math.Inf(1)
-		for i := range a.score {
-			best = math.Min(best, -mu[i]+a.quadOpt(c.y.Action(i).X))
+		for _, o := range a.obs {
+			best = math.Min(best, a.alX(o))
 		}
 		for i := range a.score {
-			q := a.quadOpt(c.y.Action(i).X)
-			a.score[i] = ei(best, -mu[i]+q, math.Sqrt(math.Max(v[i], 0)))
+			x := c.y.Action(i).X
+			m := -mu[i] + a.quadOpt(x)
+			if math.IsInf(best, 1) {
+				a.score[i] = -m // no observation yet: the posterior mean
+				continue
+			}
+			a.score[i] = ei(best, m, math.Sqrt(math.Max(v[i], 0)))
 		}
 	} else {
+		// EI_Z.m: h⁺ = least observed h_j.
 		j := a.phase - 1
 		mg, vg := c.h[j].Mean(), c.h[j].Var()
 		best := math.Inf(1)
-		theta := make([]float64, len(a.score))
-		for i := range a.score {
-			theta[i] = normCDF(-mg[i] / math.Sqrt(math.Max(vg[i], 1e-18))) // P(g_j ≤ 0)
-			best = math.Min(best, 1-theta[i]+a.quadFeas(j, c.y.Action(i).X))
+		for _, o := range a.obs {
+			best = math.Min(best, a.hZ(j, o))
+		}
+		if math.IsInf(best, 1) {
+			best = 1
 		}
 		for i := range a.score {
-			q := a.quadFeas(j, c.y.Action(i).X)
-			a.score[i] = theta[i]*math.Max(best-q, 0) + (1-theta[i])*math.Max(best-1-q, 0)
+			q := best - a.quadFeas(j, c.y.Action(i).X)
+			theta := normCDF(-mg[i] / math.Sqrt(math.Max(vg[i], 1e-18))) // P(g_j ≤ 0)
+			switch {
+			case q < 0:
+				a.score[i] = 0
+			case q < 1:
+				a.score[i] = q * theta
+			default:
+				a.score[i] = q - (1 - theta)
+			}
 		}
 	}
 	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil)
@@ -260,8 +430,9 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.ledger.Record(r.T, act, 0), nil
 }
 
-// Observe implements bandit.Agent: f and every g_j enter their GPs when
-// both are in.
+// Observe implements bandit.Agent: f and every g_j enter their GPs as they
+// arrive; a query enters the observed set (for the subproblems' answers and
+// EI's best) when both are in.
 func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	acc, err := a.ledger.Accept(fb)
 	if err != nil {
@@ -293,22 +464,21 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 		return nil
 	}
 	delete(a.pending, fb.ID)
+	o := admmObs{x: append([]float64(nil), acc.Action.X...), f: p.reward, g: p.costs, feas: true}
 	for _, c := range p.costs {
-		if c > 0 {
-			return nil
+		if c > a.tolc {
+			o.feas = false
 		}
 	}
-	if p.reward > a.bestF {
-		a.bestF, a.feasBest = p.reward, append([]float64(nil), acc.Action.X...)
-	}
+	a.obs = append(a.obs, o)
 	return nil
 }
 
 func init() {
 	Register(Spec{
 		Name:    "admmbo",
-		Summary: "ADMMBO: ADMM over BO subproblems with expected improvement, own stopping rule (baseline)",
-		Source:  "Ariafar et al. 2019 (JMLR), baseline of 002 App. E; our reading, see doc",
+		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, per the authors' public code (M, ρ adaptation, stopping rule, budgets) (baseline)",
+		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of 002 App. E; departures in doc",
 		Params:  admmboParams,
 		New:     newADMMBO,
 	})

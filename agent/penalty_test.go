@@ -166,7 +166,7 @@ func BenchmarkPenaltyRound(b *testing.B) {
 			if c.algo == "admmbo" {
 				// keep ADMMBO in its BO phase (its own stop would otherwise fire
 				// before round 300 and the benchmark would time the replay)
-				ps = bandit.Params{"eps": "1e-300", "iters": "100000"}
+				ps = bandit.Params{"abstol": "1e-300", "reltol": "0", "iters": "100000"}
 			}
 			a, err := New(c.algo, Config{Info: p.Info(), Horizon: 1 << 20, Seed: 1, Params: ps})
 			if err != nil {
@@ -174,7 +174,7 @@ func BenchmarkPenaltyRound(b *testing.B) {
 			}
 			warm := 300
 			if c.algo == "admmbo" {
-				warm = 10 // its random initial queries; run with -benchtime 20x to time the BO phase
+				warm = 10 // 2 initial queries + 8 of its first optimality subproblem; run with -benchtime 20x to time the BO phase
 			}
 			playPen(b, p, a, warm)
 			env := seed.Rand(2)

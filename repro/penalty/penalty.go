@@ -54,6 +54,9 @@ type finals struct {
 	checkpoints []int
 	regret      [][]float64 // [k][trial] R(t)/t (or utility)
 	violation   [][]float64 // [k][trial] V(t)/t
+	// stops[trial] is the round of the last BO query of an algorithm that
+	// stops by its own rule (ADMMBO; 0 = did not stop), nil for the others.
+	stops []int
 }
 
 func mean(xs []float64) float64 {
@@ -81,6 +84,16 @@ func run(ctx context.Context, o experiment.Options) error {
 		fin, err := checkpoints(c, out, f.utility)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		stops, err := admmboStops(c, o.Quick)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		for label, st := range stops {
+			if g, ok := fin[label]; ok {
+				g.stops = st
+				fin[label] = g
+			}
 		}
 		verdicts[base] = fin
 		order = append(order, base)
@@ -162,7 +175,12 @@ func boxes(dir, title string, fin map[string]finals, utility bool) error {
 	rg, vg := map[string][][]float64{}, map[string][][]float64{}
 	var cps []int
 	for label, f := range fin {
-		rg[label], vg[label], cps = f.regret, f.violation, f.checkpoints
+		cps = f.checkpoints
+		for k := range f.checkpoints {
+			// ADMMBO: only the trials not yet stopped (002 plots it up to its stop).
+			rg[label] = append(rg[label], f.running(f.regret, k))
+			vg[label] = append(vg[label], f.running(f.violation, k))
+		}
 	}
 	ylab, base := "time-averaged regret R(t)/t", "box_regret"
 	if utility {
@@ -215,12 +233,17 @@ func writeSummary(dir string, order []string, v map[string]map[string]finals, qu
 			}{{"R/t or utility", f.regret}, {"V/t", f.violation}} {
 				fmt.Fprintf(&b, "| %s | %s |", l, m.n)
 				for _, k := range ks {
-					fmt.Fprintf(&b, " %d | %.4f |", f.checkpoints[k], mean(m.x[k]))
+					if xs := f.running(m.x, k); len(xs) > 0 {
+						fmt.Fprintf(&b, " %d | %.4f |", f.checkpoints[k], mean(xs))
+					} else {
+						fmt.Fprintf(&b, " %d | — |", f.checkpoints[k])
+					}
 				}
 				b.WriteString("\n")
 			}
 		}
 		b.WriteString("\n")
+		b.WriteString(stopNote(v[name]))
 	}
 	b.WriteString(sens)
 	if quick {
