@@ -268,6 +268,9 @@ func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float
 		}
 		return 1 + 2/float64(horizon), nil
 	}
+	if _, set := ps["lambda"]; !set && !(def > 0) {
+		return 0, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
+	}
 	v, err := ps.Float(name, "lambda", def)
 	if err != nil {
 		return 0, err

@@ -100,12 +100,9 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := p.Float(name, "lambda", in.NoiseVar)
+	lambda, err := lambdaParam(name, p, cfg.Horizon, in.NoiseVar)
 	if err != nil {
 		return nil, err
-	}
-	if !(lambda > 0) {
-		return nil, fmt.Errorf("%s: parameter lambda = %v: must be > 0", name, lambda)
 	}
 	f, err := model.For(in, in.Kernel, lambda)
 	if err != nil {

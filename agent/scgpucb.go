@@ -65,12 +65,9 @@ func newSCGP(cfg Config) (*SCGP, error) {
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := p.Float(name, "lambda", in.NoiseVar)
+	lambda, err := lambdaParam(name, p, cfg.Horizon, in.NoiseVar)
 	if err != nil {
 		return nil, err
-	}
-	if !(lambda > 0) {
-		return nil, fmt.Errorf("%s: parameter lambda = %v: must be > 0", name, lambda)
 	}
 	delta := in.Slater
 	if !(delta > 0) {

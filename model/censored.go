@@ -46,7 +46,7 @@ type Censored struct {
 // arm coordinates of a finite domain.
 func NewCensored(dom domain.Domain, k gp.Kernel, lam float64, cands [][]float64) (*Censored, error) {
 	if k == nil {
-		return nil, fmt.Errorf("model: censored: kernel is nil")
+		return nil, fmt.Errorf("model: censored GP: the problem gives no GP kernel")
 	}
 	if !(lam > 0) || math.IsInf(lam, 0) {
 		return nil, fmt.Errorf("model: censored: lambda = %v: must be a finite number > 0", lam)

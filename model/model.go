@@ -54,6 +54,9 @@ func NewArms(dom *domain.Finite, k gp.Kernel, noiseVar float64) (*Arms, error) {
 		}
 		p, err = gp.NewArmPosteriorPrecomputed(pk, noiseVar)
 	} else {
+		if k == nil {
+			return nil, fmt.Errorf("model: the problem gives no GP kernel")
+		}
 		if dom.Points == nil {
 			return nil, fmt.Errorf("model: kernel %s needs arm coordinates, the domain has none", k)
 		}

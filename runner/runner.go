@@ -201,7 +201,7 @@ func Run(ctx context.Context, spec Spec) (*Output, error) {
 		info := p0.Info()
 		info.Horizon = spec.Horizon
 		if _, err := agent.New(a.ID, agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params, Seed: AgentSeed(spec.Seed, 0, a.Label)}); err != nil {
-			return nil, fmt.Errorf("algorithm %s: %w", a.Label, err)
+			return nil, fmt.Errorf("algorithm %s does not run on problem %s: %w (cbandit list --fits shows which do)", a.Label, spec.Problem, err)
 		}
 	}
 	p0 = nil

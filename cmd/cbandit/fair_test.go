@@ -295,3 +295,18 @@ func TestDiffTrees(t *testing.T) {
 		t.Fatalf("diff with nothing in common: %d %s", code, stderr)
 	}
 }
+
+// list --fits shows the pairs that run and why the others are refused; a
+// refused pair names both the algorithm and the problem.
+func TestListFits(t *testing.T) {
+	out := mustRun(t, "list", "--fits")
+	for _, want := range []string{"rkhs-synthetic (", "✓ ", "ckb-ucb", "✗ oplb: "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("list --fits lacks %q:\n%s", want, out[:min(len(out), 2000)])
+		}
+	}
+	code, _, stderr := runCLI("run", "--problem", "bernoulli-4arm", "--algos", "ckb-ucb", "--trials", "1", "--horizon", "10", "--quiet", "--out", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "algorithm ckb-ucb does not run on problem bernoulli-4arm") || !strings.Contains(stderr, "GP prior") {
+		t.Fatalf("mismatched pair: exit %d, %s", code, stderr)
+	}
+}
