@@ -102,19 +102,9 @@ type Box struct {
 // NewBox returns the posterior over dom with kernel k, noise variance
 // (regulariser) λ and the given candidate points (DefaultGrid when nil).
 func NewBox(dom *domain.Box, k gp.Kernel, noiseVar float64, cands [][]float64) (*Box, error) {
-	if dom == nil {
-		return nil, fmt.Errorf("model: box is nil")
-	}
-	if cands == nil {
-		cands = DefaultGrid(dom)
-	}
-	if len(cands) == 0 {
-		return nil, fmt.Errorf("model: box candidate set is empty")
-	}
-	for i, x := range cands {
-		if err := dom.Contains(x); err != nil {
-			return nil, fmt.Errorf("model: candidate %d: %w", i, err)
-		}
+	cands, err := boxCandidates(dom, cands)
+	if err != nil {
+		return nil, err
 	}
 	g, err := gp.NewExact(k, noiseVar)
 	if err != nil {
@@ -239,3 +229,23 @@ func (m *Box) Shared() bool { return m.g.Shared() }
 
 // Domain returns the box.
 func (m *Box) Domain() *domain.Box { return m.dom }
+
+// boxCandidates checks a box's candidate set (DefaultGrid when nil): the
+// box is given, the set is not empty and every point lies in the box.
+func boxCandidates(dom *domain.Box, cands [][]float64) ([][]float64, error) {
+	if dom == nil {
+		return nil, fmt.Errorf("model: box is nil")
+	}
+	if cands == nil {
+		cands = DefaultGrid(dom)
+	}
+	if len(cands) == 0 {
+		return nil, fmt.Errorf("model: box candidate set is empty")
+	}
+	for i, x := range cands {
+		if err := dom.Contains(x); err != nil {
+			return nil, fmt.Errorf("model: candidate %d: %w", i, err)
+		}
+	}
+	return cands, nil
+}

@@ -26,19 +26,9 @@ type SparseBox struct {
 // variance λ, the candidate points (DefaultGrid when nil) and m inducing
 // points selected from them (or the given inducing points z when not nil).
 func NewSparseBox(dom *domain.Box, k gp.Kernel, noiseVar float64, cands [][]float64, m int, z [][]float64) (*SparseBox, error) {
-	if dom == nil {
-		return nil, fmt.Errorf("model: box is nil")
-	}
-	if cands == nil {
-		cands = DefaultGrid(dom)
-	}
-	if len(cands) == 0 {
-		return nil, fmt.Errorf("model: box candidate set is empty")
-	}
-	for i, x := range cands {
-		if err := dom.Contains(x); err != nil {
-			return nil, fmt.Errorf("model: candidate %d: %w", i, err)
-		}
+	cands, err := boxCandidates(dom, cands)
+	if err != nil {
+		return nil, err
 	}
 	if z == nil {
 		if m < 1 {
