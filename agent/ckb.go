@@ -23,7 +23,7 @@ var ckbParams = []bandit.ParamDoc{
 	{Name: "eps", Default: "0 (ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
-	inducingDoc, standardiseDoc, hyperDoc,
+	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2],
 }
 
 // CKB is 001 Algorithm 1: posterior models for f and each g_j, an
@@ -77,6 +77,10 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}
+	fixed, cf, cg, err := widthParams(name, p)
+	if err != nil {
+		return nil, err
+	}
 	if !(in.B > 0) || !(in.G > 0) {
 		return nil, fmt.Errorf("%s: the problem must state bounds B > 0 and G > 0 (got B = %v, G = %v)", name, in.B, in.G)
 	}
@@ -112,7 +116,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	opts, err := modelOptions(name, p)
+	opts, err := modelOptions(name, p, in.Domain, true)
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +138,8 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	a := &CKB{
 		name: name, info: in, rng: seedRand(cfg.Seed), firstArm: firstArm,
 		f: f, estF: o.estF, estG: o.estG,
-		betaF:  estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale},
-		betaG:  estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale},
+		betaF:  estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
+		betaG:  estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg},
 		rule:   pd,
 		ledger: NewLedger(in.M),
 	}

@@ -14,7 +14,7 @@ var configParams = []bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: 000 §2's value"},
-	inducingDoc, standardiseDoc, hyperDoc,
+	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2],
 }
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -57,10 +57,14 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	fixed, cf, cg, err := widthParams(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	a := &ConfigAgent{name: name, info: in, rng: seedRand(cfg.Seed), ledger: NewLedger(in.M),
-		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale},
-		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale}}
-	opts, err := modelOptions(name, ps)
+		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
+		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}
+	opts, err := modelOptions(name, ps, in.Domain, true)
 	if err != nil {
 		return nil, err
 	}
@@ -157,3 +161,4 @@ func init() {
 		New:     newConfig,
 	})
 }
+

@@ -100,7 +100,7 @@ func newIGPCore(name string, cfg Config, nh int) (*igpCore, error) {
 	for j := range ks {
 		ks[j] = k
 	}
-	opts, err := modelOptions(name, ps)
+	opts, err := modelOptions(name, ps, in.Domain, false)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ var rpolParams = []bandit.ParamDoc{
 }
 
 // rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
-var rpolUCBParams = append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc, standardiseDoc, hyperDoc)
+var rpolUCBParams = append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2])
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window m (000 §5): feedback later than m rounds is censored; §7 does not give m, we take twice the Poisson mean 15 (ρ_m ≈ 0.9999)"},
@@ -30,7 +30,7 @@ var rpolSWParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (000 Thm. 4) with γ_T ≈ (ln T)^{d+1} (000 §2, SE kernel)"},
 	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (000 §6); unknown in §7, we count one unit per change (two changes)"},
 	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed Σ_{s=t0}^{t−1}‖f_s − f_{s+1}‖ inside the window for Γ_t = C·variation (000 §6); the learner cannot know it, 0 switches Γ_t off (see report)"},
-	inducingDoc, standardiseDoc, hyperDoc,
+	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2],
 )
 
 type rpolKind int
@@ -76,6 +76,12 @@ type RPOL struct {
 	cgg     float64     // Γ^g_t (§6)
 	// widths of this round
 	wf, wg float64
+	// fixed: the practical constant widths constF, constG (beta=practical)
+	fixed          bool
+	constF, constG float64
+	// std: the models are standardised; costs enter the penalty divided
+	// by their metric's scale (model.Scale)
+	std bool
 	// scratch
 	fb, score []float64
 	gb        [][]float64
@@ -146,13 +152,17 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			a.g = append(a.g, c)
 		}
 	default:
-		opts, err := modelOptions(name, ps)
+		opts, err := modelOptions(name, ps, in.Domain, true)
 		if err != nil {
 			return nil, err
 		}
 		if a.f, a.g, err = model.ForAllOpts(in, lam, opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if a.fixed, a.constF, a.constG, err = widthParams(name, ps); err != nil {
+			return nil, err
+		}
+		a.std = opts.Standardise
 	}
 	if kind == rpolSW {
 		pt, err := ps.Float(name, "PT", 2)
@@ -201,6 +211,8 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 func (a *RPOL) widths() {
 	in := a.info
 	switch {
+	case a.fixed: // beta=practical (issue 14): constant widths
+		a.wf, a.wg = a.constF, a.constG
 	case a.kind == rpolUCB || a.matched: // 000 §4: β_t = B + R√(2(γ_t + 1 + ln(2/p)))
 		a.wf = estimator.Beta{B: in.B, R: in.R, Alpha: a.p, Scale: 1}.At(a.f.InfoGain())
 		a.wg = estimator.Beta{B: in.G, R: in.RG, Alpha: a.p, Scale: 1}.At(a.g[0].InfoGain())
@@ -283,7 +295,7 @@ func (a *RPOL) Observe(fb bandit.Feedback) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
 	}
-	if acc.Costs != nil {
+	if acc.Costs != nil && !a.std {
 		a.rule.Penalise(acc.Costs)
 	}
 	if a.kind == rpolCensored {
@@ -305,6 +317,16 @@ func (a *RPOL) Observe(fb bandit.Feedback) error {
 	}
 	if err := ObserveModels(acc, a.f, a.g); err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	if acc.Costs != nil && a.std {
+		// Standardised units: c_j / s_j with the scale that includes
+		// this observation, so Q (eq. 12) and the penalty it weighs are
+		// in the units of ǧ.
+		c := make([]float64, len(acc.Costs))
+		for j, v := range acc.Costs {
+			c[j] = v / model.Scale(a.g[j])
+		}
+		a.rule.Penalise(c)
 	}
 	return nil
 }
@@ -335,3 +357,4 @@ func init() {
 		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-sw-ucb", rpolSW, cfg) },
 	})
 }
+

@@ -25,7 +25,7 @@ func gardnerInfo(t testing.TB) (problem.Problem, bandit.Info) {
 // Q_1 = 1 until a cost arrives; then Q_2 = max(1 + c⁺, √1).
 func TestRPOLUCBDefaultsAndPenalty(t *testing.T) {
 	_, in := gardnerInfo(t)
-	a, err := New("rpol-ucb", Config{Info: in, Horizon: 100, Seed: 1})
+	a, err := New("rpol-ucb", Config{Info: in, Horizon: 100, Seed: 1, Params: paperParams()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRPOLCensoredWidths(t *testing.T) {
 		r.widths()
 		w[v] = r.wf
 	}
-	u, _ := New("rpol-ucb", Config{Info: in, Horizon: 100})
+	u, _ := New("rpol-ucb", Config{Info: in, Horizon: 100, Params: paperParams()})
 	ru := u.(*RPOL)
 	ru.widths()
 	if w["matched"] != ru.wf || !(w["paper"] > w["matched"]) {

@@ -59,7 +59,7 @@ func TestStandardiseInvariance(t *testing.T) {
 	}
 	for _, algo := range []string{"ckb-ucb", "rpol-ucb", "config"} {
 		for _, hyper := range []string{"fixed", "fit"} {
-			ps := bandit.Params{"standardise": "on", "hyper": hyper}
+			ps := bandit.Params{"hyper": hyper} // standardise=on, beta=practical: the defaults
 			xa := runDecisions(t, algo, base, ps, T)
 			xb := runDecisions(t, algo, scaled, ps, T)
 			var worst float64
@@ -73,8 +73,9 @@ func TestStandardiseInvariance(t *testing.T) {
 				t.Errorf("%s hyper=%s: decisions differ by %.3g between the unit systems", algo, hyper, worst)
 			}
 		}
-		xa := runDecisions(t, algo, base, nil, T)
-		xb := runDecisions(t, algo, scaled, nil, T)
+		off := bandit.Params{"standardise": "off", "hyper": "fixed", "beta": "theory"}
+		xa := runDecisions(t, algo, base, off, T)
+		xb := runDecisions(t, algo, scaled, off, T)
 		same := true
 		for r := range xa {
 			for i := range xa[r] {

@@ -34,12 +34,20 @@ func (UCB) Estimate(_ *rand.Rand, m model.Model, beta float64, dst []float64) er
 // β_t = B + R √(2(γ_{t−1} + 1 + ln(2/α))), with γ_{t−1} the realized
 // information gain of the model so far. Scale multiplies the result (1 = the
 // theorem's value).
+//
+// Fixed replaces the schedule by a constant width, β_t = Scale·Const for
+// every t (the practical widths of issue 14; docs/defaults.md).
 type Beta struct {
 	B, R, Alpha, Scale float64
+	Fixed              bool
+	Const              float64
 }
 
 // At returns β_t given the information gain γ_{t−1}.
 func (b Beta) At(gamma float64) float64 {
+	if b.Fixed {
+		return b.Scale * b.Const
+	}
 	return b.Scale * (b.B + b.R*math.Sqrt(2*(gamma+1+math.Log(2/b.Alpha))))
 }
 

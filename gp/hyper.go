@@ -299,6 +299,22 @@ type FitOptions struct {
 	// (defaults 1e-7 and 1e-12, tighter than scipy's L-BFGS-B defaults
 	// that scikit-learn uses: pgtol 1e-5, factr 1e7, i.e. ftol ≈ 2.2e-9).
 	GTol, FTol float64
+	// Prior, when set, adds a log prior over theta to the log marginal
+	// likelihood (maximum a posteriori instead of type-II maximum
+	// likelihood); it returns log p(theta) and adds its gradient to grad
+	// when grad is not nil (GammaPrior).
+	Prior func(theta, grad []float64) float64
+}
+
+// GammaPrior is a Gamma(shape, rate) prior on the value e^θ of one
+// hyperparameter, as GPyTorch/BoTorch place their priors: log p = (shape −
+// 1)·θ − rate·e^θ + const (no Jacobian: the density is of the value).
+type GammaPrior struct{ Shape, Rate float64 }
+
+// LogAt returns log p at θ (up to a constant) and its derivative in θ.
+func (g GammaPrior) LogAt(theta float64) (float64, float64) {
+	e := math.Exp(theta)
+	return (g.Shape-1)*theta - g.Rate*e, (g.Shape - 1) - g.Rate*e
 }
 
 // FitHyper maximises LogMarginal over theta in the box [Lo, Hi] (type-II
@@ -347,7 +363,7 @@ func FitHyper(xs [][]float64, ys []float64, o FitOptions) ([]float64, float64, e
 		if len(st) != p {
 			return nil, 0, fmt.Errorf("gp: FitHyper: start %d has %d entries, want %d", s, len(st), p)
 		}
-		th, v, err := bfgsMax(o.Nu, xs, ys, st, lo, hi, tol)
+		th, v, err := bfgsMax(objective(o.Nu, xs, ys, o.Prior), st, lo, hi, tol)
 		if err != nil {
 			lastErr = err
 			continue
@@ -376,15 +392,27 @@ type bfgsTol struct {
 	gtol, ftol float64
 }
 
-// bfgsMax is projected BFGS ascent of the log marginal likelihood.
-func bfgsMax(nu float64, xs [][]float64, ys []float64, start, lo, hi []float64, o bfgsTol) ([]float64, float64, error) {
+// objective is the log marginal likelihood plus the log prior (when set).
+func objective(nu float64, xs [][]float64, ys []float64, prior func(theta, grad []float64) float64) func(theta, grad []float64) (float64, error) {
+	return func(theta, grad []float64) (float64, error) {
+		v, err := LogMarginal(nu, xs, ys, theta, grad)
+		if err != nil || prior == nil {
+			return v, err
+		}
+		return v + prior(theta, grad), nil
+	}
+}
+
+// bfgsMax is projected BFGS ascent of obj (the log marginal likelihood,
+// plus a log prior).
+func bfgsMax(obj func(theta, grad []float64) (float64, error), start, lo, hi []float64, o bfgsTol) ([]float64, float64, error) {
 	p := len(start)
 	x := make([]float64, p)
 	for i := range x {
 		x[i] = math.Min(math.Max(start[i], lo[i]), hi[i])
 	}
 	g := make([]float64, p)
-	f, err := LogMarginal(nu, xs, ys, x, g)
+	f, err := obj(x, g)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -431,7 +459,7 @@ func bfgsMax(nu float64, xs [][]float64, ys []float64, start, lo, hi []float64, 
 				xn[i] = math.Min(math.Max(x[i]+step*dir[i], lo[i]), hi[i])
 				ascent += g[i] * (xn[i] - x[i])
 			}
-			v, err := LogMarginal(nu, xs, ys, xn, nil)
+			v, err := obj(xn, nil)
 			if err == nil && v >= f+1e-4*ascent && ascent >= 0 {
 				fn, ok = v, true
 				break
@@ -441,7 +469,7 @@ func bfgsMax(nu float64, xs [][]float64, ys []float64, start, lo, hi []float64, 
 		if !ok {
 			break
 		}
-		if _, err := LogMarginal(nu, xs, ys, xn, gn); err != nil {
+		if _, err := obj(xn, gn); err != nil {
 			break
 		}
 		// BFGS update of the inverse Hessian of −f: s = Δx, yv = −Δg.

@@ -17,7 +17,8 @@ import (
 const (
 	// StdBound is B and G in standardised units: the functions are taken to
 	// stay within 3 sample standard deviations (an objective's values are
-	// centred; a constraint's mean offset m/s is added to it).
+	// centred; a constraint's are only scaled, so it lies within 3 of them
+	// around its threshold in the common case).
 	StdBound = 3
 	// StdNoiseVar is λ (Info.NoiseVar) in standardised units: a noise
 	// standard deviation of 0.1 sample standard deviations. With hyper=fit
@@ -45,6 +46,20 @@ func StandardInfo(in bandit.Info) bandit.Info {
 	return out
 }
 
+// Weak priors of hyper=fit (maximum a posteriori, as BoTorch fits its
+// SingleTaskGP): the Gamma priors of BoTorch's SingleTaskGP before v0.12
+// (botorch/models/utils/gpytorch_modules.py: lengthscale Gamma(3, 6) on
+// inputs scaled to [0, 1], outputscale Gamma(2, 0.15), noise Gamma(1.1,
+// 0.05) on standardised outcomes), here on ℓ_d/side_d, σ²/v and λ/v (v the
+// variance of the data the GP sees). Without them a fit to a handful of
+// nearly equal values drives the lengthscales to their upper bound and the
+// agent stops exploring (docs/defaults.md: gardner).
+var (
+	FitPriorLengthscale = gp.GammaPrior{Shape: 3, Rate: 6}
+	FitPriorVariance    = gp.GammaPrior{Shape: 2, Rate: 0.15}
+	FitPriorNoise       = gp.GammaPrior{Shape: 1.1, Rate: 0.05}
+)
+
 // FitNu is the smoothness of the ARD kernel that hyper=fit learns: Matérn
 // 5/2 (Snoek, Larochelle & Adams 2012, NeurIPS, §3.1; BoTorch's default;
 // the kernel of the scikit-learn loop).
@@ -58,8 +73,12 @@ const FitNu = 2.5
 // normalize_y) of the raw observations; s falls back to |m| when the
 // values do not spread (s ≤ 1e-12·|m|, e.g. one observation) and to 1 when
 // they are all 0, so s always moves with the metric's units. An objective
-// is reported as (f − m)/s; a constraint as g/s, i.e. the inner posterior
-// plus m/s, so its 0 level (g ≤ 0 feasible) is mapped with the units. An
+// is reported as (f − m)/s; a constraint is only scaled: the inner GP sees
+// g/s, so its prior mean 0 is the threshold (an unexplored point is as
+// likely feasible as not, and a constraint's optimistic widths make it a
+// candidate: docs/defaults.md measures the alternative, prior mean at the
+// observed mean m/s, which stops exploring when most observations are
+// infeasible), and its 0 level (g ≤ 0 feasible) is mapped with the units. An
 // affine change y → a·y + b (a > 0) of an objective's units, or y → a·y of
 // a constraint's (the service subtracts the threshold, which moves with the
 // units), leaves the reported posterior unchanged up to rounding.
@@ -106,9 +125,7 @@ type Adaptive struct {
 	// ard is the fitted kernel (a.k after a fit). As a field of its own
 	// type it also makes gp.ARD reachable from a fresh Adaptive, which the
 	// service's snapshot codec (service/snap) needs to restore a fitted one.
-	ard    gp.ARD
-	mean   []float64
-	meanOK bool
+	ard gp.ARD
 }
 
 // AdaptiveOptions configure NewAdaptive.
@@ -204,14 +221,12 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 	act.X = append([]float64(nil), act.X...) // replayed later: keep a copy
 	a.acts = append(a.acts, act)
 	a.ys = append(a.ys, y)
-	a.meanOK = false
 	if len(a.ys) >= a.next {
 		for a.next <= len(a.ys) {
 			a.next *= 2
 		}
 		if err := a.refresh(); err != nil {
 			*a = saved // the refresh built a new inner GP: the old one is intact
-			a.meanOK = false
 			return err
 		}
 		return nil
@@ -224,7 +239,12 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 }
 
 // tr is y in the inner GP's units.
-func (a *Adaptive) tr(y float64) float64 { return (y - a.m) / a.s }
+func (a *Adaptive) tr(y float64) float64 {
+	if a.constraint {
+		return y / a.s
+	}
+	return (y - a.m) / a.s
+}
 
 // Standardisation returns the current m and s (0 and 1 without
 // standardisation).
@@ -330,7 +350,27 @@ func (a *Adaptive) refit(ys []float64) error {
 		starts = [][]float64{a.theta, starts[a.fits%len(starts)]}
 	}
 	a.fits++
-	th, _, err := gp.FitHyper(xs, ys, gp.FitOptions{Nu: FitNu, Lo: lo, Hi: hi, Starts: starts, GTol: 1e-5, FTol: 2.2e-9})
+	prior := func(theta, grad []float64) float64 {
+		// FitPriors on σ²/v, ℓ_d/side_d and λ/v: a shift of θ by the log
+		// of the unit, so the prior is free of the data's and the box's
+		// units.
+		lp, dv := FitPriorVariance.LogAt(theta[0] - lv)
+		ln, dn := FitPriorNoise.LogAt(theta[d+1] - lv)
+		lp += ln
+		if grad != nil {
+			grad[0] += dv
+			grad[d+1] += dn
+		}
+		for i, s := range a.side {
+			l, dl := FitPriorLengthscale.LogAt(theta[1+i] - math.Log(s))
+			lp += l
+			if grad != nil {
+				grad[1+i] += dl
+			}
+		}
+		return lp
+	}
+	th, _, err := gp.FitHyper(xs, ys, gp.FitOptions{Nu: FitNu, Lo: lo, Hi: hi, Starts: starts, GTol: 1e-7, FTol: 1e-12, Prior: prior})
 	if err != nil {
 		return fmt.Errorf("model: hyper = fit: %w", err)
 	}
@@ -343,31 +383,8 @@ func (a *Adaptive) refit(ys []float64) error {
 	return nil
 }
 
-// offset is what the reported mean adds to the inner one: m/s for a
-// constraint (its 0 level kept), 0 for an objective.
-func (a *Adaptive) offset() float64 {
-	if a.constraint {
-		return a.m / a.s
-	}
-	return 0
-}
-
 // Mean implements Model.
-func (a *Adaptive) Mean() []float64 {
-	mu := a.inner.Mean()
-	c := a.offset()
-	if c == 0 {
-		return mu
-	}
-	if !a.meanOK {
-		a.mean = append(a.mean[:0], mu...)
-		for i := range a.mean {
-			a.mean[i] += c
-		}
-		a.meanOK = true
-	}
-	return a.mean
-}
+func (a *Adaptive) Mean() []float64 { return a.inner.Mean() }
 
 // Var implements Model (variances in standardised units).
 func (a *Adaptive) Var() []float64 { return a.inner.Var() }
@@ -391,7 +408,7 @@ func (a *Adaptive) Reset() {
 		}
 		a.k, a.lam = a.k0, a.lam0
 	}
-	a.m, a.s, a.next, a.theta, a.fits, a.meanOK, a.ard = 0, 1, 1, nil, 0, false, gp.ARD{}
+	a.m, a.s, a.next, a.theta, a.fits, a.ard = 0, 1, 1, nil, 0, gp.ARD{}
 	a.inner.Reset()
 }
 
@@ -402,8 +419,7 @@ func (a *Adaptive) Predict(x []float64) (float64, float64) {
 	if !ok {
 		return math.NaN(), math.NaN()
 	}
-	mu, v := p.Predict(x)
-	return mu + a.offset(), v
+	return p.Predict(x)
 }
 
 // PredictBatch implements BatchPredictor when the inner model does (check
@@ -416,11 +432,7 @@ func (a *Adaptive) PredictBatch(xs [][]float64, mean, variance []float64, dmean,
 	if err := p.PredictBatch(xs, mean, variance, dmean, dvar); err != nil {
 		return err
 	}
-	if c := a.offset(); c != 0 {
-		for i := range xs {
-			mean[i] += c
-		}
-	}
+
 	return nil
 }
 
@@ -428,4 +440,19 @@ func (a *Adaptive) PredictBatch(xs [][]float64, mean, variance []float64, dmean,
 func (a *Adaptive) Gradients() bool {
 	p, ok := a.inner.(BatchPredictor)
 	return ok && p.Gradients()
+}
+
+// Scale is the standardisation scale s of a model's metric: the s of an
+// Adaptive model (1 without standardisation), looking through a sliding
+// window; 1 for every other model. Agents divide raw observations they use
+// outside the models (e.g. RPOL's penalty, 000 eq. 12) by it, so that those
+// too are in standardised units.
+func Scale(m Model) float64 {
+	if w, ok := m.(*Window); ok {
+		m = w.Model
+	}
+	if a, ok := m.(*Adaptive); ok {
+		return a.s
+	}
+	return 1
 }

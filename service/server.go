@@ -311,6 +311,27 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if e := decodeJSON(body, &spec); e != nil {
 		return spec, nil, e
 	}
+	if spec.Defaults == 0 {
+		spec.Defaults = api.DefaultsPractical
+	}
+	if spec.Defaults < 1 || spec.Defaults > api.DefaultsPractical {
+		return spec, nil, invalid("defaults", "= %d: must be 1 (the defaults before issue 14) or %d (the practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
+	}
+	// A box with neither native nor candidates given is optimised as a box
+	// by an algorithm that can (the practical defaults); the others get the
+	// candidate set.
+	if spec.Defaults >= api.DefaultsPractical && spec.Space.Type == api.SpaceBox && !spec.Space.Native &&
+		spec.Space.Candidates == 0 && len(spec.Parameters) == 0 && !spec.FullInfo {
+		native := spec
+		native.Space.Native = true
+		if e := normalize(&native); e == nil {
+			if b, e := build(&native); e == nil {
+				if _, e := b.newAgent(&native, firstEpoch(&native), native.Seed); e == nil {
+					return native, b, nil
+				}
+			}
+		}
+	}
 	if e := normalize(&spec); e != nil {
 		return spec, nil, e
 	}

@@ -637,7 +637,30 @@ func build(s *api.StudySpec) (*built, *apiError) {
 		b.info.Stage = b.stage(s, safe)
 	}
 	b.params, _ = params(s.Params)
+	if s.Defaults < api.DefaultsPractical {
+		pinEarlierDefaults(s.Algorithm, b.params)
+	}
 	return b, nil
+}
+
+// earlierDefaults are the values the practical-default parameters had
+// before issue 14 (DefaultsPractical), for studies created before it.
+var earlierDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "beta": "theory"}
+
+// pinEarlierDefaults sets earlierDefaults on ps where the algorithm takes
+// the parameter and the study did not set it.
+func pinEarlierDefaults(algorithm string, ps bandit.Params) {
+	spec, err := agent.Lookup(algorithm)
+	if err != nil {
+		return // refused later, naming the algorithm
+	}
+	for _, d := range spec.Params {
+		if v, ok := earlierDefaults[d.Name]; ok {
+			if _, set := ps[d.Name]; !set {
+				ps[d.Name] = v
+			}
+		}
+	}
 }
 
 // firstEpoch is the horizon of a study's first run of its algorithm.

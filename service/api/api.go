@@ -168,7 +168,20 @@ type StudySpec struct {
 	// restarted at each of them, for the rounds up to the next.
 	RaisedFrom []int `json:"raised_from,omitempty"`
 	Prior      Prior `json:"prior,omitzero"`
+	// Defaults is the generation of the algorithm defaults the study runs
+	// under, set by the service when it creates the study (absent on
+	// creation: the current one, DefaultsPractical). A study stored without
+	// it (created before that generation) keeps the defaults it was created
+	// with — standardise off, hyper fixed, beta theory, a box as its
+	// candidate set — so an upgrade of the service does not change what a
+	// running study does.
+	Defaults int `json:"defaults,omitempty"`
 }
+
+// DefaultsPractical is the generation of the practical defaults (issue 14):
+// metrics standardised, hyperparameters fitted, practical confidence
+// widths, a box optimised as a box by the algorithms that can.
+const DefaultsPractical = 2
 
 // StudyPatch is the body of PATCH /studies/{id}.
 type StudyPatch struct {
