@@ -28,10 +28,10 @@ var (
 		Doc: "fit: each GP's ARD Matérn-5/2 lengthscales, signal variance and noise variance by maximum a posteriori (type-II likelihood, Rasmussen & Williams 2006 §5.4.1, plus BoTorch's weak Gamma priors; bounded, deterministic restarts, warm started), refit at 2(d+2), 4(d+2), … observations (doubling: bounded amortised cost); fixed: the problem's kernel and the agent's λ (the papers' setting); auto: fit when the actions have coordinates (a box, or arms with coordinates), else fixed (issue 14; docs/defaults.md)"}
 )
 
-// Practical confidence widths (issue 14, item 4): with beta=practical a GP
+// Practical confidence widths (issue 14, item 4): with widths=practical a GP
 // agent uses the constant widths μ ± β σ, β = PracticalBetaF for the
 // objective and PracticalBetaG for every constraint, instead of its paper's
-// β_t schedule (beta=theory). The values and the sweep behind them:
+// β_t schedule (widths=theory). The values and the sweep behind them:
 // docs/defaults.md.
 const (
 	PracticalBetaF = 2.0
@@ -41,16 +41,16 @@ const (
 // widthDocs document the width parameters every GP agent with practical
 // defaults takes.
 var widthDocs = []bandit.ParamDoc{
-	{Name: "beta", Default: "practical", Doc: "practical: constant confidence widths μ ± β σ, β = beta-f for the objective and beta-g for the constraints (issue 14; docs/defaults.md has the sweep behind the values); theory: the paper's β_t schedule (reproductions pin it)"},
-	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with beta=practical"},
-	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with beta=practical"},
+	{Name: "widths", Default: "practical", Doc: "practical: constant confidence widths μ ± β σ, β = beta-f for the objective and beta-g for the constraints (issue 14; docs/defaults.md has the sweep behind the values); theory: the paper's β_t schedule (reproductions pin it)"},
+	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
+	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
 }
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
-// objective and the constraints with beta=practical (fixed true), or the
-// paper's schedule (fixed false) with beta=theory.
+// objective and the constraints with widths=practical (fixed true), or the
+// paper's schedule (fixed false) with widths=theory.
 func widthParams(name string, ps bandit.Params) (fixed bool, cf, cg float64, err error) {
-	mode, err := ps.String(name, "beta", "practical", "theory", "practical")
+	mode, err := ps.String(name, "widths", "practical", "theory", "practical")
 	if err != nil {
 		return false, 0, 0, err
 	}
@@ -63,7 +63,7 @@ func widthParams(name string, ps bandit.Params) (fixed bool, cf, cg float64, err
 	if mode == "theory" {
 		for _, k := range []string{"beta-f", "beta-g"} {
 			if _, set := ps[k]; set {
-				return false, 0, 0, fmt.Errorf("%s: parameter %s = %s applies with beta=practical only (beta = theory)", name, k, ps[k])
+				return false, 0, 0, fmt.Errorf("%s: parameter %s = %s applies with widths=practical only (widths = theory)", name, k, ps[k])
 			}
 		}
 		return false, 0, 0, nil

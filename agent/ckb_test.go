@@ -26,7 +26,7 @@ func testInfo(t *testing.T) bandit.Info {
 // paperParams are the papers' fixed settings, which the reproductions pin
 // against the practical defaults (issue 14).
 func paperParams() bandit.Params {
-	return bandit.Params{"standardise": "off", "hyper": "fixed", "beta": "theory"}
+	return bandit.Params{"standardise": "off", "hyper": "fixed", "widths": "theory"}
 }
 
 // newTestCKB builds ckb-ucb with the paper's settings plus params.

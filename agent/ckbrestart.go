@@ -78,13 +78,13 @@ func (a *CKB) refine(i int) (bandit.Action, error) {
 	gAt := func(x []float64, dst []float64) {
 		for j, pg := range a.box.pg {
 			m, s2 := pg.Predict(x)
-			dst[j] = clip(m-bg[j]*math.Sqrt(s2), a.info.G)
+			dst[j] = clip(m-bg[j]*math.Sqrt(s2), a.clipG)
 		}
 	}
 	acq := func(mv []float64) float64 {
-		v := clip(mv[0]+bf*math.Sqrt(mv[1]), a.info.B)
+		v := clip(mv[0]+bf*math.Sqrt(mv[1]), a.clipF)
 		for j, phi := range a.rule.Phi {
-			v -= phi * clip(mv[2+2*j]-bg[j]*math.Sqrt(mv[3+2*j]), a.info.G)
+			v -= phi * clip(mv[2+2*j]-bg[j]*math.Sqrt(mv[3+2*j]), a.clipG)
 		}
 		return v
 	}

@@ -161,4 +161,3 @@ func init() {
 		New:     newConfig,
 	})
 }
-

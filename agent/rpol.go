@@ -76,7 +76,7 @@ type RPOL struct {
 	cgg     float64     // Γ^g_t (§6)
 	// widths of this round
 	wf, wg float64
-	// fixed: the practical constant widths constF, constG (beta=practical)
+	// fixed: the practical constant widths constF, constG (widths=practical)
 	fixed          bool
 	constF, constG float64
 	// std: the models are standardised; costs enter the penalty divided
@@ -211,7 +211,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 func (a *RPOL) widths() {
 	in := a.info
 	switch {
-	case a.fixed: // beta=practical (issue 14): constant widths
+	case a.fixed: // widths=practical (issue 14): constant widths
 		a.wf, a.wg = a.constF, a.constG
 	case a.kind == rpolUCB || a.matched: // 000 §4: β_t = B + R√(2(γ_t + 1 + ln(2/p)))
 		a.wf = estimator.Beta{B: in.B, R: in.R, Alpha: a.p, Scale: 1}.At(a.f.InfoGain())
@@ -357,4 +357,3 @@ func init() {
 		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-sw-ucb", rpolSW, cfg) },
 	})
 }
-

@@ -59,7 +59,7 @@ func TestStandardiseInvariance(t *testing.T) {
 	}
 	for _, algo := range []string{"ckb-ucb", "rpol-ucb", "config"} {
 		for _, hyper := range []string{"fixed", "fit"} {
-			ps := bandit.Params{"hyper": hyper} // standardise=on, beta=practical: the defaults
+			ps := bandit.Params{"hyper": hyper} // standardise=on, widths=practical: the defaults
 			xa := runDecisions(t, algo, base, ps, T)
 			xb := runDecisions(t, algo, scaled, ps, T)
 			var worst float64
@@ -73,7 +73,7 @@ func TestStandardiseInvariance(t *testing.T) {
 				t.Errorf("%s hyper=%s: decisions differ by %.3g between the unit systems", algo, hyper, worst)
 			}
 		}
-		off := bandit.Params{"standardise": "off", "hyper": "fixed", "beta": "theory"}
+		off := bandit.Params{"standardise": "off", "hyper": "fixed", "widths": "theory"}
 		xa := runDecisions(t, algo, base, off, T)
 		xb := runDecisions(t, algo, scaled, off, T)
 		same := true

@@ -29,7 +29,7 @@ type Config struct {
 	// file that documents them, unless its entry sets them: the settings a
 	// paper shares among its algorithms. The reproductions pin the papers'
 	// fixed settings against the practical defaults with it (issue 14:
-	// standardise: off, hyper: fixed, beta: theory).
+	// standardise: off, hyper: fixed, widths: theory).
 	AlgorithmDefaults map[string]string `yaml:"algorithm_defaults"`
 	Horizon           int               `yaml:"horizon"`
 	Trials            int               `yaml:"trials"`

@@ -172,7 +172,7 @@ type StudySpec struct {
 	// under, set by the service when it creates the study (absent on
 	// creation: the current one, DefaultsPractical). A study stored without
 	// it (created before that generation) keeps the defaults it was created
-	// with — standardise off, hyper fixed, beta theory, a box as its
+	// with — standardise off, hyper fixed, widths theory, a box as its
 	// candidate set — so an upgrade of the service does not change what a
 	// running study does.
 	Defaults int `json:"defaults,omitempty"`
