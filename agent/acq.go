@@ -122,6 +122,9 @@ func gpInfo(name string, cfg Config) (bandit.Info, error) {
 	if err != nil {
 		return bandit.Info{}, err
 	}
+	if cfg.Info.Kernel == nil && !o.Fit {
+		return bandit.Info{}, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
+	}
 	if o.Standardise {
 		return model.StandardInfo(cfg.Info), nil
 	}
