@@ -70,3 +70,44 @@ func TestCLIRunWritesOutputs(t *testing.T) {
 		t.Fatalf("check: %s", stderr)
 	}
 }
+
+// cbandit suite: bad flag values are named; a short run prints the table
+// and writes suite.md and summary.json.
+func TestCLISuite(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"suite", "--units", "imperial"}, `--units = "imperial"`},
+		{[]string{"suite", "--horizon", "1"}, "--horizon = 1"},
+		{[]string{"suite", "--seeds", "0"}, "--seeds = 0"},
+		{[]string{"suite", "--workers", "-1"}, "--workers = -1"},
+		{[]string{"suite", "--problems", "nope"}, `--problems: problem: unknown suite problem "nope"`},
+		{[]string{"suite", "--algos", "nope-ucb"}, `--algos: unknown algorithm "nope-ucb"`},
+		{[]string{"suite", "--algos", ","}, `--algos = ","`},
+		{[]string{"suite", "extra"}, `unexpected argument "extra"`},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want it to contain %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := runCLI("suite", "--help"); code != 0 || !strings.Contains(stderr, "Usage: cbandit suite") || !strings.Contains(stderr, "long-term (ckb-*)") {
+		t.Fatalf("suite --help: exit %d, %q", code, stderr)
+	}
+	code, out, stderr := runCLI("suite", "--problems", "suite-gardner", "--horizon", "20", "--seeds", "1", "--quiet", "--out", dir)
+	if code != 0 {
+		t.Fatalf("suite: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"| gardner | ckb-ucb |", "| gardner | rpol-ucb |", "| gardner | config |", "Δ regret"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{"suite.md", "summary.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

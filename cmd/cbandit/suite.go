@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/problem"
+	"github.com/cbandit/cbandit/progress"
+	"github.com/cbandit/cbandit/suite"
+)
+
+func init() {
+	register(command{
+		name:    "suite",
+		usage:   "[--algos a,b,c] [--problems p,q] [--horizon T] [--seeds n] [--units natural|scaled|both] [--workers w] [--out DIR] [--quiet]",
+		summary: "measure the defaults: run the practical-defaults suite of constrained BO problems through the service, in process",
+		run:     runSuite,
+	})
+}
+
+const suiteHelp = `
+The practical-defaults suite (issue 14) answers "what does a user get who
+names no setting?". Each constrained test problem of the BO literature
+(cbandit list shows them as suite-<name>; docs/suite.md cites each) is run
+through the ask/tell HTTP service, started in process, for every algorithm,
+seed and unit system. A study gets a box space, the objective and its goal,
+the constraints with thresholds and kind ("long-term" for ckb-*,
+"cumulative" otherwise), the algorithm, the seed and the horizon — nothing
+else: no params, no prior, no candidates, no native flag. Each round asks a
+suggestion, evaluates the true functions, adds Gaussian noise of std 2 % of
+each metric's range (the same noise for every algorithm) and tells it.
+
+Unit systems: natural (the problem's own units) and scaled (every metric
+m -> 1000 m + 50, thresholds likewise): defaults that work do the same in both.
+
+Scores over the second half of the rounds (t > T/2), on the true functions:
+  regret     mean of (f* - f(x_t)) / range(f)
+  violation  per round (all but ckb-*): mean of max_j [g_j(x_t)]+ / range(g_j)
+             long-term (ckb-*): max_j [mean of g_j(x_t)]+ / range(g_j)
+with g_j = metric_j - threshold_j and ranges over the box. The table shows the
+mean over seeds per unit system, the difference scaled - natural and the
+wall time per round; --out DIR also writes DIR/suite.md and DIR/summary.json
+(every seed's numbers). Results do not depend on --workers.
+`
+
+func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := commands["suite"]
+	fs := newFlagSet(c, stderr)
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		flagsUsage()
+		fmt.Fprint(stderr, suiteHelp)
+	}
+	algos := fs.String("algos", strings.Join(suite.DefaultAlgorithms, ","), "comma-separated algorithm IDs (see 'cbandit list')")
+	problems := fs.String("problems", "", "comma-separated suite problems (default all: "+strings.Join(problem.SuiteNames(), ",")+")")
+	horizon := fs.Int("horizon", suite.DefaultHorizon, "rounds T per study (at least 2)")
+	seeds := fs.Int("seeds", suite.DefaultSeeds, "number of seeds (1..n) per problem, algorithm and unit system")
+	units := fs.String("units", "both", "unit systems: natural, scaled or both")
+	workers := fs.Int("workers", 0, "studies run in parallel (0: one per CPU)")
+	out := fs.String("out", "", "directory for suite.md and summary.json (optional)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "cbandit suite: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return errUsage
+	}
+	o := suite.Options{Horizon: *horizon, Seeds: *seeds, Workers: *workers}
+	if *horizon < 2 {
+		return fmt.Errorf("suite: --horizon = %d: must be at least 2", *horizon)
+	}
+	if *seeds < 1 {
+		return fmt.Errorf("suite: --seeds = %d: must be at least 1", *seeds)
+	}
+	if *workers < 0 {
+		return fmt.Errorf("suite: --workers = %d: must be 0 (one per CPU) or more", *workers)
+	}
+	switch *units {
+	case "both":
+		o.Units = []string{suite.Natural, suite.Scaled}
+	case suite.Natural, suite.Scaled:
+		o.Units = []string{*units}
+	default:
+		return fmt.Errorf("suite: --units = %q: must be natural, scaled or both", *units)
+	}
+	split := func(flag, s string) ([]string, error) {
+		var out []string
+		for _, v := range strings.Split(s, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				out = append(out, v)
+			}
+		}
+		if len(out) == 0 && s != "" {
+			return nil, fmt.Errorf("suite: --%s = %q: no names", flag, s)
+		}
+		return out, nil
+	}
+	var err error
+	if o.Algorithms, err = split("algos", *algos); err != nil {
+		return err
+	}
+	if len(o.Algorithms) == 0 {
+		return fmt.Errorf("suite: --algos is empty: name at least one algorithm, e.g. --algos ckb-ucb")
+	}
+	if o.Problems, err = split("problems", *problems); err != nil {
+		return err
+	}
+	for i, p := range o.Problems {
+		if _, err := problem.SuiteByName(p); err != nil {
+			return fmt.Errorf("suite: --problems: %w", err)
+		}
+		o.Problems[i] = strings.TrimPrefix(p, "suite-")
+	}
+	for _, a := range o.Algorithms {
+		if _, err := agent.Lookup(a); err != nil {
+			return fmt.Errorf("suite: --algos: %w", err)
+		}
+	}
+	if o, err = o.Normalize(); err != nil {
+		return err
+	}
+	enabled := !*quiet
+	if f, ok := stderr.(*os.File); ok {
+		enabled = enabled && progress.IsTerminal(f)
+	}
+	bar := progress.New(stderr, len(o.Jobs())*o.Horizon, "suite", enabled)
+	o.OnRound = func() { bar.Add(1) }
+	sum, err := suite.Run(ctx, o)
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, sum.Markdown())
+	if *out != "" {
+		if err := sum.WriteFiles(*out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nwrote %s/suite.md and %s/summary.json\n", *out, *out)
+	}
+	return nil
+}

@@ -1,0 +1,547 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/client"
+	"github.com/cbandit/cbandit/internal/seed"
+	"github.com/cbandit/cbandit/problem"
+	"github.com/cbandit/cbandit/service"
+	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/store"
+)
+
+// Unit systems.
+const (
+	Natural = "natural"
+	Scaled  = "scaled"
+)
+
+// ScaledA and ScaledB define the scaled unit system: m ↦ ScaledA·m + ScaledB.
+const (
+	ScaledA = 1000.0
+	ScaledB = 50.0
+)
+
+// NoiseFraction is the noise std of every metric as a fraction of its range.
+const NoiseFraction = 0.02
+
+// Defaults of Options.
+var (
+	DefaultAlgorithms = []string{"ckb-ucb", "rpol-ucb", "config"}
+	DefaultUnits      = []string{Natural, Scaled}
+)
+
+const (
+	DefaultHorizon = 200
+	DefaultSeeds   = 3
+)
+
+// Options configure Run. Zero values take the defaults.
+type Options struct {
+	// Problems are suite problem names (problem.Suite; default all).
+	Problems []string
+	// Algorithms are registered algorithm IDs (default DefaultAlgorithms).
+	Algorithms []string
+	// Horizon is T (default DefaultHorizon; at least 2).
+	Horizon int
+	// Seeds is the number of seeds, 1..Seeds (default DefaultSeeds).
+	Seeds int
+	// Units are unit systems, Natural and/or Scaled (default both).
+	Units []string
+	// Workers is the number of runs in parallel (default GOMAXPROCS).
+	Workers int
+	// OnRound, when set, is called after every round of every run (from
+	// several goroutines at once): progress reporting.
+	OnRound func()
+}
+
+// Job is one run: a study of Horizon rounds.
+type Job struct {
+	Problem   string `json:"problem"`
+	Algorithm string `json:"algorithm"`
+	Units     string `json:"units"`
+	Seed      int    `json:"seed"`
+}
+
+// RunResult is the outcome of one job.
+type RunResult struct {
+	Job
+	// Regret and Violation are the late normalised scores (package doc).
+	Regret    float64 `json:"regret"`
+	Violation float64 `json:"violation"`
+	// SecondsPerRound is the wall time of ask + tell per round.
+	SecondsPerRound float64 `json:"seconds_per_round"`
+}
+
+// Score is a (regret, violation) pair, mean over seeds.
+type Score struct {
+	Regret    float64 `json:"regret"`
+	Violation float64 `json:"violation"`
+}
+
+// Cell is one (problem, algorithm) of the report.
+type Cell struct {
+	Problem   string `json:"problem"`
+	Algorithm string `json:"algorithm"`
+	// ViolationKind is "long-term" (ckb-*) or "per-round".
+	ViolationKind string `json:"violation_kind"`
+	// Mean is the mean over seeds per unit system.
+	Mean map[string]Score `json:"mean"`
+	// DiffRegret and DiffViolation are Mean[scaled] − Mean[natural] (both
+	// unit systems run; else 0).
+	DiffRegret    float64 `json:"diff_regret"`
+	DiffViolation float64 `json:"diff_violation"`
+	// SecondsPerRound is the mean wall time per round over the cell's runs.
+	SecondsPerRound float64 `json:"seconds_per_round"`
+	// Runs are the cell's runs, in (units, seed) order.
+	Runs []RunResult `json:"runs"`
+}
+
+// Summary is the result of Run (summary.json).
+type Summary struct {
+	Horizon    int      `json:"horizon"`
+	Seeds      int      `json:"seeds"`
+	Problems   []string `json:"problems"`
+	Algorithms []string `json:"algorithms"`
+	Units      []string `json:"units"`
+	// Cells are in (problem, algorithm) order of the options.
+	Cells []Cell `json:"cells"`
+}
+
+// Normalize fills the defaults of o and checks it; errors name the field
+// and the bad value.
+func (o Options) Normalize() (Options, error) {
+	if len(o.Problems) == 0 {
+		o.Problems = problem.SuiteNames()
+	}
+	for _, p := range o.Problems {
+		if _, err := problem.SuiteByName(p); err != nil {
+			return o, fmt.Errorf("suite: problems: %w", err)
+		}
+	}
+	if len(o.Algorithms) == 0 {
+		o.Algorithms = slices.Clone(DefaultAlgorithms)
+	}
+	for _, a := range o.Algorithms {
+		if _, err := agent.Lookup(a); err != nil {
+			return o, fmt.Errorf("suite: algorithms: %w", err)
+		}
+	}
+	if o.Horizon == 0 {
+		o.Horizon = DefaultHorizon
+	}
+	if o.Horizon < 2 {
+		return o, fmt.Errorf("suite: horizon = %d: must be at least 2", o.Horizon)
+	}
+	if o.Seeds == 0 {
+		o.Seeds = DefaultSeeds
+	}
+	if o.Seeds < 1 {
+		return o, fmt.Errorf("suite: seeds = %d: must be at least 1", o.Seeds)
+	}
+	if len(o.Units) == 0 {
+		o.Units = slices.Clone(DefaultUnits)
+	}
+	for _, u := range o.Units {
+		if u != Natural && u != Scaled {
+			return o, fmt.Errorf("suite: units = %q: must be %q or %q", u, Natural, Scaled)
+		}
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Workers < 1 {
+		return o, fmt.Errorf("suite: workers = %d: must be at least 1", o.Workers)
+	}
+	return o, nil
+}
+
+// Jobs lists the runs of o in report order: problem, algorithm, units, seed.
+func (o Options) Jobs() []Job {
+	var jobs []Job
+	for _, p := range o.Problems {
+		for _, a := range o.Algorithms {
+			for _, u := range o.Units {
+				for s := 1; s <= o.Seeds; s++ {
+					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s})
+				}
+			}
+		}
+	}
+	return jobs
+}
+
+// LongTerm reports whether the algorithm's constraints are long-term
+// (ckb-*): its studies use kind "long-term" and its violation is scored on
+// the late average of g.
+func LongTerm(algorithm string) bool { return strings.HasPrefix(algorithm, "ckb") }
+
+// Server is an in-process cbandit service (memory store, default options)
+// listening on a loopback port, with a client of it.
+type Server struct {
+	Client *client.Client
+	tr     *http.Transport
+	srv    *service.Server
+	hs     *http.Server
+	ln     net.Listener
+}
+
+// StartServer starts an in-process service on 127.0.0.1 (a free port).
+func StartServer() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("suite: starting the in-process service: %w", err)
+	}
+	srv := service.New(store.NewMemory(), service.Options{})
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	hc := &http.Client{Transport: tr}
+	return &Server{Client: client.New("http://"+ln.Addr().String(), client.WithHTTPClient(hc)), tr: tr, srv: srv, hs: hs, ln: ln}, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() {
+	s.tr.CloseIdleConnections()
+	s.hs.Close()
+	s.srv.Close()
+}
+
+// StudySpec is the study a job creates: defaults only (package doc).
+func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
+	a, b := unitsOf(job.Units)
+	kind := api.KindCumulative
+	if LongTerm(job.Algorithm) {
+		kind = api.KindLongTerm
+	}
+	cons := make([]api.Constraint, len(p.Constraints))
+	for j, c := range p.Constraints {
+		cons[j] = api.Constraint{Name: c.Name, Threshold: a*c.Threshold + b, Kind: kind}
+	}
+	return api.StudySpec{
+		Name:        fmt.Sprintf("suite-%s-%s-%s-seed%d", job.Problem, job.Algorithm, job.Units, job.Seed),
+		Space:       api.Space{Type: api.SpaceBox, Lo: slices.Clone(p.Lo), Hi: slices.Clone(p.Hi)},
+		Objective:   api.Objective{Name: p.Objective.Name, Goal: p.Goal},
+		Constraints: cons,
+		Algorithm:   job.Algorithm,
+		Seed:        uint64(job.Seed),
+		Horizon:     horizon,
+	}
+}
+
+func unitsOf(units string) (a, b float64) {
+	if units == Scaled {
+		return ScaledA, ScaledB
+	}
+	return 1, 0
+}
+
+// RunOne runs one job through the service behind c and scores it.
+// onRound, when not nil, is called after each round.
+func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound func()) (RunResult, error) {
+	p, err := problem.SuiteByName(job.Problem)
+	if err != nil {
+		return RunResult{}, err
+	}
+	fa, err := p.Facts()
+	if err != nil {
+		return RunResult{}, err
+	}
+	a, b := unitsOf(job.Units)
+	m := len(p.Constraints)
+	noise := make([]float64, m+1) // costs first, then the objective
+	for j := range m {
+		noise[j] = NoiseFraction * a * (fa.ConRanges[j][1] - fa.ConRanges[j][0])
+	}
+	noise[m] = NoiseFraction * a * (fa.ObjRange[1] - fa.ObjRange[0])
+	study, err := c.CreateStudy(ctx, StudySpec(&p, job, horizon))
+	if err != nil {
+		return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: creating the study: %w", job.Problem, job.Algorithm, job.Units, job.Seed, err)
+	}
+	defer c.DeleteStudy(context.WithoutCancel(ctx), study.ID)
+	xs := make([][]float64, 0, horizon)
+	cons := make([]float64, m)
+	stream := seed.NewStream()
+	var spent time.Duration
+	for t := 1; t <= horizon; t++ {
+		start := time.Now()
+		sug, err := c.Suggest(ctx, study.ID, 1)
+		if err == nil && len(sug) != 1 {
+			err = fmt.Errorf("%d suggestions for 1 asked", len(sug))
+		}
+		if err != nil {
+			return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: round %d: ask: %w", job.Problem, job.Algorithm, job.Units, job.Seed, t, err)
+		}
+		spent += time.Since(start)
+		x := sug[0].X
+		if len(x) != len(p.Lo) {
+			return RunResult{}, fmt.Errorf("suite: %s/%s: round %d: suggestion x = %v has %d coordinates, want %d", job.Problem, job.Algorithm, t, x, len(x), len(p.Lo))
+		}
+		f := p.Eval(x, cons)
+		rng := stream.At(NoiseSeed(job.Problem, job.Seed, t))
+		obs := make([]float64, m)
+		for j := range m {
+			obs[j] = a*cons[j] + b + noise[j]*rng.NormFloat64()
+		}
+		reward := a*f + b + noise[m]*rng.NormFloat64()
+		start = time.Now()
+		if _, err := c.Observe(ctx, study.ID, api.Observation{DecisionID: sug[0].DecisionID, Reward: &reward, Costs: obs}); err != nil {
+			return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: round %d: tell: %w", job.Problem, job.Algorithm, job.Units, job.Seed, t, err)
+		}
+		spent += time.Since(start)
+		xs = append(xs, slices.Clone(x))
+		if onRound != nil {
+			onRound()
+		}
+	}
+	reg, vio := ScoreRun(&p, fa, xs, LongTerm(job.Algorithm))
+	return RunResult{Job: job, Regret: reg, Violation: vio, SecondsPerRound: spent.Seconds() / float64(horizon)}, nil
+}
+
+// NoiseSeed is the seed of round t's noise: a function of (problem, seed,
+// round) only, so every algorithm and unit system meets the same noise.
+func NoiseSeed(problemName string, s, t int) uint64 {
+	return seed.Derive(uint64(s), "suite-noise:"+problemName, t)
+}
+
+// ScoreRun scores the actions xs (round t = index + 1; T = len(xs)) on the
+// true functions over the rounds t > T/2: the late normalised regret and
+// the late normalised violation, per round or (longTerm) of the late mean
+// (package doc).
+func ScoreRun(p *problem.SuiteProblem, fa problem.SuiteFacts, xs [][]float64, longTerm bool) (regret, violation float64) {
+	T := len(xs)
+	m := len(p.Constraints)
+	cons := make([]float64, m)
+	sum := make([]float64, m)
+	rf := fa.ObjRange[1] - fa.ObjRange[0]
+	sign := p.Sign()
+	fstar := sign * fa.Opt
+	n := 0
+	for i, x := range xs {
+		if t := i + 1; t <= T/2 {
+			continue
+		}
+		n++
+		f := sign * p.Eval(x, cons)
+		regret += (fstar - f) / rf
+		worst := 0.0
+		for j, c := range p.Constraints {
+			g := (cons[j] - c.Threshold) / (fa.ConRanges[j][1] - fa.ConRanges[j][0])
+			sum[j] += g
+			worst = math.Max(worst, g)
+		}
+		violation += worst
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	if longTerm {
+		violation = 0
+		for j := range sum {
+			violation = math.Max(violation, sum[j]/float64(n))
+		}
+		return regret / float64(n), violation
+	}
+	return regret / float64(n), violation / float64(n)
+}
+
+// Run runs every job of o (after Normalize) on a pool of o.Workers workers
+// against one in-process service, and aggregates the results in job order:
+// the numbers do not depend on the number of workers.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	o, err := o.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range o.Problems {
+		p, _ := problem.SuiteByName(name)
+		if _, err := p.Facts(); err != nil {
+			return nil, err
+		}
+	}
+	srv, err := StartServer()
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	jobs := o.Jobs()
+	results := make([]RunResult, len(jobs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		firstErr error
+	)
+	for range min(o.Workers, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, err := RunOne(ctx, srv.Client, jobs[i], o.Horizon, o.OnRound)
+				if err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+					cancel()
+					continue
+				}
+				results[i] = r
+			}
+		}()
+	}
+feed:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return Aggregate(o, results), nil
+}
+
+// Aggregate builds the summary from the results of o.Jobs(), in that order.
+func Aggregate(o Options, results []RunResult) *Summary {
+	s := &Summary{Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units}
+	per := len(o.Units) * o.Seeds
+	for i := 0; i+per <= len(results); i += per {
+		runs := results[i : i+per]
+		c := Cell{Problem: runs[0].Problem, Algorithm: runs[0].Algorithm, ViolationKind: "per-round", Mean: map[string]Score{}, Runs: slices.Clone(runs)}
+		if LongTerm(c.Algorithm) {
+			c.ViolationKind = "long-term"
+		}
+		for _, u := range o.Units {
+			var sc Score
+			for _, r := range runs {
+				if r.Units == u {
+					sc.Regret += r.Regret / float64(o.Seeds)
+					sc.Violation += r.Violation / float64(o.Seeds)
+				}
+			}
+			c.Mean[u] = sc
+		}
+		for _, r := range runs {
+			c.SecondsPerRound += r.SecondsPerRound / float64(len(runs))
+		}
+		n, okN := c.Mean[Natural]
+		sc, okS := c.Mean[Scaled]
+		if okN && okS {
+			c.DiffRegret, c.DiffViolation = sc.Regret-n.Regret, sc.Violation-n.Violation
+		}
+		s.Cells = append(s.Cells, c)
+	}
+	return s
+}
+
+// Markdown is the results table (one row per problem and algorithm) and a
+// per-algorithm summary: worst regret, worst violation and the largest unit
+// change over the problems.
+func (s *Summary) Markdown() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %d seed(s); violation long-term for ckb-*, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, s.Seeds)
+	sb.WriteString("| problem | algorithm |")
+	for _, u := range s.Units {
+		fmt.Fprintf(&sb, " regret (%s) | violation (%s) |", u, u)
+	}
+	both := len(s.Units) == 2
+	if both {
+		sb.WriteString(" Δ regret | Δ violation |")
+	}
+	sb.WriteString(" ms/round |\n|---|---|")
+	for range s.Units {
+		sb.WriteString("---|---|")
+	}
+	if both {
+		sb.WriteString("---|---|")
+	}
+	sb.WriteString("---|\n")
+	for _, c := range s.Cells {
+		fmt.Fprintf(&sb, "| %s | %s |", c.Problem, c.Algorithm)
+		for _, u := range s.Units {
+			fmt.Fprintf(&sb, " %.4f | %.4f |", c.Mean[u].Regret, c.Mean[u].Violation)
+		}
+		if both {
+			fmt.Fprintf(&sb, " %+.4f | %+.4f |", c.DiffRegret, c.DiffViolation)
+		}
+		fmt.Fprintf(&sb, " %.1f |\n", 1000*c.SecondsPerRound)
+	}
+	sb.WriteString("\n| algorithm | worst regret | worst violation |")
+	if both {
+		sb.WriteString(" largest abs Δ regret | largest abs Δ violation |")
+	}
+	sb.WriteString("\n|---|---|---|")
+	if both {
+		sb.WriteString("---|---|")
+	}
+	sb.WriteString("\n")
+	for _, a := range s.Algorithms {
+		var wr, wv, dr, dv float64
+		wr = math.Inf(-1)
+		for _, c := range s.Cells {
+			if c.Algorithm != a {
+				continue
+			}
+			for _, u := range s.Units {
+				wr = math.Max(wr, c.Mean[u].Regret)
+				wv = math.Max(wv, c.Mean[u].Violation)
+			}
+			dr = math.Max(dr, math.Abs(c.DiffRegret))
+			dv = math.Max(dv, math.Abs(c.DiffViolation))
+		}
+		fmt.Fprintf(&sb, "| %s | %.4f | %.4f |", a, wr, wv)
+		if both {
+			fmt.Fprintf(&sb, " %.4f | %.4f |", dr, dv)
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+// WriteFiles writes dir/suite.md (the table) and dir/summary.json.
+func (s *Summary) WriteFiles(dir string) error {
+	if dir == "" {
+		return errors.New("suite: output directory: empty")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("suite: output directory: %w", err)
+	}
+	md := "# Practical-defaults suite\n\n" + s.Markdown()
+	if err := os.WriteFile(filepath.Join(dir, "suite.md"), []byte(md), 0o644); err != nil {
+		return fmt.Errorf("suite: %w", err)
+	}
+	raw, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return fmt.Errorf("suite: encoding summary.json: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("suite: %w", err)
+	}
+	return nil
+}
