@@ -1,0 +1,46 @@
+package service
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/cbandit/cbandit/service/api"
+)
+
+// TestPracticalDefaultsOfAStudy (issue 14): a box study that names neither
+// native nor candidates goes to rpol-ucb as the box itself and records the
+// generation of its defaults; asking for candidates keeps the grid; a study
+// of the earlier generation keeps the earlier parameter values.
+func TestPracticalDefaultsOfAStudy(t *testing.T) {
+	def := func(extra map[string]any) []byte {
+		s := map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0}, "hi": []float64{1, 1}},
+			"objective":   map[string]any{"name": "y"},
+			"constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm":   "rpol-ucb", "seed": 1, "horizon": 50,
+		}
+		for k, v := range extra {
+			s[k] = v
+		}
+		b, _ := json.Marshal(s)
+		return b
+	}
+	spec, b, e := decodeStudy(def(nil))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if !spec.Space.Native || spec.Defaults != api.DefaultsPractical || b.params["standardise"] != "" {
+		t.Fatalf("native %v, defaults %d, params %v", spec.Space.Native, spec.Defaults, b.params)
+	}
+	spec, _, e = decodeStudy(def(map[string]any{"space": map[string]any{"type": "box", "lo": []float64{0, 0}, "hi": []float64{1, 1}, "candidates": 64}}))
+	if e != nil || spec.Space.Native || spec.Space.Candidates != 64 {
+		t.Fatalf("candidates given: native %v, candidates %d, %v", spec.Space.Native, spec.Space.Candidates, e)
+	}
+	spec, b, e = decodeStudy(def(map[string]any{"defaults": 1}))
+	if e != nil || spec.Space.Native || b.params["standardise"] != "off" || b.params["hyper"] != "fixed" || b.params["widths"] != "theory" {
+		t.Fatalf("defaults 1: native %v, params %v, %v", spec.Space.Native, b.params, e)
+	}
+	if _, _, e = decodeStudy(def(map[string]any{"defaults": 7})); e == nil || e.field != "defaults" {
+		t.Fatalf("defaults 7: %v", e)
+	}
+}
