@@ -22,8 +22,10 @@ import (
 //     gap (relative 1e-9), started from the LP policy below and the previous
 //     round's policy. The optimum may mix more than m + 1 actions: mixing
 //     shrinks ‖x_π‖ in (32). Cost per round: O(K d² + K² d) for the closed
-//     forms plus the search (a few to 10⁴ simplices of O(K³) each at
-//     K ≤ 20, one-hot; see linear/policy_test.go).
+//     forms plus the search (simplices of O(K³) each; with one-hot features
+//     tens per round at K = 5 thanks to the budget bound of
+//     linear.PolicySolver, but 10⁴ to more than 10⁶ in many rounds at
+//     K = 10 and 20, see experiments/stagewise/oplb-exact.yaml).
 //
 //   - `oplb-lp` solves a relaxation of (34) that replaces the two norms of
 //     the mean action by the mean of the norms,

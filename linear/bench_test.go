@@ -1,6 +1,7 @@
 package linear
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -20,3 +21,29 @@ func BenchmarkSolveLP1K1000(b *testing.B) {
 		}
 	}
 }
+
+// One solve of (34) on a one-hot K-armed instance (500 observations, τ = 0.5).
+func benchmarkPolicySolver(b *testing.B, k int, noBudget bool) {
+	rng := rand.New(rand.NewPCG(11, uint64(k)))
+	p := oneHotInstance(b, rng, k, 500)
+	tau := []float64{0.5}
+	pi := make([]float64, k)
+	var s PolicySolver
+	s.noBudget = noBudget
+	s.MaxNodes = 50000
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Solve(p, tau, 0, nil, pi); err != nil && !errors.Is(err, ErrNotCertified) {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(s.Nodes), "nodes")
+	b.ReportMetric(s.Gap, "gap")
+}
+
+func BenchmarkPolicySolverK5(b *testing.B)         { benchmarkPolicySolver(b, 5, false) }
+func BenchmarkPolicySolverK10(b *testing.B)        { benchmarkPolicySolver(b, 10, false) }
+func BenchmarkPolicySolverK20(b *testing.B)        { benchmarkPolicySolver(b, 20, false) }
+func BenchmarkPolicySolverK5LPBound(b *testing.B)  { benchmarkPolicySolver(b, 5, true) }
+func BenchmarkPolicySolverK10LPBound(b *testing.B) { benchmarkPolicySolver(b, 10, true) }
+func BenchmarkPolicySolverK20LPBound(b *testing.B) { benchmarkPolicySolver(b, 20, true) }

@@ -229,3 +229,161 @@ func TestPolicySolverErrors(t *testing.T) {
 		t.Fatal("NaN coefficient accepted")
 	}
 }
+
+// oneHotInstance is problem (34) of a K-armed bandit with one-hot features
+// (x₀ = e₀, known c₀ = 0): G and H diagonal, the case of the budget bound.
+func oneHotInstance(t testing.TB, rng *rand.Rand, k, n int) *PolicyProblem {
+	t.Helper()
+	pts := make([][]float64, k)
+	for a := range pts {
+		pts[a] = make([]float64, k)
+		pts[a][a] = 1
+	}
+	s, err := NewSafe(SafeConfig{D: k, Lambda: 1, Delta: 0.05, R: 0.5, RC: 0.5, S: 1, L: 1,
+		X0: pts[0], M: 1, C0: []float64{0}, AlphaR: 1 + 2*rng.Float64()*4, AlphaC: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, c := make([]float64, k), make([]float64, k)
+	for a := 1; a < k; a++ {
+		r[a], c[a] = rng.Float64(), rng.Float64()
+	}
+	for i := 0; i < n; i++ {
+		a := rng.IntN(k)
+		if rng.IntN(2) == 0 {
+			a = 0
+		}
+		bern := func(p float64) float64 {
+			if rng.Float64() < p {
+				return 1
+			}
+			return 0
+		}
+		if err := s.ObserveReward(pts[a], bern(r[a])); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ObserveCost(0, pts[a], bern(c[a])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var p PolicyProblem
+	if err := s.PolicyProblem(pts, &p); err != nil {
+		t.Fatal(err)
+	}
+	if !diagonal(p.G, k) || !diagonal(p.H[0], k) {
+		t.Fatal("one-hot instance with non-diagonal matrices")
+	}
+	return &p
+}
+
+// With diagonal matrices the budget bound prunes; the certified value must
+// equal the LP-bound-only search's (the solver before the budget bound) to
+// 1e-9 and sit within the grid resolution of brute force.
+func TestPolicySolverBudgetBoundMatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var fast, slow PolicySolver
+	slow.noBudget = true
+	pruned := 0
+	for it := 0; it < 40; it++ {
+		k := 4 + it%2
+		p := oneHotInstance(t, rng, k, 10+rng.IntN(400))
+		tau := []float64{0.15 + 0.7*rng.Float64()}
+		pf, ps := make([]float64, k), make([]float64, k)
+		vf, err := fast.Solve(p, tau, 0, nil, pf)
+		if err != nil {
+			t.Fatalf("instance %d: %v", it, err)
+		}
+		vs, err := slow.Solve(p, tau, 0, nil, ps)
+		if err != nil {
+			t.Fatalf("instance %d (no budget bound): %v", it, err)
+		}
+		if !p.Feasible(pf, tau) || math.Abs(p.Reward(pf)-vf) > 1e-12 {
+			t.Fatalf("instance %d: π = %v infeasible or value %v ≠ f(π)", it, pf, vf)
+		}
+		if math.Abs(vf-vs) > 1e-9*math.Max(1, math.Abs(vs)) {
+			t.Fatalf("instance %d (K = %d): budget bound gives %.12g, LP bound alone %.12g", it, k, vf, vs)
+		}
+		if fast.Nodes < slow.Nodes {
+			pruned++
+		}
+		if it < 10 {
+			h := 60
+			if k == 4 {
+				h = 120
+			}
+			b := bruteSimplex(p, tau, h)
+			lip := 0.0
+			for _, r := range p.R {
+				lip = math.Max(lip, math.Abs(r))
+			}
+			slack := 3 * (lip + p.A*math.Sqrt(float64(k)*maxAbs(p.G))) * math.Sqrt2 / float64(h)
+			if vf < b-1e-12 || vf > b+slack {
+				t.Fatalf("instance %d (K = %d): solver %v, brute force %v (slack %v)", it, k, vf, b, slack)
+			}
+		}
+	}
+	if pruned < 20 {
+		t.Fatalf("budget bound saved nodes on only %d of 40 instances", pruned)
+	}
+}
+
+// The budget bound is valid: on random sub-simplices it is at least f at
+// every feasible sampled point.
+func TestBudgetBoundIsUpperBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	tested := 0
+	defer func() {
+		if tested < 5000 {
+			t.Fatalf("only %d feasible points tested", tested)
+		}
+	}()
+	for it := 0; it < 200; it++ {
+		k := 3 + it%6
+		p := oneHotInstance(t, rng, k, rng.IntN(300))
+		tau := []float64{0.1 + 0.8*rng.Float64()}
+		var s PolicySolver
+		s.init(k, 1)
+		s.setupBudget(p)
+		if len(s.env) != 1 {
+			t.Fatal("budget bound not set up for a one-hot instance")
+		}
+		n := s.newNode()
+		for i := 0; i < k; i++ { // random vertices in Δ_K
+			v := n.v[i*k : i*k+k]
+			var sum float64
+			for a := range v {
+				v[a] = math.Pow(rng.Float64(), 4)
+				sum += v[a]
+			}
+			for a := range v {
+				v[a] /= sum
+			}
+		}
+		ub, ok := s.budgetMax(p, tau, s.env[0], n)
+		x := make([]float64, k)
+		for trial := 0; trial < 300; trial++ {
+			var sum float64
+			l := make([]float64, k)
+			for i := range l {
+				l[i] = math.Pow(rng.Float64(), 3)
+				sum += l[i]
+			}
+			for a := range x {
+				x[a] = 0
+				for i := range l {
+					x[a] += l[i] / sum * n.v[i*k+a]
+				}
+			}
+			if !p.Feasible(x, tau) {
+				continue
+			}
+			if !ok {
+				t.Fatalf("instance %d: bound says no feasible point, but %v is feasible", it, x)
+			}
+			tested++
+			if f := p.Reward(x); f > ub+1e-12 {
+				t.Fatalf("instance %d: f(%v) = %v above the budget bound %v", it, x, f, ub)
+			}
+		}
+	}
+}

@@ -535,7 +535,7 @@ func writeReport(file string, o experiment.Options, results []result) error {
 
 	// OPLB exact vs relaxation (issue 13; not a claim of 004).
 	b.WriteString("## OPLB: problem (34) solved exactly (`oplb`) against its LP relaxation (`oplb-lp`)\n\n")
-	b.WriteString("Not a figure of 004 (§5.4 runs OPB only): (34) is a convex maximisation (§5.1.1), solved here by a certified branch-and-bound (linear.PolicySolver); `oplb-lp` replaces the norm of the mean action by the mean of the norms (agent/oplb.go). K = 10 and 20 are not run with `oplb`: the certified search needs more than 5·10⁴ simplices per round there (measured).\n\n")
+	b.WriteString("Not a figure of 004 (§5.4 runs OPB only): (34) is a convex maximisation (§5.1.1), solved here by a certified branch-and-bound (linear.PolicySolver); `oplb-lp` replaces the norm of the mean action by the mean of the norms (agent/oplb.go). K = 10 and 20 are not run with `oplb`: even with the budget bound for one-hot features, most rounds at τ ≥ 0.5 stay uncertified after 2 000 simplices, a K = 10 round can need 1.7·10⁴ simplices (40–65 ms) and a K = 20 round is not certified within 10⁶ (gap 5 % of the value); numbers in experiments/stagewise/oplb-exact.yaml.\n\n")
 	b.WriteString("| run | oplb regret | oplb-lp regret | opb regret | oplb − oplb-lp (paired) | oplb lower? |\n|---|---:|---:|---:|---|---|\n")
 	for _, r := range results {
 		al := r.out.Results.Summary.Algorithms
