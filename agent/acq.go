@@ -44,6 +44,7 @@ var widthDocs = []bandit.ParamDoc{
 	{Name: "widths", Default: "practical", Doc: "practical: constant confidence widths μ ± β σ, β = beta-f for the objective and beta-g for the constraints (issue 14; docs/defaults.md has the sweep behind the values); theory: the paper's β_t schedule (reproductions pin it)"},
 	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
+	{Name: "candidates", Default: "halton", Doc: "candidate set of a box the acquisition is maximised over before the local refinement: halton = 1024 Halton points in 3 or more dimensions, the grid in 1–2 (model.SpaceFilling; issue 14, docs/defaults.md); grid = ⌈1024^{1/d}⌉ points per side (the reproductions' setting)"},
 }
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
@@ -98,7 +99,11 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 		return model.Options{}, err
 	}
 	fit := hyper == "fit" || (hyper == "auto" && hasCoordinates(dom))
-	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit}, nil
+	cands, err := ps.String(name, "candidates", "halton", "grid", "halton")
+	if err != nil {
+		return model.Options{}, err
+	}
+	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton"}, nil
 }
 
 // hasCoordinates reports whether the actions of dom are points a kernel

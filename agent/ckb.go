@@ -23,7 +23,7 @@ var ckbParams = []bandit.ParamDoc{
 	{Name: "eps", Default: "0 (ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
-	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2],
+	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2], widthDocs[3],
 }
 
 // CKB is 001 Algorithm 1: posterior models for f and each g_j, an

@@ -14,7 +14,7 @@ import (
 // were; and algorithm_defaults reaches no algorithm that does not take the
 // parameter.
 func TestReproductionsPinThePapersSettings(t *testing.T) {
-	want := map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory"}
+	want := map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}
 	checked := 0
 	for _, dir := range []string{"ckb", "rpol", "penalty", "stagewise"} {
 		for _, name := range EmbeddedNames(dir) {

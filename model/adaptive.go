@@ -63,6 +63,31 @@ var (
 	FitPriorNoise       = gp.GammaPrior{Shape: 1.1, Rate: 0.05}
 )
 
+// FitMaxPoints bounds the observations a fit sees: beyond it the fit uses
+// an evenly strided subset (every (n/FitMaxPoints)-th observation in
+// order, early exploration and late rounds alike); the posterior still
+// uses them all. A fit's cost is O(n³) per likelihood evaluation, so
+// without the bound the round that triggers a refit grows without limit
+// (a first fit at n = 512 in 2-D took 8.4 s, at n = 128 0.22 s:
+// BenchmarkAdaptiveRefit); 128 points pin down d + 2 ≤ 8 hyperparameters
+// (our choice; measured in docs/defaults.md).
+const FitMaxPoints = 128
+
+// fitSubset returns xs, ys, or their evenly strided subset of FitMaxPoints
+// entries when there are more.
+func fitSubset(xs [][]float64, ys []float64) ([][]float64, []float64) {
+	n := len(ys)
+	if n <= FitMaxPoints {
+		return xs, ys
+	}
+	sx, sy := make([][]float64, FitMaxPoints), make([]float64, FitMaxPoints)
+	for j := range sx {
+		i := j * n / FitMaxPoints
+		sx[j], sy[j] = xs[i], ys[i]
+	}
+	return sx, sy
+}
+
 // FitNu is the smoothness of the ARD kernel that hyper=fit learns: Matérn
 // 5/2 (Snoek, Larochelle & Adams 2012, NeurIPS, §3.1; BoTorch's default;
 // the kernel of the scikit-learn loop).
@@ -319,6 +344,7 @@ func (a *Adaptive) refit(ys []float64) error {
 		}
 		xs[i] = act.X
 	}
+	xs, ys = fitSubset(xs, ys)
 	var v float64
 	var mean float64
 	for _, y := range ys {

@@ -113,6 +113,9 @@ type Options struct {
 	// Fit learns each model's ARD Matérn-5/2 hyperparameters and noise
 	// variance from its data on a doubling schedule (Adaptive; issue 14).
 	Fit bool
+	// SpaceFilling gives a box of three or more dimensions the Halton
+	// candidate set (SpaceFilling) instead of the grid (issue 14).
+	SpaceFilling bool
 }
 
 // ForGroupOpts is ForGroup with options: with Inducing > 0 every model is a
@@ -132,11 +135,15 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 	if o.Inducing < 0 {
 		return nil, fmt.Errorf("model: inducing = %d: must be ≥ 0 (0 = exact GP)", o.Inducing)
 	}
-	if o.Standardise || o.Fit {
+	var cands [][]float64
+	if box, ok := info.Domain.(*domain.Box); ok && o.SpaceFilling && box.Dim() >= 3 {
+		cands = SpaceFilling(box)
+	}
+	if o.Standardise || o.Fit || cands != nil {
 		ms := make([]Model, len(ks))
 		for i, k := range ks {
 			a, err := NewAdaptive(info.Domain, k, noiseVar, AdaptiveOptions{Standardise: o.Standardise, Fit: o.Fit,
-				Constraint: constraint != nil && constraint[i], Inducing: o.Inducing})
+				Constraint: constraint != nil && constraint[i], Inducing: o.Inducing, Candidates: cands})
 			if err != nil {
 				return nil, err
 			}

@@ -645,7 +645,7 @@ func build(s *api.StudySpec) (*built, *apiError) {
 
 // earlierDefaults are the values the practical-default parameters had
 // before issue 14 (DefaultsPractical), for studies created before it.
-var earlierDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory"}
+var earlierDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}
 
 // pinEarlierDefaults sets earlierDefaults on ps where the algorithm takes
 // the parameter and the study did not set it.
