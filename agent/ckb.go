@@ -20,11 +20,20 @@ var ckbParams = []bandit.ParamDoc{
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = 001 Thm. 1)"},
 	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (001 Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
 	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (001 Thm. 1: V = G√T/ρ)"},
-	{Name: "eps", Default: "0 (ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
+	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
 	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2], widthDocs[3],
 }
+
+// PracticalSlack is the slackness ε of the dual update under the practical
+// widths, as a fraction of δ (003 §4 allows ε ≤ δ/2): the optimistic ḡ at
+// the played point enters the dual update, so with ε = 0 the average of
+// the true g settles above 0 (suite, late long-term violation of ckb-ucb on
+// pressure-vessel 0.028); ε = 0.2δ brings it to 0 on all six problems
+// (docs/defaults.md; ε = 0.5δ costs more regret on gramacy and
+// pressure-vessel).
+const PracticalSlack = 0.2
 
 // CKB is 001 Algorithm 1: posterior models for f and each g_j, an
 // exploration strategy per function, truncation to [−B,B] / [−G,G], and the
@@ -107,8 +116,11 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 		V = in.G * math.Sqrt(T) / rho
 	}
 	epsDef := 0.0
-	if o.slack {
+	switch {
+	case o.slack:
 		epsDef = delta / 2
+	case fixed:
+		epsDef = PracticalSlack * delta
 	}
 	eps, err := p.Float(name, "eps", epsDef)
 	if err != nil {

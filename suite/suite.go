@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cbandit/cbandit/experiment"
 	"math"
 	"net"
 	"net/http"
@@ -138,7 +139,11 @@ func (o Options) Normalize() (Options, error) {
 		o.Algorithms = slices.Clone(DefaultAlgorithms)
 	}
 	for _, a := range o.Algorithms {
-		if _, err := agent.Lookup(a); err != nil {
+		id, _, err := ParseEntry(a)
+		if err != nil {
+			return o, err
+		}
+		if _, err := agent.Lookup(id); err != nil {
 			return o, fmt.Errorf("suite: algorithms: %w", err)
 		}
 	}
@@ -189,7 +194,32 @@ func (o Options) Jobs() []Job {
 // LongTerm reports whether the algorithm's constraints are long-term
 // (ckb-*): its studies use kind "long-term" and its violation is scored on
 // the late average of g.
-func LongTerm(algorithm string) bool { return strings.HasPrefix(algorithm, "ckb") }
+func LongTerm(algorithm string) bool {
+	id, _, err := ParseEntry(algorithm)
+	if err != nil {
+		id = algorithm
+	}
+	return strings.HasPrefix(id, "ckb")
+}
+
+// ParseEntry reads an algorithm entry of Options.Algorithms: an algorithm ID
+// (the defaults, which the suite measures), or an --algos entry with
+// parameters, "[label=]id:k=v;k=v" (experiment.ParseAlgoEntry), for sweeps
+// of the defaults' values (docs/defaults.md); such a study is given those
+// parameters and nothing else.
+func ParseEntry(entry string) (id string, params map[string]any, err error) {
+	a, err := experiment.ParseAlgoEntry(entry)
+	if err != nil {
+		return "", nil, fmt.Errorf("suite: algorithms: %w", err)
+	}
+	if len(a.Params) > 0 {
+		params = map[string]any{}
+		for k, v := range a.Params {
+			params[k] = v
+		}
+	}
+	return a.ID, params, nil
+}
 
 // Server is an in-process cbandit service (memory store, default options)
 // listening on a loopback port, with a client of it.
@@ -233,12 +263,14 @@ func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
 	for j, c := range p.Constraints {
 		cons[j] = api.Constraint{Name: c.Name, Threshold: a*c.Threshold + b, Kind: kind}
 	}
+	id, params, _ := ParseEntry(job.Algorithm) // checked by Normalize
 	return api.StudySpec{
 		Name:        fmt.Sprintf("suite-%s-%s-%s-seed%d", job.Problem, job.Algorithm, job.Units, job.Seed),
 		Space:       api.Space{Type: api.SpaceBox, Lo: slices.Clone(p.Lo), Hi: slices.Clone(p.Hi)},
 		Objective:   api.Objective{Name: p.Objective.Name, Goal: p.Goal},
 		Constraints: cons,
-		Algorithm:   job.Algorithm,
+		Algorithm:   id,
+		Params:      params,
 		Seed:        uint64(job.Seed),
 		Horizon:     horizon,
 	}

@@ -55,7 +55,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		flagsUsage()
 		fmt.Fprint(stderr, suiteHelp)
 	}
-	algos := fs.String("algos", strings.Join(suite.DefaultAlgorithms, ","), "comma-separated algorithm IDs (see 'cbandit list')")
+	algos := fs.String("algos", strings.Join(suite.DefaultAlgorithms, ","), "comma-separated algorithm IDs (see 'cbandit list'); an entry 'label=id:k=v;k=v' gives its studies those parameters (a sweep of the defaults' values, not the defaults)")
 	problems := fs.String("problems", "", "comma-separated suite problems (default all: "+strings.Join(problem.SuiteNames(), ",")+")")
 	horizon := fs.Int("horizon", suite.DefaultHorizon, "rounds T per study (at least 2)")
 	seeds := fs.Int("seeds", suite.DefaultSeeds, "number of seeds (1..n) per problem, algorithm and unit system")
@@ -118,7 +118,11 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		o.Problems[i] = strings.TrimPrefix(p, "suite-")
 	}
 	for _, a := range o.Algorithms {
-		if _, err := agent.Lookup(a); err != nil {
+		id, _, err := suite.ParseEntry(a)
+		if err != nil {
+			return err
+		}
+		if _, err := agent.Lookup(id); err != nil {
 			return fmt.Errorf("suite: --algos: %w", err)
 		}
 	}
