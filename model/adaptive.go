@@ -399,7 +399,7 @@ func (a *Adaptive) refit(ys []float64) error {
 		}
 		return lp
 	}
-	th, _, err := gp.FitHyper(xs, ys, gp.FitOptions{Nu: FitNu, Lo: lo, Hi: hi, Starts: starts, GTol: 1e-7, FTol: 1e-12, Prior: prior})
+	th, _, err := gp.FitHyper(xs, ys, gp.FitOptions{Nu: FitNu, Lo: lo, Hi: hi, Starts: starts, GTol: 1e-5, FTol: 2.2e-9, Prior: prior})
 	if err != nil {
 		return fmt.Errorf("model: hyper = fit: %w", err)
 	}
