@@ -156,3 +156,33 @@ func BenchmarkSuiteRound(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*T), "ns/round")
 }
+
+// TestDefaultsIgnoreUnits (issue 14, Done when): through the service with
+// defaults only, every metric ×1000 + 50 (thresholds with them) leaves the
+// late scores of ckb-ucb, rpol-ucb and config unchanged (the issue allows
+// 0.02; standardisation makes the decisions equal up to rounding, so the
+// test asks 1e-6), past the first fits (T = 40: fits at 8, 16, 32).
+func TestDefaultsIgnoreUnits(t *testing.T) {
+	s, err := Run(context.Background(), Options{Problems: []string{"gramacy"}, Horizon: 40, Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cells {
+		nat, sc := c.Mean[Natural], c.Mean[Scaled]
+		if math.Abs(nat.Regret-sc.Regret) > 1e-6 || math.Abs(nat.Violation-sc.Violation) > 1e-6 {
+			t.Errorf("%s: natural %+v, scaled %+v", c.Algorithm, nat, sc)
+		}
+	}
+	if len(s.Cells) != 3 {
+		t.Fatalf("%d cells", len(s.Cells))
+	}
+	// The test can tell: in the problem's units rpol-ucb does depend on them.
+	off, err := Run(context.Background(), Options{Problems: []string{"gramacy"}, Horizon: 40, Seeds: 1,
+		Algorithms: []string{"rpol-ucb:standardise=off;hyper=fixed;widths=theory"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nat, sc := off.Cells[0].Mean[Natural], off.Cells[0].Mean[Scaled]; nat == sc {
+		t.Errorf("standardise=off: the units change nothing (%+v); the test cannot tell", nat)
+	}
+}
