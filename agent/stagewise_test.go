@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -457,3 +458,96 @@ func TestStagewiseLateFeedback(t *testing.T) {
 }
 
 var _ = linear.ErrInfeasible
+
+// TestOPLBNodeBudget runs `oplb` with a node budget far too small to certify
+// (34) at K = 5 and checks, against an exact solve of each round's problem
+// with the default budget: the played policy is the incumbent (feasible for
+// (32), at most optimal), a round that plays a policy suboptimal beyond the
+// tolerance is counted as uncertified, with a certified gap at least the
+// true one; and the diagnostics add up (fractions, means, maxima).
+func TestOPLBNodeBudget(t *testing.T) {
+	const budget = 3
+	var searched, uncert, subopt int
+	var gapSum, gapMax float64
+	var prevUncert int
+	var last *OPLB
+	var exact linear.PolicySolver
+	var prob linear.PolicyProblem
+	check := func(_ int, d bandit.Decision, ag bandit.Agent) {
+		o := ag.(*OPLB)
+		last = o
+		if o.warm != nil && o.warm.done() && o.diag.searched == searched {
+			t.Fatal("a round after the warm-up was not searched")
+		}
+		if o.diag.searched == searched {
+			return // warm-up round
+		}
+		searched = o.diag.searched
+		if err := o.Model().PolicyProblem(o.onehot, &prob); err != nil {
+			t.Fatal(err)
+		}
+		if !prob.Feasible(d.Policy, o.tau) {
+			t.Fatalf("round policy %v infeasible for (32)", d.Policy)
+		}
+		opt := make([]float64, prob.K)
+		vOpt, err := exact.Solve(&prob, o.tau, o.st.SafeArm, nil, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := prob.Reward(d.Policy)
+		scale := math.Max(1, math.Abs(v))
+		if v > vOpt+1e-7*scale {
+			t.Fatalf("played (31) = %v above the certified optimum %v", v, vOpt)
+		}
+		counted := o.diag.uncertified - prevUncert
+		prevUncert = o.diag.uncertified
+		if counted == 1 {
+			uncert++
+			g := o.solver.Gap / scale
+			gapSum += g
+			gapMax = math.Max(gapMax, g)
+			if o.solver.Gap < vOpt-v-1e-7*scale {
+				t.Fatalf("certified gap %v below the true gap %v", o.solver.Gap, vOpt-v)
+			}
+		} else if v < vOpt-1e-6*scale {
+			t.Fatalf("round played %v < optimum %v but was not counted as uncertified", v, vOpt)
+		}
+		if v < vOpt-1e-6*scale {
+			subopt++
+		}
+	}
+	res := simulate(t, "oplb", bandit.Params{"nodes": strconv.Itoa(budget)}, "random-mab", bandit.Params{"k": "5", "tau": "0.5"}, 400, 6, check)
+	if res.violations != 0 {
+		t.Fatalf("%d violations", res.violations)
+	}
+	if subopt == 0 || uncert == 0 {
+		t.Fatalf("budget %d: %d suboptimal, %d uncertified rounds: the test does not exercise the budget", budget, subopt, uncert)
+	}
+	t.Logf("budget %d: %d searched, %d uncertified, %d suboptimal rounds, gap max %.3g", budget, searched, uncert, subopt, gapMax)
+	dg := last.Diagnostics()
+	want := map[string]float64{
+		"searched_rounds":      float64(searched),
+		"uncertified_rounds":   float64(uncert),
+		"uncertified_fraction": float64(uncert) / float64(searched),
+		"gap_mean":             gapSum / float64(uncert),
+		"gap_max":              gapMax,
+	}
+	for k, w := range want {
+		if g, ok := dg[k]; !ok || math.Abs(g-w) > 1e-12*math.Max(1, math.Abs(w)) {
+			t.Errorf("diagnostic %s = %v, want %v", k, g, w)
+		}
+	}
+	if n := dg["nodes_per_round"]; n < 1 || n > budget+1 {
+		t.Errorf("nodes_per_round = %v with a budget of %d", n, budget)
+	}
+	if len(dg) != 6 {
+		t.Errorf("diagnostics %v: want 6 keys", dg)
+	}
+	lp, err := New("oplb-lp", Config{Info: mustInfo(t, "random-mab", bandit.Params{"k": "5"}), Horizon: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := lp.(bandit.Diagnostics).Diagnostics(); d != nil {
+		t.Errorf("oplb-lp diagnostics %v, want nil (no search)", d)
+	}
+}

@@ -68,6 +68,16 @@ type Agent interface {
 	Observe(fb Feedback) error
 }
 
+// Diagnostics is implemented by agents that report numbers about their own
+// work beside the metrics (e.g. how many rounds an inner solver left
+// uncertified). The runner calls it once, after a trial's last round, and
+// records the values per trial in summary.json under "diagnostics". Keys are
+// snake_case; an agent reports the same keys in every trial of a run, or
+// none (nil) when it has nothing to report.
+type Diagnostics interface {
+	Diagnostics() map[string]float64
+}
+
 // Validate checks a feedback's values against an agent with m constraints:
 // finite reward, finite costs, exactly m of them. It does not check the ID.
 func (fb Feedback) Validate(m int) error {

@@ -169,10 +169,11 @@ var ErrNotCertified = errors.New("linear: policy search stopped at its node budg
 //     B_j‖π‖_H ≤ τ_j − ⟨C_j, π⟩, so f is at most a convex function of π
 //     whose maximum over S is at O(K²) points (see budgetMax); the node's
 //     bound is the smaller of the two. On one-hot bandits it cuts K = 5 to
-//     tens of simplices and closes most of the gap at K = 10 and 20 (after
+//     a few to a few hundred simplices per round and closes most of the gap at K = 10 and 20 (after
 //     2·10⁵ simplices the LP bound alone leaves gaps of the order of the
 //     value there), but many rounds at those sizes still need 10⁴ to more
-//     than 10⁶ simplices (experiments/stagewise/oplb-exact.yaml);
+//     than 10⁶ simplices (experiments/stagewise/oplb-exact.yaml; the
+//     reproduction runs them under a node budget, oplb-budget.yaml);
 //   - branching: the longest edge is bisected.
 //
 // Both bounds are exact to second order in the simplex's diameter (envelope

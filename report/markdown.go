@@ -173,6 +173,7 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 	fmt.Fprintf(&b, "Median [first quartile, third quartile] over the %d trials (quantile definition 7 of Hyndman & Fan 1996, as R and numpy):\n\n", s.Trials)
 	table(formatQuartiles, false)
 	writePairwise(&b, s, algs)
+	writeDiagnostics(&b, s, algs)
 
 	// Paper comparison.
 	if len(res.Paper) > 0 && res.Quick {
@@ -268,4 +269,33 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeDiagnostics writes the agents' own numbers (Algorithm.Diagnostics),
+// when some agent reports any.
+func writeDiagnostics(b *strings.Builder, s *Summary, algs []string) {
+	found := false
+	for _, name := range algs {
+		if len(s.Algorithms[name].Diagnostics) > 0 {
+			found = true
+		}
+	}
+	if !found {
+		return
+	}
+	fmt.Fprintf(b, "## Agent diagnostics (end of each trial, over %d trials)\n\n", s.Trials)
+	b.WriteString("Numbers the agents report about their own work (bandit.Diagnostics), not metrics of the problem.\n\n")
+	b.WriteString("| algorithm | diagnostic | mean ± stderr | median [q1, q3] | max |\n|---|---|---:|---:|---:|\n")
+	for _, name := range algs {
+		d := s.Algorithms[name].Diagnostics
+		for _, k := range sortedKeys(d) {
+			st := d[k]
+			mx := math.Inf(-1)
+			for _, v := range st.PerTrial {
+				mx = math.Max(mx, v)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdCell(name), mdCell(k), FormatStat(st), formatQuartiles(st), formatNum(mx))
+		}
+	}
+	b.WriteString("\n")
 }

@@ -420,3 +420,47 @@ func TestBoxFigure(t *testing.T) {
 		t.Error("all empty: no error")
 	}
 }
+
+// Agent diagnostics round-trip through summary.json, must be finite, and
+// appear in report.md only when some algorithm reports them.
+func TestDiagnostics(t *testing.T) {
+	res := sampleResults()
+	dir := t.TempDir()
+	if err := Write(filepath.Join(dir, "none"), res); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "none", SummaryFile))
+	md, _ := os.ReadFile(filepath.Join(dir, "none", ReportFile))
+	if bytes.Contains(raw, []byte(`"diagnostics"`)) || bytes.Contains(md, []byte("Agent diagnostics")) {
+		t.Fatal("diagnostics written for agents that report none")
+	}
+	a := res.Summary.Algorithms["ckb-ucb"]
+	a.Diagnostics = map[string]Stat{"uncertified_fraction": Describe([]float64{0.25, 0.5, 0.75}), "gap_max": Describe([]float64{0.1, 0.4, 0.2})}
+	res.Summary.Algorithms["ckb-ucb"] = a
+	if err := Write(filepath.Join(dir, "with"), res); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSummary(filepath.Join(dir, "with", SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*s, res.Summary) {
+		t.Errorf("summary with diagnostics differs after the round trip: %+v", s.Algorithms["ckb-ucb"].Diagnostics)
+	}
+	raw, _ = os.ReadFile(filepath.Join(dir, "with", SummaryFile))
+	if n := bytes.Count(raw, []byte(`"diagnostics"`)); n != 1 {
+		t.Errorf("summary.json has %d diagnostics fields, want 1", n)
+	}
+	md, _ = os.ReadFile(filepath.Join(dir, "with", ReportFile))
+	for _, want := range []string{"## Agent diagnostics (end of each trial, over 20 trials)",
+		"| ckb-ucb | gap_max | 0.2333 ± 0.08819 | 0.2 [0.15, 0.3] | 0.4 |",
+		"| ckb-ucb | uncertified_fraction | 0.5 ± 0.1443 | 0.5 [0.375, 0.625] | 0.75 |"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	a.Diagnostics["gap_max"] = Describe([]float64{0.1, math.Inf(1)})
+	if err := WriteSummary(filepath.Join(dir, "bad.json"), &res.Summary); err == nil || !strings.Contains(err.Error(), "diagnostic gap_max") {
+		t.Errorf("infinite diagnostic: err = %v, want one naming diagnostic gap_max", err)
+	}
+}

@@ -45,26 +45,44 @@ func checkSummaryFinite(s *Summary) error {
 	for _, name := range names {
 		a := s.Algorithms[name]
 		for _, key := range metricOrder {
-			st, ok := a.Metric(key)
-			if !ok {
-				continue
-			}
-			if bad(st.Mean) {
-				return fmt.Errorf("algorithm %q: %s mean is %v (JSON needs finite numbers)", name, key, st.Mean)
-			}
-			if bad(st.Stderr) {
-				return fmt.Errorf("algorithm %q: %s stderr is %v (JSON needs finite numbers)", name, key, st.Stderr)
-			}
-			for field, v := range map[string]float64{"median": st.Median, "q1": st.Q1, "q3": st.Q3} {
-				if bad(v) {
-					return fmt.Errorf("algorithm %q: %s %s is %v (JSON needs finite numbers)", name, key, field, v)
+			if st, ok := a.Metric(key); ok {
+				if err := checkStatFinite(name, key, st); err != nil {
+					return err
 				}
 			}
-			for i, v := range st.PerTrial {
-				if bad(v) {
-					return fmt.Errorf("algorithm %q: %s per_trial[%d] is %v (JSON needs finite numbers)", name, key, i, v)
-				}
+		}
+		keys := make([]string, 0, len(a.Diagnostics))
+		for k := range a.Diagnostics {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := checkStatFinite(name, "diagnostic "+k, a.Diagnostics[k]); err != nil {
+				return err
 			}
+		}
+	}
+	return nil
+}
+
+func checkStatFinite(name, key string, st Stat) error {
+	if bad(st.Mean) {
+		return fmt.Errorf("algorithm %q: %s mean is %v (JSON needs finite numbers)", name, key, st.Mean)
+	}
+	if bad(st.Stderr) {
+		return fmt.Errorf("algorithm %q: %s stderr is %v (JSON needs finite numbers)", name, key, st.Stderr)
+	}
+	for _, f := range []struct {
+		field string
+		v     float64
+	}{{"median", st.Median}, {"q1", st.Q1}, {"q3", st.Q3}} {
+		if bad(f.v) {
+			return fmt.Errorf("algorithm %q: %s %s is %v (JSON needs finite numbers)", name, key, f.field, f.v)
+		}
+	}
+	for i, v := range st.PerTrial {
+		if bad(v) {
+			return fmt.Errorf("algorithm %q: %s per_trial[%d] is %v (JSON needs finite numbers)", name, key, i, v)
 		}
 	}
 	return nil

@@ -29,6 +29,10 @@ type Algorithm struct {
 	// Cost is the per-round expected cost of stage-wise settings (004); nil elsewhere.
 	Cost            *Stat   `json:"cost,omitempty"`
 	SecondsPerRound float64 `json:"seconds_per_round"`
+	// Diagnostics are the agent's own numbers at the end of each trial
+	// (bandit.Diagnostics, e.g. rounds an inner solver left uncertified),
+	// by key; nil for agents that report none.
+	Diagnostics map[string]Stat `json:"diagnostics,omitempty"`
 }
 
 // Summary is the content of DIR/summary.json (a contract: see DESIGN.md).

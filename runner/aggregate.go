@@ -3,6 +3,8 @@ package runner
 import (
 	"fmt"
 	"maps"
+	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/report"
 )
@@ -44,6 +46,11 @@ func Collect(spec *Spec, rounds []int, metrics []string, jobs []Job) (*Output, e
 			if len(j.Metrics[m]) != len(rounds) {
 				return nil, fmt.Errorf("algorithm %q, trial %d: metric %s has %d values for %d recorded rounds",
 					j.Algorithm, j.Trial, m, len(j.Metrics[m]), len(rounds))
+			}
+		}
+		for k, v := range j.Diagnostics {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("algorithm %q, trial %d: diagnostic %s = %v: must be finite", j.Algorithm, j.Trial, k, v)
 			}
 		}
 		grid[a][j.Trial] = j
@@ -115,8 +122,42 @@ func Collect(spec *Spec, rounds []int, metrics []string, jobs []Job) (*Output, e
 		if c, ok := final[Cost]; ok {
 			alg.Cost = &c
 		}
+		diag, err := collectDiagnostics(al.Label, done)
+		if err != nil {
+			return nil, err
+		}
+		alg.Diagnostics = diag
 		sum.Algorithms[al.Label] = alg
 	}
 	out.Results.Summary = sum
+	return out, nil
+}
+
+// collectDiagnostics describes each diagnostic of one algorithm over its
+// trials (trial order). Every trial must report the same keys: a key missing
+// from some trial would break the pairing of per-trial values.
+func collectDiagnostics(label string, done []*Job) (map[string]report.Stat, error) {
+	if len(done) == 0 || len(done[0].Diagnostics) == 0 {
+		for _, j := range done {
+			if len(j.Diagnostics) > 0 {
+				return nil, fmt.Errorf("algorithm %q: trial %d reports diagnostics, trial 0 none", label, j.Trial)
+			}
+		}
+		return nil, nil
+	}
+	keys := slices.Sorted(maps.Keys(done[0].Diagnostics))
+	out := make(map[string]report.Stat, len(keys))
+	for _, k := range keys {
+		vals := make([]float64, len(done))
+		for i, j := range done {
+			v, ok := j.Diagnostics[k]
+			if !ok || len(j.Diagnostics) != len(keys) {
+				return nil, fmt.Errorf("algorithm %q: trial %d reports diagnostics %v, trial 0 %v", label, j.Trial,
+					slices.Sorted(maps.Keys(j.Diagnostics)), keys)
+			}
+			vals[i] = v
+		}
+		out[k] = report.Describe(vals)
+	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -73,6 +74,9 @@ type Job struct {
 	SecondsPerRound float64 `json:"seconds_per_round"`
 	// Metrics[m][k] is metric m at the k-th recorded round.
 	Metrics map[string][]float64 `json:"metrics"`
+	// Diagnostics are the agent's own numbers at the end of the trial
+	// ([bandit.Diagnostics]); nil when the agent reports none.
+	Diagnostics map[string]float64 `json:"diagnostics,omitempty"`
 }
 
 // Output is the result of Run (or of [Collect] over merged shards).
@@ -406,6 +410,11 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 		SecondsPerRound: elapsed.Seconds() / float64(spec.Horizon)}
 	for k, name := range metrics {
 		res.Metrics[name] = vals[k]
+	}
+	if dg, ok := ag.(bandit.Diagnostics); ok {
+		if d := dg.Diagnostics(); len(d) > 0 {
+			res.Diagnostics = maps.Clone(d)
+		}
 	}
 	return res, nil
 }

@@ -354,3 +354,49 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// An agent's diagnostics (bandit.Diagnostics) reach the summary per trial,
+// in trial order, for agents that report them and only for those; jobs that
+// disagree on the keys are refused.
+func TestDiagnosticsCollected(t *testing.T) {
+	s := Spec{Problem: "random-mab", ProblemParams: bandit.Params{"k": "5", "tau": "0.5"},
+		Algos:  []Algo{{Label: "tight", ID: "oplb", Params: bandit.Params{"nodes": "3"}}, {ID: "oplb"}, {ID: "oplb-lp"}},
+		Trials: 3, Horizon: 200, Seed: 6, CurvePoints: 5}
+	out, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range out.Jobs {
+		if (j.Algorithm == "oplb-lp") != (j.Diagnostics == nil) {
+			t.Fatalf("%s trial %d: diagnostics %v", j.Algorithm, j.Trial, j.Diagnostics)
+		}
+		if j.Diagnostics == nil {
+			continue
+		}
+		d := out.Results.Summary.Algorithms[j.Algorithm].Diagnostics
+		for k, v := range j.Diagnostics {
+			if got := d[k].PerTrial[j.Trial]; got != v {
+				t.Errorf("%s trial %d: summary %s = %v, job %v", j.Algorithm, j.Trial, k, got, v)
+			}
+		}
+	}
+	al := out.Results.Summary.Algorithms
+	if al["oplb-lp"].Diagnostics != nil {
+		t.Errorf("oplb-lp: diagnostics %v", al["oplb-lp"].Diagnostics)
+	}
+	if tight, def := al["tight"].Diagnostics["uncertified_rounds"], al["oplb"].Diagnostics["uncertified_rounds"]; !(tight.Mean > 0) || def.Mean != 0 {
+		t.Errorf("uncertified rounds: %v with 3 simplices, %v with the default budget; want > 0 and 0", tight.Mean, def.Mean)
+	}
+	if f := al["tight"].Diagnostics["uncertified_fraction"]; !(f.Mean > 0 && f.Mean <= 1) {
+		t.Errorf("uncertified fraction %v", f.Mean)
+	}
+	jobs := append([]Job(nil), out.Jobs...)
+	for i := range jobs {
+		if jobs[i].Algorithm == "tight" && jobs[i].Trial == 1 {
+			jobs[i].Diagnostics = map[string]float64{"other": 1}
+		}
+	}
+	if _, err := Collect(&s, out.Rounds, out.Metrics, jobs); err == nil || !strings.Contains(err.Error(), `"tight": trial 1`) {
+		t.Errorf("mismatched diagnostic keys: err = %v", err)
+	}
+}

@@ -78,3 +78,73 @@ func TestClaimsTable(t *testing.T) {
 		}
 	}
 }
+
+// The OPLB table finds the `oplb` entry by ID whatever its label, pairs it
+// with oplb-lp and OPB, and pools the search diagnostics over the trials:
+// uncertified share weighted by the searched rounds, gap mean weighted by
+// the uncertified rounds.
+func TestOPLBTable(t *testing.T) {
+	alg := func(reg []float64, diag map[string][]float64) report.Algorithm {
+		a := report.Algorithm{Regret: report.Describe(reg)}
+		if diag != nil {
+			a.Diagnostics = map[string]report.Stat{}
+			for k, v := range diag {
+				a.Diagnostics[k] = report.Describe(v)
+			}
+		}
+		return a
+	}
+	out := &runner.Output{}
+	out.Results.Summary = report.Summary{Problem: "random-mab", Horizon: 10, Trials: 3,
+		Specs: []report.AlgoSpec{{Label: "oplb-budget", ID: "oplb", Params: map[string]string{"nodes": "500"}}, {Label: "oplb-lp", ID: "oplb-lp"}, {Label: "opb", ID: "opb"}},
+		Algorithms: map[string]report.Algorithm{
+			"oplb-budget": alg([]float64{10, 20, 30}, map[string][]float64{
+				"searched_rounds": {100, 100, 100}, "uncertified_rounds": {0, 10, 50},
+				"gap_mean": {0, 0.1, 0.4}, "gap_max": {0, 0.2, 0.7}}),
+			"oplb-lp": alg([]float64{12, 23, 31}, nil),
+			"opb":     alg([]float64{5, 5, 5}, nil),
+		}}
+	var b strings.Builder
+	writeOPLB(&b, []result{{runSpec{group: "oplb-exact", sub: "K=10", tau: "0.5", name: "fig3-oplb-budget-k10-tau0.5"}, out}})
+	// Uncertified 60/300 = 20 %, per trial 0–50 %; gap (0.1·10 + 0.4·50)/60 = 0.35, max 0.7.
+	want := "| fig3-oplb-budget-k10-tau0.5 | `oplb-budget` (≤ 500 simplices/round) | 20 ± 5.774 | 22 ± 5.508 | 5 ± 0 | -2 [-4.484, +0.4841] (n = 3) | false | +15 [-9.841, +39.84] (n = 3) | 20.0 % (0.0–50.0 %) | 0.35; 0.7 |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("OPLB table lacks\n%s\n%s", want, b.String())
+	}
+}
+
+// The plan runs K = 10 and 20 with the budgeted oplb beside oplb-lp and
+// OPB for three thresholds, and every file it names parses with its --set
+// overrides.
+func TestPlanOPLBSizes(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range plan() {
+		c, err := experiment.Embedded(r.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range r.sets {
+			if err := c.Set(s); err != nil {
+				t.Fatalf("%s: %v", r.name, err)
+			}
+		}
+		if r.group != "oplb-exact" {
+			continue
+		}
+		seen[c.Params["k"]+"/"+r.tau] = true
+		ids := map[string]bool{}
+		for _, a := range c.Algorithms {
+			ids[a.ID] = true
+		}
+		if !ids["oplb"] || !ids["oplb-lp"] || !ids["opb"] {
+			t.Errorf("%s: algorithms %v", r.name, c.Algorithms)
+		}
+	}
+	for _, k := range []string{"5", "10", "20"} {
+		for _, tau := range []string{"0.2", "0.5", "0.8"} {
+			if !seen[k+"/"+tau] {
+				t.Errorf("no OPLB run at K = %s, τ = %s", k, tau)
+			}
+		}
+	}
+}
