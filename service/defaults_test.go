@@ -43,4 +43,17 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 	if _, _, e = decodeStudy(def(map[string]any{"defaults": 7})); e == nil || e.field != "defaults" {
 		t.Fatalf("defaults 7: %v", e)
 	}
+	// Float parameters form a box: native; an int among them keeps the
+	// candidate encoding.
+	lo, hi := 1.0, 5.0
+	floats := []map[string]any{{"name": "a", "type": "float", "low": lo, "high": hi}, {"name": "b", "type": "float", "low": lo, "high": hi, "log": true}}
+	spec, _, e = decodeStudy(def(map[string]any{"space": nil, "parameters": floats}))
+	if e != nil || !spec.Space.Native || spec.Space.Type != api.SpaceBox {
+		t.Fatalf("float parameters: space %+v, %v", spec.Space, e)
+	}
+	withInt := append(floats, map[string]any{"name": "c", "type": "int", "low": lo, "high": hi})
+	spec, _, e = decodeStudy(def(map[string]any{"space": nil, "parameters": withInt}))
+	if e != nil || spec.Space.Native {
+		t.Fatalf("an int parameter: space %+v, %v", spec.Space, e)
+	}
 }

@@ -36,8 +36,9 @@
 //     space.candidates points (default 256, a 16×16 grid in 2-D, at most
 //     2048); a safe point, when given, is added. Suggestions are candidates.
 //     By default (neither space.native nor space.candidates given, issue
-//     14) a box goes to an algorithm that can take one as the box itself
-//     (space.native below), to the others as the candidate set.
+//     14) a box — or a study whose parameters are all floats — goes to an
+//     algorithm that can take one as the box itself (space.native below),
+//     to the others as the candidate set.
 //     This lets every algorithm, including those over finite domains only,
 //     serve a box; the resolution is the candidate spacing. With
 //     space.native the learner gets the box itself (a *domain.Box: models

@@ -317,11 +317,19 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if spec.Defaults < 1 || spec.Defaults > api.DefaultsPractical {
 		return spec, nil, invalid("defaults", "= %d: must be 1 (the defaults before issue 14) or %d (the practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
 	}
-	// A box with neither native nor candidates given is optimised as a box
-	// by an algorithm that can (the practical defaults); the others get the
+	// A box with neither native nor candidates given — a box space, or
+	// parameters that are all floats — is optimised as a box by an
+	// algorithm that can (the practical defaults); the others get the
 	// candidate set.
-	if spec.Defaults >= api.DefaultsPractical && spec.Space.Type == api.SpaceBox && !spec.Space.Native &&
-		spec.Space.Candidates == 0 && len(spec.Parameters) == 0 && !spec.FullInfo {
+	box := spec.Space.Type == api.SpaceBox && len(spec.Parameters) == 0
+	if len(spec.Parameters) > 0 {
+		box = true
+		for _, p := range spec.Parameters {
+			box = box && p.Type == ParamFloat
+		}
+	}
+	if spec.Defaults >= api.DefaultsPractical && box && !spec.Space.Native &&
+		spec.Space.Candidates == 0 && !spec.FullInfo {
 		native := spec
 		native.Space.Native = true
 		if e := normalize(&native); e == nil {

@@ -47,8 +47,11 @@ type Space struct {
 	// Native gives a box to the learner as the box itself, for algorithms
 	// whose models handle continuous domains (candidates plus local
 	// refinement); suggestions are then arbitrary points of the box. An
-	// algorithm that cannot is refused (400, field "algorithm"). Default
-	// false: the learner chooses among the candidate set.
+	// algorithm that cannot is refused (400, field "algorithm"). When
+	// neither Native nor Candidates is given, the service sets Native for
+	// an algorithm that can take a box (a box space, or parameters that are
+	// all floats) and records it; otherwise the learner chooses among the
+	// candidate set.
 	Native bool `json:"native,omitempty"`
 	// Points are the actions of a finite space (Type "points"): their
 	// coordinates, which linear algorithms use as feature vectors.
