@@ -15,7 +15,7 @@ import (
 
 // safeParams are shared by the safe-BO baselines.
 var safeParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (IGP-UCB form of Chowdhury & Gopalan 2017, as 001 uses for every method); our choice"},
+	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (IGP-UCB form of Chowdhury & Gopalan 2017, as 001 uses for every method), with R divided by √λ when λ < 1 so that the bound of their Thm. 2 (stated for λ = 1 + η) holds for the posterior actually used; our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = the theory value)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
 }
@@ -111,8 +111,10 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 	n := f.Len()
 	c := &safeCore{
 		name: name, info: in, rng: seedRand(cfg.Seed), f: f,
-		betaF:  estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale},
-		betaG:  estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale},
+		// The safe baselines' certificates rest on the confidence bound, so
+		// β_t carries the noise correction for λ < 1 (estimator.NoiseFactor).
+		betaF:  estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Lambda: lambda},
+		betaG:  estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Lambda: lambda},
 		ledger: NewLedger(in.M), n: n, seed: in.Safe.Arm,
 		lf: make([]float64, n), uf: make([]float64, n),
 		safe: make([]bool, n), buf: make([]float64, n),

@@ -128,3 +128,58 @@ func TestSGPUCBKnownSafeSetIsSafe(t *testing.T) {
 		t.Fatal("D⁰ is the seed alone on every instance: the certificate never applies")
 	}
 }
+
+// SGP-UCB's pessimistic set rests on the confidence bound
+// g ≤ μ̃ + β̃_t σ̃ at every arm and round. With the default λ = R² = 0.01 the
+// noise term of β̃_t must carry the factor R/√λ (estimator.NoiseFactor):
+// without it the bound failed at some arm in 46 of the 50 h = B/4 instances
+// of synthetic-quarter.yaml, and SGP-UCB played an infeasible arm in
+// instance 27 (round 103) and 48 (round 956). Instance 27, the first 1000
+// rounds: the bound holds everywhere and no arm played is infeasible.
+func TestSGPUCBConfidenceBoundHolds(t *testing.T) {
+	const tr, T = 27, 1000
+	p, err := problem.New("rkhs-synthetic", bandit.Params{"h": "0.25"}, seed.Derive(1, "problem", tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := p.Info()
+	ag, err := New("sgp-ucb", Config{Info: in, Horizon: 10000, Seed: seed.Derive(1, "agent\x00sgp-ucb", tr)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*SGPUCB)
+	truth := make([]float64, a.n)
+	g := make([]float64, in.M)
+	for x := range truth {
+		if _, err := p.Truth(nil, bandit.ArmAction(x), g); err != nil {
+			t.Fatal(err)
+		}
+		truth[x] = g[0]
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for r := 1; r <= T; r++ {
+		m := a.g[0]
+		b := a.betaG.At(m.InfoGain())
+		mu, v := m.Mean(), m.Var()
+		for x := range truth {
+			if u := mu[x] + b*math.Sqrt(v[x]); truth[x] > u {
+				t.Fatalf("round %d, arm %d: g = %.4f above the upper bound %.4f (β̃ = %.3f)", r, x, truth[x], u, b)
+			}
+		}
+		rd := p.Round(nil, r)
+		d, err := ag.Decide(rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if truth[d.Action.Arm] > 0 {
+			t.Fatalf("round %d: played infeasible arm %d (g = %v)", r, d.Action.Arm, truth[d.Action.Arm])
+		}
+		rew, err := p.Observe(rng, rd, d.Action, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true, Costs: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -37,10 +37,19 @@ func (UCB) Estimate(_ *rand.Rand, m model.Model, beta float64, dst []float64) er
 //
 // Fixed replaces the schedule by a constant width, β_t = Scale·Const for
 // every t (the practical widths of issue 14; docs/defaults.md).
+//
+// Lambda, when > 0, is the GP noise variance λ the posterior is computed
+// with, and the noise term is corrected for it: R becomes R/√min(1, λ) (see
+// [NoiseFactor]). The theorem behind the formula (Chowdhury & Gopalan 2017,
+// Thm. 2, which 001 Lemma 3 cites) is stated for λ = 1 + η ≥ 1; with λ < 1
+// (e.g. λ = R², cbandit's default) the uncorrected β_t is narrower than the
+// theorem's by the factor √λ on the noise term and the bound no longer holds.
+// Zero leaves the formula exactly as 001 Thm. 1 prints it.
 type Beta struct {
 	B, R, Alpha, Scale float64
 	Fixed              bool
 	Const              float64
+	Lambda             float64
 }
 
 // At returns β_t given the information gain γ_{t−1}.
@@ -48,7 +57,25 @@ func (b Beta) At(gamma float64) float64 {
 	if b.Fixed {
 		return b.Scale * b.Const
 	}
-	return b.Scale * (b.B + b.R*math.Sqrt(2*(gamma+1+math.Log(2/b.Alpha))))
+	r := b.R
+	if b.Lambda > 0 {
+		r *= NoiseFactor(b.Lambda)
+	}
+	return b.Scale * (b.B + r*math.Sqrt(2*(gamma+1+math.Log(2/b.Alpha))))
+}
+
+// NoiseFactor is the factor 1/√min(1, λ) on R in β_t that keeps the
+// confidence bound |h(x) − μ_{t−1}(x)| ≤ β_t σ_{t−1}(x) of Chowdhury &
+// Gopalan 2017 (Thm. 2, stated for a posterior with noise variance
+// λ = 1 + η, η > 0) valid for a posterior with any λ > 0. For λ < 1: the
+// posterior with kernel k and noise λ equals the posterior with kernel
+// k·(1+η)/λ and noise 1 + η, under which ‖h‖ scales by √(λ/(1+η)), σ by
+// √((1+η)/λ) and γ is unchanged, so Thm. 2 gives
+// |h − μ| ≤ (B + R√((1+η)/λ)·√(2(γ+1+ln(1/α))))σ for every η > 0, hence
+// (the events shrink as η ↓ 0) for η = 0. For λ ≥ 1, Thm. 2 applies as
+// stated with η = λ − 1 and the factor is 1.
+func NoiseFactor(lambda float64) float64 {
+	return 1 / math.Sqrt(math.Min(1, lambda))
 }
 
 // Clip projects every entry of x onto [−c, c] (001 Alg. 1 lines 3–4).
