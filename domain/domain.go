@@ -110,3 +110,40 @@ func (b *Box) Contains(x []float64) error {
 	}
 	return nil
 }
+
+// Halton returns the first n points (indices 1, 2, …, n) of the Halton
+// sequence in the unit cube [0,1)^d, coordinate i in the i-th prime base
+// (2, 3, 5, …). The candidate sets of boxes in 3+ dimensions (model's
+// practical defaults, the service's box candidates) and the suite's
+// reference samples all use it; their stored studies and numbers depend on
+// this exact sequence.
+func Halton(n, d int) [][]float64 {
+	primes := make([]int, 0, d)
+	for c := 2; len(primes) < d; c++ {
+		prime := true
+		for _, p := range primes {
+			if c%p == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			primes = append(primes, c)
+		}
+	}
+	out := make([][]float64, n)
+	for k := range out {
+		x := make([]float64, d)
+		for i, b := range primes {
+			f, r, j := 1.0, 0.0, k+1
+			for j > 0 {
+				f /= float64(b)
+				r += f * float64(j%b)
+				j /= b
+			}
+			x[i] = r
+		}
+		out[k] = x
+	}
+	return out
+}

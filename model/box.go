@@ -264,36 +264,14 @@ func SpaceFilling(b *domain.Box) [][]float64 {
 	return DefaultGrid(b)
 }
 
-// HaltonPoints returns the first n points (from index 1) of the Halton
-// sequence in bases 2, 3, 5, … scaled to the box.
+// HaltonPoints returns the first n points of domain.Halton scaled to the
+// box.
 func HaltonPoints(b *domain.Box, n int) [][]float64 {
-	d := b.Dim()
-	primes := make([]int, 0, d)
-	for c := 2; len(primes) < d; c++ {
-		prime := true
-		for _, p := range primes {
-			if c%p == 0 {
-				prime = false
-				break
-			}
-		}
-		if prime {
-			primes = append(primes, c)
-		}
-	}
-	pts := make([][]float64, n)
-	for k := range pts {
-		x := make([]float64, d)
+	pts := domain.Halton(n, b.Dim())
+	for _, x := range pts {
 		for i := range x {
-			f, r, j := 1.0, 0.0, k+1
-			for j > 0 {
-				f /= float64(primes[i])
-				r += f * float64(j%primes[i])
-				j /= primes[i]
-			}
-			x[i] = b.Lo[i] + (b.Hi[i]-b.Lo[i])*r
+			x[i] = b.Lo[i] + (b.Hi[i]-b.Lo[i])*x[i]
 		}
-		pts[k] = x
 	}
 	return pts
 }

@@ -296,44 +296,6 @@ func SuiteByName(name string) (SuiteProblem, error) {
 	return SuiteProblem{}, fmt.Errorf("problem: unknown suite problem %q (known: %v)", name, SuiteNames())
 }
 
-// Halton returns points i = 1..n of the Halton sequence in [0,1)^d (bases
-// 2, 3, 5, 7, 11, 13, …: the first d primes), as docs/suite_reference.py
-// computes them.
-func Halton(n, d int) [][]float64 {
-	primes := firstPrimes(d)
-	out := make([][]float64, n)
-	for i := range out {
-		out[i] = make([]float64, d)
-		for k, b := range primes {
-			idx, f, r := i+1, 1.0, 0.0
-			for idx > 0 {
-				f /= float64(b)
-				r += f * float64(idx%b)
-				idx /= b
-			}
-			out[i][k] = r
-		}
-	}
-	return out
-}
-
-func firstPrimes(d int) []int {
-	var ps []int
-	for n := 2; len(ps) < d; n++ {
-		prime := true
-		for _, p := range ps {
-			if n%p == 0 {
-				prime = false
-				break
-			}
-		}
-		if prime {
-			ps = append(ps, n)
-		}
-	}
-	return ps
-}
-
 var suiteFacts sync.Map // name → func() (SuiteFacts, error)
 
 // Facts returns the problem's optimum and metric ranges, computed once per
@@ -365,7 +327,7 @@ func suiteFactsOf(p *SuiteProblem) (SuiteFacts, error) {
 	minMax := math.Inf(1)
 	cons := make([]float64, m)
 	sign := p.Sign()
-	for _, u := range Halton(SuiteHaltonN, d) {
+	for _, u := range domain.Halton(SuiteHaltonN, d) {
 		x := make([]float64, d)
 		for k := range x {
 			x[k] = p.Lo[k] + (p.Hi[k]-p.Lo[k])*u[k]

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"github.com/cbandit/cbandit/domain"
 	"math"
 	"strings"
 
@@ -229,12 +230,11 @@ func paramCandidates(ps []api.Parameter, n int) [][]float64 {
 			}
 		}
 	}
-	primes := firstPrimes(len(ps))
 	seen := map[string]bool{}
-	for i := 1; i <= n; i++ {
+	for _, us := range domain.Halton(n, len(ps)) {
 		vals := make([]any, len(ps))
 		for j, p := range ps {
-			u := halton(i, primes[j])
+			u := us[j]
 			switch p.Type {
 			case ParamCategorical:
 				vals[j] = p.Choices[min(int(u*float64(len(p.Choices))), len(p.Choices)-1)]

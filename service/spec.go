@@ -763,41 +763,11 @@ func boxCandidates(lo, hi []float64, n int) [][]float64 {
 		}
 		return pts
 	}
-	primes := firstPrimes(d)
-	pts := make([][]float64, n)
-	for i := range pts {
-		p := make([]float64, d)
+	pts := domain.Halton(n, d)
+	for _, p := range pts {
 		for j := range p {
-			p[j] = lo[j] + (hi[j]-lo[j])*halton(i+1, primes[j])
+			p[j] = lo[j] + (hi[j]-lo[j])*p[j]
 		}
-		pts[i] = p
 	}
 	return pts
-}
-
-func halton(i, base int) float64 {
-	f, r := 1.0, 0.0
-	for i > 0 {
-		f /= float64(base)
-		r += f * float64(i%base)
-		i /= base
-	}
-	return r
-}
-
-func firstPrimes(n int) []int {
-	var ps []int
-	for c := 2; len(ps) < n; c++ {
-		prime := true
-		for _, p := range ps {
-			if c%p == 0 {
-				prime = false
-				break
-			}
-		}
-		if prime {
-			ps = append(ps, c)
-		}
-	}
-	return ps
 }
