@@ -16,7 +16,7 @@ import (
 var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
 	Doc: "M > 0: APPROXIMATE sparse GP (DTC/VFE predictive, Titsias 2009) with M inducing points chosen from the candidates by greedy variance, O(M²) per observation; 0 = exact GP (issue 17). Box domains only"}
 
-// standardiseDoc, hyperDoc and widthDocs document the practical defaults of
+// standardiseDoc, hyperDoc and practicalDocs document the practical defaults of
 // issue 14 on the GP agents that take them (ckb family, rpol-ucb,
 // rpol-sw-ucb, config): on, auto and practical for whoever names no
 // setting; the paper reproductions pin off, fixed and theory in their
@@ -38,9 +38,11 @@ const (
 	PracticalBetaG = 2.0
 )
 
-// widthDocs document the width parameters every GP agent with practical
-// defaults takes.
-var widthDocs = []bandit.ParamDoc{
+// practicalDocs document every parameter of the practical defaults, which
+// each GP agent that has them takes (ckb family, rpol-ucb, rpol-sw-ucb,
+// config): standardise, hyper, widths, beta-f, beta-g, candidates.
+var practicalDocs = []bandit.ParamDoc{
+	standardiseDoc, hyperDoc,
 	{Name: "widths", Default: "practical", Doc: "practical: constant confidence widths μ ± β σ, β = beta-f for the objective and beta-g for the constraints (issue 14; docs/defaults.md has the sweep behind the values); theory: the paper's β_t schedule (reproductions pin it)"},
 	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},

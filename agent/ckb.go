@@ -15,7 +15,7 @@ import (
 )
 
 // ckbParams are shared by every CKB variant (001 Alg. 1 = 003 Alg. 1).
-var ckbParams = []bandit.ParamDoc{
+var ckbParams = append([]bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (001 Thm. 1); our choice, the paper leaves it open"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = 001 Thm. 1)"},
 	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (001 Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
@@ -23,8 +23,8 @@ var ckbParams = []bandit.ParamDoc{
 	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
-	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2], widthDocs[3],
-}
+	inducingDoc,
+}, practicalDocs...)
 
 // PracticalSlack is the slackness ε of the dual update under the practical
 // widths, as a fraction of δ (003 §4 allows ε ≤ δ/2): the optimistic ḡ at

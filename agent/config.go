@@ -10,12 +10,12 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-var configParams = []bandit.ParamDoc{
+var configParams = append([]bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: 000 §2's value"},
-	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2], widthDocs[3],
-}
+	inducingDoc,
+}, practicalDocs...)
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
 // optimization"), the baseline of 000 §7: play the maximiser of the UCB of

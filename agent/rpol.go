@@ -20,18 +20,18 @@ var rpolParams = []bandit.ParamDoc{
 }
 
 // rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
-var rpolUCBParams = append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2], widthDocs[3])
+var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc), practicalDocs...)
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window m (000 §5): feedback later than m rounds is censored; §7 does not give m, we take twice the Poisson mean 15 (ρ_m ≈ 0.9999)"},
 	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: the widths of 000 §5 (β_t with R + B_r and v_t = B_r Σ σ_t(x_s) + β_t); matched: OUR VARIANT, RPOL-UCB's §4 width β_t on the censored means (the §5 width dominates the scores on gardner, see experiments/rpol/delayed.yaml)"})
 
-var rpolSWParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
+var rpolSWParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (000 Thm. 4) with γ_T ≈ (ln T)^{d+1} (000 §2, SE kernel)"},
 	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (000 §6); unknown in §7, we count one unit per change (two changes)"},
 	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed Σ_{s=t0}^{t−1}‖f_s − f_{s+1}‖ inside the window for Γ_t = C·variation (000 §6); the learner cannot know it, 0 switches Γ_t off (see report)"},
-	inducingDoc, standardiseDoc, hyperDoc, widthDocs[0], widthDocs[1], widthDocs[2], widthDocs[3],
-)
+	inducingDoc,
+), practicalDocs...)
 
 type rpolKind int
 
