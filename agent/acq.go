@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -28,6 +29,66 @@ var (
 		Doc: "fit: each GP's ARD Matérn-5/2 lengthscales, signal variance and noise variance by maximum a posteriori (type-II likelihood, Rasmussen & Williams 2006 §5.4.1, plus BoTorch's weak Gamma priors; bounded, deterministic restarts, warm started), refit at 2(d+2), 4(d+2), … observations (doubling: bounded amortised cost); fixed: the problem's kernel and the agent's λ (the papers' setting); auto: fit when the actions have coordinates (a box, or arms with coordinates), else fixed (issue 14; docs/defaults.md)"}
 )
 
+// initDoc documents the initial design of the practical defaults.
+var initDoc = bandit.ParamDoc{Name: "init", Default: "none",
+	Doc: "initial design, as Ax and BoTorch start with quasi-random trials: the first N rounds play the points of a Halton sequence over the box, shifted at random modulo the box (a Cranley–Patterson rotation from the agent's seed), instead of the rule's choice; their observations update the models (and RPOL's penalty, eq. 12, which counts every observed cost; CKB's dual is left as it is); none: N = 0; auto: N = 2(d+2), the count of the first hyperparameter fit (model.FirstFit), when the hyperparameters are fitted on a box, else 0; or an integer N ≥ 0 (a box only). Off by default: measured, it neither lowered RPOL-UCB's violation on gardner nor the suite's regret consistently (docs/defaults.md)"}
+
+// initDesign is an agent's initial design (parameter init): pts[t−1] is
+// the point of round t ≤ len(pts).
+type initDesign struct{ pts [][]float64 }
+
+// newInitDesign reads init. The rotation draws d numbers from rng only
+// when the design is not empty, so an agent without one keeps its random
+// stream (and its numbers) as before.
+func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Options, rng *rand.Rand) (initDesign, error) {
+	box, isBox := dom.(*domain.Box)
+	v, set := ps["init"]
+	n := 0
+	switch {
+	case v == "auto":
+		if o.Fit && isBox {
+			n = model.FirstFit(box.Dim())
+		}
+	case !set || v == "none":
+	default:
+		k, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || k < 0 {
+			return initDesign{}, fmt.Errorf("%s: parameter init = %q: must be auto, none or an integer N ≥ 0", name, v)
+		}
+		if k > 0 && !isBox {
+			return initDesign{}, fmt.Errorf("%s: parameter init = %d: an initial design needs a box domain (the problem gives %s)", name, k, dom)
+		}
+		n = k
+	}
+	if n == 0 {
+		return initDesign{}, nil
+	}
+	d := box.Dim()
+	shift := make([]float64, d)
+	for i := range shift {
+		shift[i] = rng.Float64()
+	}
+	pts := domain.Halton(n, d)
+	for _, x := range pts {
+		for i := range x {
+			u := x[i] + shift[i]
+			if u >= 1 {
+				u--
+			}
+			x[i] = box.Lo[i] + (box.Hi[i]-box.Lo[i])*u
+		}
+	}
+	return initDesign{pts: pts}, nil
+}
+
+// at returns the design's action of round t, if t is a design round.
+func (d initDesign) at(t int) (bandit.Action, bool) {
+	if t < 1 || t > len(d.pts) {
+		return bandit.Action{}, false
+	}
+	return bandit.PointAction(append([]float64(nil), d.pts[t-1]...)), true
+}
+
 // Practical confidence widths (issue 14, item 4): with widths=practical a GP
 // agent uses the constant widths μ ± β σ, β = PracticalBetaF for the
 // objective and PracticalBetaG for every constraint, instead of its paper's
@@ -40,12 +101,13 @@ const (
 
 // practicalDocs document every parameter of the practical defaults, which
 // each GP agent that has them takes (ckb family, rpol-ucb, rpol-sw-ucb,
-// config): standardise, hyper, widths, beta-f, beta-g, candidates.
+// config): standardise, hyper, widths, beta-f, beta-g, init, candidates.
 var practicalDocs = []bandit.ParamDoc{
 	standardiseDoc, hyperDoc,
 	{Name: "widths", Default: "practical", Doc: "practical: constant confidence widths μ ± β σ, β = beta-f for the objective and beta-g for the constraints (issue 14; docs/defaults.md has the sweep behind the values); theory: the paper's β_t schedule (reproductions pin it)"},
 	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
+	initDoc,
 	{Name: "candidates", Default: "halton", Doc: "candidate set of a box the acquisition is maximised over before the local refinement: halton = 1024 Halton points in 3 or more dimensions, the grid in 1–2 (model.SpaceFilling; issue 14, docs/defaults.md); grid = ⌈1024^{1/d}⌉ points per side (the reproductions' setting)"},
 }
 

@@ -61,6 +61,8 @@ type CKB struct {
 	clipF, clipG float64
 	// box domains and restarts (ckbrestart.go)
 	box box
+	// design: the initial design (parameter init, issue 14)
+	design initDesign
 	// scratch
 	fb    []float64
 	gb    [][]float64
@@ -165,6 +167,9 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if fixed {
 		a.clipF, a.clipG = math.Inf(1), math.Inf(1)
 	}
+	if a.design, err = newInitDesign(name, p, in.Domain, opts, a.rng); err != nil {
+		return nil, err
+	}
 	n := f.Len()
 	a.fb = make([]float64, n)
 	a.score = make([]float64, n)
@@ -185,6 +190,12 @@ func seedRand(s uint64) *rand.Rand { return seed.Rand(s) }
 func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t++
 	a.maybeRestart(r.T)
+	if act, ok := a.design.at(a.t); ok {
+		// The initial design (parameter init): the models learn from its
+		// observations; the dual variable, whose update (001 Alg. 1 line
+		// 7) is driven by the rule's own choices, stays where it is.
+		return a.ledger.Record(r.T, act, a.box.epoch), nil
+	}
 	if err := a.estF.Estimate(a.rng, a.f, a.betaF.At(a.f.InfoGain()), a.fb); err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: estimate f: %w", a.name, err)
 	}

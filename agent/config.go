@@ -33,6 +33,7 @@ type ConfigAgent struct {
 	ledger       *Ledger
 	score        []float64
 	gmax         []float64
+	design       initDesign // the initial design (parameter init, issue 14)
 }
 
 func newConfig(cfg Config) (bandit.Agent, error) {
@@ -71,6 +72,9 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if a.f, a.g, err = model.ForAllOpts(in, lam, opts); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if a.design, err = newInitDesign(name, ps, in.Domain, opts, a.rng); err != nil {
+		return nil, err
+	}
 	a.pf, a.pg = predictors(a.f, a.g)
 	a.score = make([]float64, a.f.Len())
 	a.gmax = make([]float64, a.f.Len())
@@ -79,6 +83,9 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 
 // Decide implements bandit.Agent.
 func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
+	if act, ok := a.design.at(r.T); ok {
+		return a.ledger.Record(r.T, act, 0), nil
+	}
 	bf := a.betaF.At(a.f.InfoGain())
 	bg := make([]float64, len(a.g))
 	for j, g := range a.g {

@@ -82,6 +82,8 @@ type RPOL struct {
 	// std: the models are standardised; costs enter the penalty divided
 	// by their metric's scale (model.Scale)
 	std bool
+	// design: the initial design (parameter init, issue 14)
+	design initDesign
 	// scratch
 	fb, score []float64
 	gb        [][]float64
@@ -163,6 +165,9 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			return nil, err
 		}
 		a.std = opts.Standardise
+		if a.design, err = newInitDesign(name, ps, in.Domain, opts, a.rng); err != nil {
+			return nil, err
+		}
 	}
 	if kind == rpolSW {
 		pt, err := ps.Float(name, "PT", 2)
@@ -243,6 +248,9 @@ func (a *RPOL) widths() {
 func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t = r.T
 	a.rule.AdvanceTo(r.T) // Q_t from eq. (12) with the costs revealed so far
+	if act, ok := a.design.at(r.T); ok {
+		return a.ledger.Record(r.T, act, 0), nil
+	}
 	a.widths()
 	gF := a.cfg * a.scale
 	gG := a.cgg * a.scale

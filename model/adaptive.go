@@ -311,7 +311,7 @@ func (a *Adaptive) refresh() error {
 	for i, y := range a.ys {
 		ys[i] = a.tr(y)
 	}
-	if a.fit && n >= 2*(len(a.side)+2) {
+	if a.fit && n >= FirstFit(len(a.side)) {
 		if err := a.refit(ys); err != nil {
 			return err
 		}
@@ -328,6 +328,12 @@ func (a *Adaptive) refresh() error {
 	a.inner = inner
 	return nil
 }
+
+// FirstFit is the number of observations at which a GP with fitted
+// hyperparameters on a d-dimensional box first fits them: 2(d+2), two per
+// hyperparameter of the ARD kernel (d lengthscales, signal and noise
+// variance). The agents' initial design (issue 14) plays this many points.
+func FirstFit(d int) int { return 2 * (d + 2) }
 
 // refit fits the ARD Matérn-5/2 hyperparameters to ys (in the inner GP's
 // units) at the observed points. Bounds (our choice, in the units of the

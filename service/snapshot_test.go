@@ -188,6 +188,20 @@ func restoreCase(t *testing.T, name string, spec api.StudySpec) {
 	})
 }
 
+// TestSnapshotRestoreInsideTheInitialDesign: a study whose snapshot falls
+// inside its initial design (rpol-ucb on a native box, init = 16 rounds,
+// the snapshot at event 21) continues the design, then the rule, with the
+// decisions of a server that never had a snapshot.
+func TestSnapshotRestoreInsideTheInitialDesign(t *testing.T) {
+	spec := shapesFor("rpol-ucb")[2] // native box
+	if !spec.Space.Native {
+		t.Fatal("shape 2 is not the native box")
+	}
+	spec.Name += "-design"
+	spec.Params = map[string]any{"init": "16"}
+	restoreCase(t, "rpol-ucb/native/init=16", spec)
+}
+
 // TestSnapshotMismatchIgnored: a snapshot that does not match the log (or
 // is corrupt) is ignored and the log replayed, with the same decisions.
 func TestSnapshotMismatchIgnored(t *testing.T) {

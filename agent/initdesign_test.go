@@ -1,0 +1,87 @@
+package agent
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/model"
+	"github.com/cbandit/cbandit/problem"
+)
+
+// TestInitialDesign: with init=auto every agent with practical defaults
+// plays, in its first 2(d+2) rounds on gardner's box [0,6]², the points of
+// the shifted Halton design — inside the box, all different, the same for
+// the same seed, and, by the rotation, not the plain Halton points; round
+// 2(d+2)+1 is the rule's again. init=none (the default) plays the rule's
+// choice from round 1; bad values are refused naming the parameter.
+func TestInitialDesign(t *testing.T) {
+	p, err := problem.New("gardner", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := model.FirstFit(2)
+	for _, algo := range []string{"ckb-ucb", "rpol-ucb", "rpol-sw-ucb", "config"} {
+		xa := runDecisions(t, algo, p, bandit.Params{"init": "auto"}, n+1)
+		xb := runDecisions(t, algo, p, bandit.Params{"init": "auto"}, n+1)
+		for r := range xa {
+			for i, v := range xa[r] {
+				if v != xb[r][i] {
+					t.Fatalf("%s: round %d differs between two runs with one seed", algo, r+1)
+				}
+				if !(v >= 0 && v <= 6) {
+					t.Fatalf("%s: round %d plays %v outside [0,6]²", algo, r+1, xa[r])
+				}
+			}
+		}
+		// The design's points differ pairwise by the Halton sequence's
+		// spacing (at least 6/16 in some coordinate for 8 points).
+		for r := 0; r < n; r++ {
+			for s := 0; s < r; s++ {
+				d := math.Max(math.Abs(xa[r][0]-xa[s][0]), math.Abs(xa[r][1]-xa[s][1]))
+				if d < 6.0/16-1e-9 {
+					t.Errorf("%s: design rounds %d and %d are %.3g apart", algo, s+1, r+1, d)
+				}
+			}
+		}
+		// The rotation: round r's point is the Halton point r shifted by
+		// one vector modulo the box, so differences between design points
+		// match the plain sequence's modulo 6.
+		h := [][]float64{{3, 2}, {1.5, 4}} // Halton points 1 and 2 on [0,6]²
+		for i := range 2 {
+			got := math.Mod(xa[1][i]-xa[0][i]+12, 6)
+			want := math.Mod(h[1][i]-h[0][i]+12, 6)
+			if math.Abs(got-want) > 1e-9 {
+				t.Errorf("%s: coordinate %d of rounds 1–2 moves by %.6f, want %.6f (mod 6)", algo, i, got, want)
+			}
+		}
+		if xa[0][0] == 3 && xa[0][1] == 2 {
+			t.Errorf("%s: the design is not rotated", algo)
+		}
+		xn := runDecisions(t, algo, p, bandit.Params{}, n)
+		same := 0
+		for r := range xn {
+			if xn[r][0] == xa[r][0] && xn[r][1] == xa[r][1] {
+				same++
+			}
+		}
+		if same == n {
+			t.Errorf("%s: init=none plays the design", algo)
+		}
+		for _, bad := range []string{"-1", "many"} {
+			_, err := New(algo, Config{Info: p.Info(), Horizon: 10, Seed: 1, Params: bandit.Params{"init": bad}})
+			if err == nil || !strings.Contains(err.Error(), "init") || !strings.Contains(err.Error(), bad) {
+				t.Errorf("%s init=%s: error %v", algo, bad, err)
+			}
+		}
+	}
+	// A finite domain takes no design.
+	fin, err := problem.New("rkhs-synthetic", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New("ckb-ucb", Config{Info: fin.Info(), Horizon: 10, Seed: 1, Params: bandit.Params{"init": "4"}}); err == nil || !strings.Contains(err.Error(), "box") {
+		t.Errorf("init=4 on a finite domain: error %v", err)
+	}
+}
