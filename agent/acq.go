@@ -24,7 +24,7 @@ var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
 // experiment files (algorithm_defaults). docs/defaults.md has the evidence.
 var (
 	standardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
-		Doc: "on: every GP sees its metric standardised by running estimates (objective: centred and scaled; constraint: scaled, its prior mean at the threshold; refreshed at 1, 2, 4, … observations), and the problem's B, G, R, RG, λ, Slater replaced by standardised values (B = G = 3, λ = 0.01, R = RG = 0.1, δ = 0.1; model.StandardInfo): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the papers' setting)"}
+		Doc: "on: every GP sees its metric standardised by running estimates (objective: centred and scaled; constraint: scaled, its prior mean at the threshold; refreshed at 1, 2, 4, … observations), and the problem's B, G, R, RG, λ, Slater replaced by standardised values (B = G = 3, λ = 0.01, R = RG = 0.1, δ = 1; model.StandardInfo): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the papers' setting)"}
 	hyperDoc = bandit.ParamDoc{Name: "hyper", Default: "auto",
 		Doc: "fit: each GP's ARD Matérn-5/2 lengthscales, signal variance and noise variance by maximum a posteriori (type-II likelihood, Rasmussen & Williams 2006 §5.4.1, plus BoTorch's weak Gamma priors; bounded, deterministic restarts, warm started), refit at 2(d+2), 4(d+2), … observations (doubling: bounded amortised cost); fixed: the problem's kernel and the agent's λ (the papers' setting); auto: fit when the actions have coordinates (a box, or arms with coordinates), else fixed (issue 14; docs/defaults.md)"}
 )
@@ -140,9 +140,9 @@ func widthParams(name string, ps bandit.Params) (fixed bool, cf, cg float64, err
 // the agent documents them, standardise and hyper.
 //
 // Only agents with practical defaults (practical true: they document
-// standardise, hyper and beta) read standardise and hyper; the others (e.g.
-// igp-ucb) keep the exact GP in the problem's units. dom decides
-// hyper=auto.
+// standardise, hyper and beta) read standardise and hyper here; igpCore's
+// agents read standardise alone (standardiseOnly) and keep a fixed kernel.
+// dom decides hyper=auto.
 func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bool) (model.Options, error) {
 	m, err := ps.Int(name, "inducing", 0)
 	if err != nil {
@@ -198,6 +198,49 @@ func gpInfo(name string, cfg Config) (bandit.Info, error) {
 		return model.StandardInfo(cfg.Info), nil
 	}
 	return cfg.Info, nil
+}
+
+// standardiseOnly reads standardise for the GP agents that take it without
+// the other practical defaults (rpol-censored-ucb, scgp-ucb, igp-ucb, the
+// penalty agents, admmbo: their widths, kernels and candidates stay their
+// papers'), and returns the Info their constants come from: model.StandardInfo
+// with standardise=on, the problem's with off.
+func standardiseOnly(name string, cfg Config) (bool, bandit.Info, error) {
+	v, err := cfg.Params.String(name, "standardise", "on", "off", "on")
+	if err != nil {
+		return false, bandit.Info{}, err
+	}
+	if v == "off" {
+		return false, cfg.Info, nil
+	}
+	return true, model.StandardInfo(cfg.Info), nil
+}
+
+// runScale is a running scale of a metric the agent uses outside its GP
+// models (sampled or observed costs): the population standard deviation of
+// the values so far about their mean, |mean| when they do not spread, 1 when
+// they are all 0 — the rule of model.Adaptive, so it moves with the metric's
+// units (×a gives ×a up to rounding). Welford's update; plain data (the
+// service's snapshot codec saves it).
+type runScale struct {
+	N        int
+	Mean, M2 float64
+}
+
+// add records v.
+func (r *runScale) add(v float64) {
+	r.N++
+	d := v - r.Mean
+	r.Mean += d / float64(r.N)
+	r.M2 += d * (v - r.Mean)
+}
+
+// scale is the current scale (1 before any value).
+func (r *runScale) scale() float64 {
+	if r.N == 0 {
+		return 1
+	}
+	return model.ScaleOf(r.Mean, math.Sqrt(math.Max(r.M2, 0)/float64(r.N)))
 }
 
 // refineStarts is how many of the best candidates start a local refinement

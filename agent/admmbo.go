@@ -6,6 +6,7 @@ import (
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/model"
 )
 
 // The public code cited below is github.com/SetarehAr/ADMMBO (Ariafar et al.
@@ -14,7 +15,9 @@ import (
 // bayesopt/bayesopt.m (optimality subproblem) and
 // experiments/toy1_Small_Feasible_Region.m ("toy1", the gardner problem
 // sin x + sin y on [0,6]² that 002 App. E.1 runs with this code).
-var admmboParams = append(append([]bandit.ParamDoc(nil), igpParams[3:]...),
+var admmboParams = append(append(append([]bandit.ParamDoc(nil), igpParams[3:len(igpParams)-1]...),
+	bandit.ParamDoc{Name: "standardise", Default: "on",
+		Doc: "on: f's GP standardised (centred and scaled by running estimates, refreshed at 1, 2, 4, … observations) and the augmented Lagrangian −f + ρ/2‖x − z + y/ρ‖² built on the standardised f, so ρ, the duals y, the ρ adaptation and the stopping rule are in standardised units; each g_j's GP scaled (prior mean at the threshold), feasibility g_j/s_j ≤ tolc with s_j its running scale, λ = 0.01 by default (model.StandardInfo): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units (the public code's setting)"}),
 	bandit.ParamDoc{Name: "rho", Default: "0.1", Doc: "initial ADMM penalty ρ (toy1: rho = .1)"},
 	bandit.ParamDoc{Name: "M", Default: "50", Doc: "feasibility subproblem 1[g(z) > 0] + ρ/(2M)‖x − z + y/ρ‖² (bayesfeas.m h_func, EI_Z.m; toy1: M = 50)"},
 	bandit.ParamDoc{Name: "mu", Default: "10", Doc: "ρ adaptation: ρ·τ when mean‖r‖ > μ·mean‖s‖, ρ/τ when μ·mean‖r‖ < mean‖s‖ (ADMMBO.m: mu = 10)"},
@@ -27,7 +30,7 @@ var admmboParams = append(append([]bandit.ParamDoc(nil), igpParams[3:]...),
 	bandit.ParamDoc{Name: "budget-c1", Default: "50", Doc: "BO queries of each feasibility subproblem in the first ADMM iteration (toy1: initial_bud_c = 50)"},
 	bandit.ParamDoc{Name: "budget", Default: "5", Doc: "BO queries of every subproblem in later ADMM iterations (toy1: final_bud = 5)"},
 	bandit.ParamDoc{Name: "iters", Default: "0", Doc: "maximum ADMM iterations; 0 = toy1's 1 + round((100(N+1) − N·budget-c1 − budget-f1)/((N+1)·budget)), N constraints (15 on gardner)"},
-	bandit.ParamDoc{Name: "tolc", Default: "0.01", Doc: "incumbent: a point counts as feasible when every observed g_j ≤ tolc (ADMMBO.m incumbent_update: tolC = 0.01)"},
+	bandit.ParamDoc{Name: "tolc", Default: "0.01", Doc: "incumbent: a point counts as feasible when every observed g_j ≤ tolc (ADMMBO.m incumbent_update: tolC = 0.01); with standardise=on g_j/s_j ≤ tolc"},
 )
 
 // ADMMBO is the constrained Bayesian optimisation baseline of 002 App. E
@@ -104,6 +107,18 @@ type ADMMBO struct {
 	obs       []admmObs
 	pending   map[int64]*partial
 	score     []float64
+	// std: standardise=on (issue 14). The ADMM problem min −f(x) + Σ_j
+	// 1[g_j(z_j) > 0] s.t. x = z_j (Ariafar et al. 2019, §3) is posed on the
+	// standardised f̃ = (f − m)/s (m, s those of f's GP, core.y), so the
+	// augmented Lagrangian's ρ and duals y_j, which carry f's units per
+	// unit of x (§3.1, eq. 6–8), the residual s_j = ρ‖z_j − z_j^prev‖ of
+	// the stopping rule and the ρ adaptation (§3.3) are unit-free; the
+	// feasibility subproblem (§3.2) sees g only through its sign and θ =
+	// P(g ≤ 0) of the scaled constraint GP, both unit-free; tolc is
+	// compared with g_j/s_j (s_j the scale of g_j's GP). x, z, abstol and
+	// M are in the domain's units or none, so they stay. The incumbent
+	// compares raw f (an affine change with a > 0 keeps the order).
+	std bool
 }
 
 // admmObs is one query with its reward and costs both observed.
@@ -124,12 +139,12 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}
-	core, err := newIGPCore(name, cfg, in.M)
+	core, err := newIGPCore(name, cfg, in.M, hConstraint)
 	if err != nil {
 		return nil, err
 	}
 	a := &ADMMBO{core: core, box: box, ledger: NewLedger(in.M), m: in.M, incF: math.Inf(-1),
-		pending: map[int64]*partial{}}
+		pending: map[int64]*partial{}, std: core.std}
 	for _, p := range []struct {
 		k   string
 		dst *float64
@@ -234,8 +249,19 @@ func (a *ADMMBO) quadFeas(j int, z []float64) float64 {
 	return a.rho / (2 * a.bigM) * s
 }
 
-// alX is the optimality subproblem's objective at an observation.
-func (a *ADMMBO) alX(o admmObs) float64 { return -o.f + a.quadOpt(o.x) }
+// alX is the optimality subproblem's objective at an observation (on the
+// standardised f with standardise=on, as f's GP).
+func (a *ADMMBO) alX(o admmObs) float64 { return -a.fUnits(o.f) + a.quadOpt(o.x) }
+
+// fUnits is an observed f in the units of f's GP: (f − m)/s with
+// standardise=on, f itself with off.
+func (a *ADMMBO) fUnits(f float64) float64 {
+	if ad, ok := a.core.y.(*model.Adaptive); ok && a.std {
+		m, s := ad.Standardisation()
+		return (f - m) / s
+	}
+	return f
+}
 
 // hZ is feasibility subproblem j's objective at an observation.
 func (a *ADMMBO) hZ(j int, o admmObs) float64 {
@@ -465,7 +491,10 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	}
 	delete(a.pending, fb.ID)
 	o := admmObs{x: append([]float64(nil), acc.Action.X...), f: p.reward, g: p.costs, feas: true}
-	for _, c := range p.costs {
+	for j, c := range p.costs {
+		if a.std {
+			c /= model.Scale(a.core.h[j])
+		}
 		if c > a.tolc {
 			o.feas = false
 		}

@@ -149,7 +149,7 @@ func TestBadInputErrors(t *testing.T) {
 func TestSCGPFirstRoundByHand(t *testing.T) {
 	in := infoN(t, 10)
 	in.FullInfo = true
-	a, err := New("scgp-ucb", Config{Info: in, Horizon: 10, Seed: 1})
+	a, err := New("scgp-ucb", Config{Info: in, Horizon: 10, Seed: 1, Params: bandit.Params{"standardise": "off"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,18 @@ var igpParams = []bandit.ParamDoc{
 	{Name: "lengthscale", Default: "1", Doc: "u of eq. (1)–(2) when kernel ≠ problem; App. E does not give it: our choice"},
 	{Name: "variance", Default: "1", Doc: "prior variance of the kernel when kernel ≠ problem (our choice)"},
 	inducingDoc,
+	igpStandardiseDoc,
 }
+
+// igpStandardiseDoc documents standardise on the agents built on igpCore
+// (igp-ucb, penalty-noiseless, penalty-noisy, admmbo): the objective's GP
+// standardised as with every GP agent (model.Adaptive), the unit-carrying
+// constants from model.StandardInfo, and the costs the agent uses outside
+// its models divided by a running scale (see each agent). The other
+// practical defaults (hyper, widths, candidates) are not taken: these agents
+// keep their papers' kernels and widths.
+var igpStandardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
+	Doc: "on: the objective's GP sees its metric centred and scaled by running estimates (refreshed at 1, 2, 4, … observations), every cost the agent uses is divided by a running scale of its metric, and B, R, λ come from model.StandardInfo (B = 3, R = 0.1, λ = 0.01; an explicit B or lambda is then in standardised units): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the papers' setting)"}
 
 // igpCore is IGP-UCB (002 Alg. 1) run on an objective that is a fixed
 // linear combination F = y − Σ_j w_j h_j of functions observed at the same
@@ -44,10 +55,29 @@ type igpCore struct {
 	scale float64
 	score []float64
 	beta  float64 // β of the last pick
+	// std: standardise=on (the y model is a standardised model.Adaptive,
+	// info holds model.StandardInfo's constants)
+	std bool
 }
 
-func newIGPCore(name string, cfg Config, nh int) (*igpCore, error) {
-	in, ps := cfg.Info, cfg.Params
+// hModels says what the h models of an igpCore are when standardised.
+type hModels int
+
+const (
+	// hPlain: exact GPs on values the agent has already made unit-free
+	// (the penalty agents feed ψ(g/s) − 1 or g/s, s a running scale).
+	hPlain hModels = iota
+	// hConstraint: standardised constraint models (model.Adaptive, scaled
+	// only, prior mean at the threshold 0), fed the raw costs (admmbo).
+	hConstraint
+)
+
+func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
+	ps := cfg.Params
+	std, in, err := standardiseOnly(name, cfg)
+	if err != nil {
+		return nil, err
+	}
 	delta, err := unitParam(name, ps, "delta", 0.05)
 	if err != nil {
 		return nil, err
@@ -93,7 +123,7 @@ func newIGPCore(name string, cfg Config, nh int) (*igpCore, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%s: the problem gives no kernel: set kernel=", name)
 	}
-	c := &igpCore{name: name, info: in, rng: seedRand(cfg.Seed), B: b, delta: delta, scale: scale}
+	c := &igpCore{name: name, info: in, rng: seedRand(cfg.Seed), B: b, delta: delta, scale: scale, std: std}
 	// y and the penalty GPs h_1..h_m share the kernel, λ and the points:
 	// one factorisation (model.ForGroup).
 	ks := make([]gp.Kernel, 1+nh)
@@ -104,9 +134,37 @@ func newIGPCore(name string, cfg Config, nh int) (*igpCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms, err := model.ForGroupOpts(in, ks, lam, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	var ms []model.Model
+	if !std {
+		if ms, err = model.ForGroupOpts(in, ks, lam, opts); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	} else {
+		// Standardised (issue 14): y is an objective model.Adaptive (fixed
+		// hyperparameters: the same kernel and λ as the h models, so σ_F =
+		// σ_y still holds exactly); the h models as hk says.
+		so := opts
+		so.Standardise = true
+		if ms, err = model.ForGroupOpts(in, ks[:1], lam, so); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if nh > 0 {
+			var hs []model.Model
+			switch hk {
+			case hPlain:
+				hs, err = model.ForGroupOpts(in, ks[1:], lam, opts)
+			case hConstraint:
+				for j := 0; j < nh && err == nil; j++ {
+					var h *model.Adaptive
+					h, err = model.NewAdaptive(in.Domain, k, lam, model.AdaptiveOptions{Standardise: true, Constraint: true, Inducing: opts.Inducing})
+					hs = append(hs, h)
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			ms = append(ms, hs...)
+		}
 	}
 	c.y, c.h = ms[0], ms[1:]
 	c.py, c.ph = predictors(c.y, c.h)
@@ -182,7 +240,7 @@ type IGPUCB struct {
 }
 
 func newIGPUCB(cfg Config) (bandit.Agent, error) {
-	c, err := newIGPCore("igp-ucb", cfg, 0)
+	c, err := newIGPCore("igp-ucb", cfg, 0, hPlain)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,17 @@ type Penalty struct {
 	epoch   int // epoch of the models (history=epoch)
 	pending map[int64]*partial
 	h       []float64
+	// std: standardise=on. Every cost is divided by the running scale of
+	// its metric (cs, over every cost observed so far, this one included)
+	// before it enters the κ update and the h GPs: then ψ's argument c·g
+	// (eq. 9–10: c has the units of 1/g), the step μ·ḡ (Alg. 3: κ has the
+	// units of f per g) and κ itself are unit-free, and F_l = f − Σ κ_j h_j
+	// is in the objective's standardised units (its GP is standardised,
+	// igpCore). B, R and λ come from model.StandardInfo; S, L, δ, n and
+	// kappa-max carry no units. Our choice (issue 14): 002 states its
+	// algorithms for known units.
+	std bool
+	cs  []runScale
 }
 
 type partial struct {
@@ -118,12 +129,13 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	core, err := newIGPCore(name, cfg, in.M)
+	core, err := newIGPCore(name, cfg, in.M, hPlain)
 	if err != nil {
 		return nil, err
 	}
 	return &Penalty{name: name, noisy: noisy, core: core, rule: r, ledger: NewLedger(in.M), L: L,
-		history: hist, pending: map[int64]*partial{}, h: make([]float64, in.M)}, nil
+		history: hist, pending: map[int64]*partial{}, h: make([]float64, in.M),
+		std: core.std, cs: make([]runScale, in.M)}, nil
 }
 
 // Decide implements bandit.Agent: one step of IGP-UCB on F_l (Alg. 2 line 3,
@@ -169,6 +181,12 @@ func (a *Penalty) Observe(fb bandit.Feedback) error {
 	}
 	if acc.Costs != nil {
 		p.costs = append([]float64(nil), acc.Costs...)
+		if a.std {
+			for j, c := range p.costs {
+				a.cs[j].add(c)
+				p.costs[j] = c / a.cs[j].scale()
+			}
+		}
 		if _, err := a.rule.Record(acc.Tag, p.costs); err != nil {
 			return fmt.Errorf("%s: %w", a.name, err)
 		}

@@ -76,7 +76,7 @@ func playPen(t testing.TB, p problem.Problem, a bandit.Agent, T int) {
 func TestPenaltyNoiselessKappaFollowsAlg2(t *testing.T) {
 	p, _ := problem.New("gardner", bandit.Params{"noise_f": "0.1", "noise_g": "0"}, 1)
 	a, err := New("penalty-noiseless", Config{Info: p.Info(), Horizon: 40, Seed: 3,
-		Params: bandit.Params{"S": "5", "beta-scale": "0.2"}})
+		Params: bandit.Params{"S": "5", "beta-scale": "0.2", "standardise": "off"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,8 @@ var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window m (000 §5): feedback later than m rounds is censored; §7 does not give m, we take twice the Poisson mean 15 (ρ_m ≈ 0.9999)"},
-	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: the widths of 000 §5 (β_t with R + B_r and v_t = B_r Σ σ_t(x_s) + β_t); matched: OUR VARIANT, RPOL-UCB's §4 width β_t on the censored means (the §5 width dominates the scores on gardner, see experiments/rpol/delayed.yaml)"})
+	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: the widths of 000 §5 (β_t with R + B_r and v_t = B_r Σ σ_t(x_s) + β_t); matched: OUR VARIANT, RPOL-UCB's §4 width β_t on the censored means (the §5 width dominates the scores on gardner, see experiments/rpol/delayed.yaml)"},
+	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: the censored GPs see standardised values (objective centred and scaled, constraints scaled, by running estimates over the revealed feedback, refreshed at 1, 2, 4, … revealed values), so a censored value 0 is the prior mean (objective) or the threshold (constraint); costs enter the penalty divided by their metric's scale; B, G, R, RG from model.StandardInfo (B = G = 3, R = RG = 0.1), so B_r = B + R√(2 log T) and B_c are standardised too: an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the paper's setting)"})
 
 var rpolSWParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (000 Thm. 4) with γ_T ≈ (ln T)^{d+1} (000 §2, SE kernel)"},
@@ -66,6 +67,8 @@ type RPOL struct {
 	// censored (§5)
 	cf      *model.Censored
 	cg      []*model.Censored
+	sf      *censStd   // cf's values (standardised with std)
+	sg      []*censStd // cg's
 	m       int
 	xs      [][]float64 // decisions, for Σ σ_t(x_s)
 	matched bool        // width=matched: §4's β_t on the censored means
@@ -92,12 +95,16 @@ type RPOL struct {
 
 func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	ps := cfg.Params
-	in := cfg.Info
+	var in bandit.Info
+	var censoredStd bool
+	var err error
 	if kind != rpolCensored {
-		var err error
-		if in, err = gpInfo(name, cfg); err != nil {
-			return nil, err
-		}
+		in, err = gpInfo(name, cfg)
+	} else {
+		censoredStd, in, err = standardiseOnly(name, cfg)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
@@ -139,12 +146,21 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			return nil, err
 		}
 		a.matched = w == "matched"
+		// With standardise=on (issue 14) in holds model.StandardInfo's B,
+		// G, R, RG: B_r = B + R√(2 log T) bounds a standardised observation
+		// (000 §5, Lemma 5: |r_s| ≤ B + R√(2 log T) w.h.p.), and the censored
+		// value 0 of r̃_{s,t} (§5) is then the objective's running mean or
+		// the constraint's threshold instead of the metric's 0, which an
+		// offset of the units would move. λ = 1 + 2/T, p, m and Q_1 carry
+		// no units; the penalty takes costs divided by their scale (Observe).
+		a.std = censoredStd
 		a.br = in.B + in.R*math.Sqrt(2*logT) // 000 §5
 		a.bc = in.G + in.RG*math.Sqrt(2*logT)
 		if a.cf, err = model.NewCensored(in.Domain, in.Kernel, lam, nil); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		a.f = a.cf
+		a.sf = &censStd{c: a.cf, on: a.std, s: 1, next: 1}
 		for j := 0; j < in.M; j++ {
 			c, err := model.NewCensored(in.Domain, in.ConstraintKernel(), lam, nil)
 			if err != nil {
@@ -152,6 +168,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			}
 			a.cg = append(a.cg, c)
 			a.g = append(a.g, c)
+			a.sg = append(a.sg, &censStd{c: c, on: a.std, constraint: true, s: 1, next: 1})
 		}
 	default:
 		opts, err := modelOptions(name, ps, in.Domain, true)
@@ -282,11 +299,11 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 	d := a.ledger.Record(r.T, act, 0)
 	if a.kind == rpolCensored {
 		// The decision enters the kernel matrices now, censored to 0 (§5).
-		if _, err := a.cf.AddPoint(act.X); err != nil {
+		if err := a.sf.addPoint(act.X); err != nil {
 			return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
 		}
-		for _, c := range a.cg {
-			if _, err := c.AddPoint(act.X); err != nil {
+		for _, c := range a.sg {
+			if err := c.addPoint(act.X); err != nil {
 				return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
 			}
 		}
@@ -307,19 +324,25 @@ func (a *RPOL) Observe(fb bandit.Feedback) error {
 		a.rule.Penalise(acc.Costs)
 	}
 	if a.kind == rpolCensored {
-		if a.t-acc.Round > a.m { // d_s > m: censored for good
-			return nil
-		}
-		s := int(fb.ID - 1)
-		if acc.HasReward {
-			if err := a.cf.SetValue(s, acc.Reward); err != nil {
-				return fmt.Errorf("%s: %w", a.name, err)
+		if a.t-acc.Round <= a.m { // d_s > m: censored for good
+			s := int(fb.ID - 1)
+			if acc.HasReward {
+				if err := a.sf.setValue(s, acc.Reward); err != nil {
+					return fmt.Errorf("%s: %w", a.name, err)
+				}
+			}
+			for j, c := range acc.Costs {
+				if err := a.sg[j].setValue(s, c); err != nil {
+					return fmt.Errorf("%s: %w", a.name, err)
+				}
 			}
 		}
-		for j, c := range acc.Costs {
-			if err := a.cg[j].SetValue(s, c); err != nil {
-				return fmt.Errorf("%s: %w", a.name, err)
+		if acc.Costs != nil && a.std {
+			c := make([]float64, len(acc.Costs))
+			for j, v := range acc.Costs {
+				c[j] = v / a.sg[j].s
 			}
+			a.rule.Penalise(c)
 		}
 		return nil
 	}
@@ -364,4 +387,77 @@ func init() {
 		Params:  rpolSWParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-sw-ucb", rpolSW, cfg) },
 	})
+}
+
+// censStd holds the values of a censored GP (000 §5) and, with on
+// (standardise=on, issue 14), gives it standardised values: ỹ = (y − m)/s
+// for an objective, y/s for a constraint, m and s the mean and population
+// standard deviation of the values revealed so far (s = |m| when they do not
+// spread, 1 when all are 0: model.Adaptive's rule), refreshed when the
+// number of revealed values reaches 1, 2, 4, … (then every value is reset at
+// once, Censored.SetValues, O(t² + t·M)); a censored value stays 0, the
+// prior mean. Off, the values pass through unchanged.
+type censStd struct {
+	c          *model.Censored
+	on         bool
+	constraint bool
+	raw        []float64
+	has        []bool
+	n, next    int
+	m, s       float64
+	buf        []float64
+}
+
+func (z *censStd) addPoint(x []float64) error {
+	if _, err := z.c.AddPoint(x); err != nil {
+		return err
+	}
+	z.raw, z.has = append(z.raw, 0), append(z.has, false)
+	return nil
+}
+
+func (z *censStd) tr(y float64) float64 {
+	if z.constraint {
+		return y / z.s
+	}
+	return (y - z.m) / z.s
+}
+
+// setValue reveals y as the value of point i.
+func (z *censStd) setValue(i int, y float64) error {
+	if !z.on {
+		return z.c.SetValue(i, y)
+	}
+	if i < 0 || i >= len(z.raw) {
+		return fmt.Errorf("model: censored: point %d: outside [0, %d)", i, len(z.raw))
+	}
+	if math.IsNaN(y) || math.IsInf(y, 0) {
+		return fmt.Errorf("model: censored: value = %v: must be finite", y)
+	}
+	if !z.has[i] {
+		z.n++
+	}
+	z.raw[i], z.has[i] = y, true
+	if z.n < z.next {
+		return z.c.SetValue(i, z.tr(y))
+	}
+	for z.next <= z.n {
+		z.next *= 2
+	}
+	z.buf = z.buf[:0]
+	for k, v := range z.raw {
+		if z.has[k] {
+			z.buf = append(z.buf, v)
+		}
+	}
+	z.m, z.s = model.Standardisation(z.buf)
+	z.buf = z.buf[:0]
+	for k, v := range z.raw {
+		if z.has[k] {
+			z.buf = append(z.buf, z.tr(v))
+		} else {
+			z.buf = append(z.buf, 0)
+		}
+	}
+	return z.c.SetValues(z.buf)
 }

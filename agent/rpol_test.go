@@ -86,7 +86,7 @@ func TestRPOLCensoredWidths(t *testing.T) {
 	_, in := gardnerInfo(t)
 	w := map[string]float64{}
 	for _, v := range []string{"paper", "matched"} {
-		a, err := New("rpol-censored-ucb", Config{Info: in, Horizon: 100, Params: bandit.Params{"width": v}})
+		a, err := New("rpol-censored-ucb", Config{Info: in, Horizon: 100, Params: bandit.Params{"width": v, "standardise": "off"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/estimator"
+	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/rule"
@@ -18,6 +19,7 @@ var scgpParams = []bandit.ParamDoc{
 	{Name: "V-scale", Default: "1", Doc: "multiplier on V_t = δ√t/(8B) (001 Thm. 3)"},
 	{Name: "eps-scale", Default: "1", Doc: "multiplier on ε_t = 1/√t (001 Thm. 3)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2)"},
+	{Name: "standardise", Default: "on", Doc: "on: f's GP sees its metric centred and scaled by running estimates (refreshed at 1, 2, 4, … observations), each constraint sample g_{j,t}(x) is divided by the running scale of every sample of g_j so far (all arms, all rounds), and B, R, λ, δ come from model.StandardInfo (B = 3, R = 0.1, λ = 0.01, δ = 1), so V_t = δ√t/(8B), ε_t = 1/√t and the queues are unit-free: an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the paper's setting)"},
 }
 
 // SCGP is SCGP-UCB, 001 Algorithm 2: GP-UCB for f, the i.i.d. constraint
@@ -35,11 +37,27 @@ type SCGP struct {
 	score  []float64
 	gAtX   []float64
 	cbuf   []float64
+	// std: standardise=on (issue 14). f̄ is the UCB of the standardised
+	// f (clipped to the standardised B); the samples enter the score and
+	// the queue as g_{j,t}(x)/s_j, s_j the running scale of every sample
+	// of g_j so far (this round's included). Then every constant of 001
+	// Alg. 2 / Thm. 3 is in standardised units: B and δ (in V_t =
+	// δ√t/(8B)) from model.StandardInfo, ε_t = 1/√t (§4: the queue's drift,
+	// in the units of g) now in units of s_j, and Q_j/V_t weighs a unit-free
+	// g against a unit-free f̄. A sample's scale rather than an observed
+	// cost's: the agent knows g_t(·) on every arm each round (§4), which
+	// is the constraint's spread over the domain.
+	std bool
+	gs0 []runScale
 }
 
 func newSCGP(cfg Config) (*SCGP, error) {
 	const name = "scgp-ucb"
-	in, p := cfg.Info, cfg.Params
+	p := cfg.Params
+	std, in, err := standardiseOnly(name, cfg)
+	if err != nil {
+		return nil, err
+	}
 	if !in.FullInfo {
 		return nil, fmt.Errorf("%s: the problem does not give full constraint information (Info.FullInfo is false); SCGP-UCB needs a sample g_t(·) before every round (001 §4)", name)
 	}
@@ -77,7 +95,15 @@ func newSCGP(cfg Config) (*SCGP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	f, err := model.For(in, in.Kernel, lambda)
+	var f model.Model
+	if std {
+		var ms []model.Model
+		if ms, err = model.ForGroupOpts(in, []gp.Kernel{in.Kernel}, lambda, model.Options{Standardise: true}); err == nil {
+			f = ms[0]
+		}
+	} else {
+		f, err = model.For(in, in.Kernel, lambda)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -88,6 +114,7 @@ func newSCGP(cfg Config) (*SCGP, error) {
 		rule: vq, ledger: NewLedger(in.M),
 		fb: make([]float64, n), score: make([]float64, n),
 		gAtX: make([]float64, in.M), cbuf: make([]float64, in.M),
+		std: std, gs0: make([]runScale, in.M),
 	}
 	for j := 0; j < in.M; j++ {
 		a.gs = append(a.gs, make([]float64, n))
@@ -111,6 +138,17 @@ func (a *SCGP) Decide(r *bandit.Round) (bandit.Decision, error) {
 				return bandit.Decision{}, fmt.Errorf("scgp-ucb: round %d: constraint sample g_%d(arm %d) = %v: must be finite", r.T, j+1, i, v)
 			}
 			a.gs[j][i] = v
+			if a.std {
+				a.gs0[j].add(v)
+			}
+		}
+	}
+	if a.std {
+		for j, g := range a.gs {
+			s := a.gs0[j].scale()
+			for i := range g {
+				g[i] /= s
+			}
 		}
 	}
 	a.rule.Score(r.T, a.fb, a.gs, a.score)

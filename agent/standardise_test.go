@@ -89,7 +89,7 @@ func TestStandardiseInvariance(t *testing.T) {
 }
 
 // TestStandardiseEveryGPAgent: every algorithm that documents standardise
-// and hyper runs with both on, on gardner (box) and on a finite problem
+// (and hyper, where it takes it) runs with them on, on gardner (box) and on a finite problem
 // with arm coordinates, and refuses a bad value naming the parameter.
 func TestStandardiseEveryGPAgent(t *testing.T) {
 	probs := []problem.Problem{}
@@ -110,6 +110,14 @@ func TestStandardiseEveryGPAgent(t *testing.T) {
 			continue
 		}
 		n++
+		ps := bandit.Params{"standardise": "on"}
+		hasHyper := false
+		for _, d := range s.Params {
+			hasHyper = hasHyper || d.Name == "hyper"
+		}
+		if hasHyper {
+			ps["hyper"] = "fit"
+		}
 		for _, p := range probs {
 			if _, err := New(s.Name, Config{Info: p.Info(), Horizon: 20, Seed: 1}); err != nil {
 				continue // the algorithm does not fit this problem
@@ -117,14 +125,21 @@ func TestStandardiseEveryGPAgent(t *testing.T) {
 			if _, box := p.Info().Domain.(*domain.Box); box && s.Name == "ckb-ts" {
 				continue // joint Thompson draws over 1,024 candidates: slow with or without standardise
 			}
-			runDecisions(t, s.Name, p, bandit.Params{"standardise": "on", "hyper": "fit"}, 20)
+			runDecisions(t, s.Name, p, ps, 20)
 		}
-		_, err := New(s.Name, Config{Info: probs[0].Info(), Horizon: 20, Params: bandit.Params{"hyper": "learned"}})
-		if err == nil || !strings.Contains(err.Error(), "hyper") || !strings.Contains(err.Error(), "learned") {
-			t.Errorf("%s hyper=learned: error %v", s.Name, err)
+		key := "standardise"
+		if hasHyper {
+			key = "hyper"
+		}
+		if _, err := New(s.Name, Config{Info: probs[0].Info(), Horizon: 20}); err != nil {
+			continue // does not fit gardner (e.g. penalty-noiseless: noisy g)
+		}
+		_, err := New(s.Name, Config{Info: probs[0].Info(), Horizon: 20, Params: bandit.Params{key: "learned"}})
+		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "learned") {
+			t.Errorf("%s %s=learned: error %v", s.Name, key, err)
 		}
 	}
-	if n < 5 {
+	if n < 14 { // ckb ×5, rpol ×3, config, scgp-ucb, igp-ucb, penalty ×2, admmbo
 		t.Errorf("only %d algorithms take standardise", n)
 	}
 }

@@ -288,24 +288,7 @@ func (a *Adaptive) Kernel() (gp.Kernel, float64) { return a.k, a.lam }
 func (a *Adaptive) refresh() error {
 	n := len(a.ys)
 	if a.std {
-		var mean float64
-		for _, y := range a.ys {
-			mean += y
-		}
-		mean /= float64(n)
-		var ss float64
-		for _, y := range a.ys {
-			ss += (y - mean) * (y - mean)
-		}
-		s := math.Sqrt(ss / float64(n))
-		switch {
-		case s > 1e-12*math.Abs(mean):
-		case mean != 0:
-			s = math.Abs(mean)
-		default:
-			s = 1
-		}
-		a.m, a.s = mean, s
+		a.m, a.s = Standardisation(a.ys)
 	}
 	ys := make([]float64, n)
 	for i, y := range a.ys {
@@ -327,6 +310,39 @@ func (a *Adaptive) refresh() error {
 	}
 	a.inner = inner
 	return nil
+}
+
+// Standardisation returns the mean m and the scale s of ys that standardise
+// them: s is their population standard deviation, |m| when they do not
+// spread (s ≤ 10⁻¹² |m|), 1 when they are all 0 (or there are none), so s
+// moves with the metric's units (×a gives ×|a| up to rounding). Every
+// standardised agent uses this rule (issue 14).
+func Standardisation(ys []float64) (m, s float64) {
+	n := len(ys)
+	if n == 0 {
+		return 0, 1
+	}
+	for _, y := range ys {
+		m += y
+	}
+	m /= float64(n)
+	var ss float64
+	for _, y := range ys {
+		ss += (y - m) * (y - m)
+	}
+	return m, ScaleOf(m, math.Sqrt(ss/float64(n)))
+}
+
+// ScaleOf is the rule of Standardisation for values of mean m and
+// population standard deviation sd.
+func ScaleOf(m, sd float64) float64 {
+	switch {
+	case sd > 1e-12*math.Abs(m):
+		return sd
+	case m != 0:
+		return math.Abs(m)
+	}
+	return 1
 }
 
 // FirstFit is the number of observations at which a GP with fitted

@@ -211,6 +211,36 @@ func (c *Censored) SetValue(s int, y float64) error {
 	return nil
 }
 
+// SetValues sets the value of every point at once (len(ys) = Count(), a
+// censored point's 0 included) and recomputes v = L⁻¹ỹ and the means in
+// O(t² + t·M): a standardised agent's change of units (issue 14), where a
+// SetValue per point would cost O(t²·(t + M)).
+func (c *Censored) SetValues(ys []float64) error {
+	t := len(c.pts)
+	if len(ys) != t {
+		return fmt.Errorf("model: censored: %d values for %d points", len(ys), t)
+	}
+	for s, y := range ys {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return fmt.Errorf("model: censored: value %d = %v: must be finite", s, y)
+		}
+	}
+	copy(c.y, ys)
+	for i := 0; i < t; i++ {
+		ri := c.row(i)
+		c.v[i] = (c.y[i] - floats.Dot(ri[:i], c.v[:i])) / ri[i]
+	}
+	for j := range c.mu {
+		c.mu[j] = 0
+	}
+	if t > 0 {
+		m := len(c.cand)
+		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: t, Cols: m, Stride: m, Data: c.w[:t*m]},
+			blas64.Vector{N: t, Inc: 1, Data: c.v[:t]}, 0, blas64.Vector{N: m, Inc: 1, Data: c.mu})
+	}
+	return nil
+}
+
 // Predict implements Predictor in O(t²).
 func (c *Censored) Predict(x []float64) (float64, float64) {
 	t := len(c.pts)

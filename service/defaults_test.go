@@ -57,3 +57,53 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 		t.Fatalf("an int parameter: space %+v, %v", spec.Space, e)
 	}
 }
+
+// TestDefaultsGenerations: a study keeps the defaults of its generation
+// (laterDefaults). Generation 2 pins standardise=off for exactly the
+// algorithms standardised in generation 3 (not for rpol-ucb, standardised
+// in 2), generation 1 pins every earlier practical default, the current
+// generation pins nothing, and a value the study sets is kept.
+func TestDefaultsGenerations(t *testing.T) {
+	def := func(algo string, gen int, ps map[string]any) []byte {
+		s := map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0}, "hi": []float64{1, 1}},
+			"objective":   map[string]any{"name": "y"},
+			"constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm":   algo, "seed": 1, "horizon": 50,
+		}
+		if gen > 0 {
+			s["defaults"] = gen
+		}
+		if ps != nil {
+			s["params"] = ps
+		}
+		b, _ := json.Marshal(s)
+		return b
+	}
+	for _, c := range []struct {
+		algo       string
+		gen        int
+		ps         map[string]any
+		std, hyp   string
+		wantNative bool
+	}{
+		{"igp-ucb", 0, nil, "", "", true},
+		{"igp-ucb", api.DefaultsPractical, nil, "", "", true},
+		{"igp-ucb", 2, nil, "off", "", true},
+		{"penalty-noisy", 2, nil, "off", "", true},
+		{"admmbo", 2, nil, "off", "", true},
+		{"igp-ucb", 2, map[string]any{"standardise": "on"}, "on", "", true},
+		{"igp-ucb", 1, nil, "off", "", false},
+		{"rpol-ucb", 2, nil, "", "", true},
+		{"rpol-ucb", 1, nil, "off", "fixed", false},
+	} {
+		spec, b, e := decodeStudy(def(c.algo, c.gen, c.ps))
+		if e != nil {
+			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
+		}
+		if b.params["standardise"] != c.std || b.params["hyper"] != c.hyp || spec.Space.Native != c.wantNative {
+			t.Errorf("%s defaults %d params %v: standardise %q hyper %q native %v, want %q %q %v",
+				c.algo, c.gen, c.ps, b.params["standardise"], b.params["hyper"], spec.Space.Native, c.std, c.hyp, c.wantNative)
+		}
+	}
+}

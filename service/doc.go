@@ -99,7 +99,9 @@
 //     a stored study stays computable and its summary finite.
 //
 // Every default is written into the stored definition, so a later change of
-// defaults never changes how a stored study replays.
+// defaults never changes how a stored study replays; the algorithms'
+// defaults are those of the generation the study records (defaults; the
+// table of what each generation changed is laterDefaults in spec.go).
 //
 // # Parameters
 //

@@ -315,7 +315,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 		spec.Defaults = api.DefaultsPractical
 	}
 	if spec.Defaults < 1 || spec.Defaults > api.DefaultsPractical {
-		return spec, nil, invalid("defaults", "= %d: must be 1 (the defaults before issue 14) or %d (the practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
+		return spec, nil, invalid("defaults", "= %d: must be from 1 (the defaults before issue 14) to %d (the current practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
 	}
 	// A box with neither native nor candidates given — a box space, or
 	// parameters that are all floats — is optimised as a box by an
@@ -328,7 +328,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 			box = box && p.Type == ParamFloat
 		}
 	}
-	if spec.Defaults >= api.DefaultsPractical && box && !spec.Space.Native &&
+	if spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&
 		spec.Space.Candidates == 0 && !spec.FullInfo {
 		native := spec
 		native.Space.Native = true

@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -637,31 +638,64 @@ func build(s *api.StudySpec) (*built, *apiError) {
 		b.info.Stage = b.stage(s, safe)
 	}
 	b.params, _ = params(s.Params)
-	if s.Defaults < api.DefaultsPractical {
-		pinEarlierDefaults(s.Algorithm, b.params)
-	}
+	pinEarlierDefaults(s.Defaults, s.Algorithm, b.params)
 	return b, nil
 }
 
-// earlierDefaults are the values the practical-default parameters had
-// before issue 14 (DefaultsPractical), for studies created before it.
-var earlierDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}
+// ---- Generations of the algorithm defaults --------------------------------
+//
+// A study runs under the defaults of the generation it was created in
+// (api.StudySpec.Defaults; absent in a stored study = 1). laterDefaults[g]
+// lists what generation g+1 changed: the values the parameters had in g,
+// which a study of generation ≤ g keeps (for each algorithm that documents
+// the parameter, where the study did not set it). A new generation adds one
+// entry here and bumps api.DefaultsPractical.
+var laterDefaults = map[int][]defaultsPin{
+	// 1 → 2 (issue 14): the practical defaults, for every algorithm that
+	// takes them.
+	1: {{params: map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}}},
+	// 2 → 3 (issue 14): standardise=on for the GP agents standardised
+	// after the first ones (ckb family, rpol-ucb, rpol-sw-ucb, config).
+	2: {{algorithms: []string{"rpol-censored-ucb", "scgp-ucb", "igp-ucb", "penalty-noiseless", "penalty-noisy", "admmbo"},
+		params: map[string]string{"standardise": "off"}}},
+}
 
-// pinEarlierDefaults sets earlierDefaults on ps where the algorithm takes
-// the parameter and the study did not set it.
-func pinEarlierDefaults(algorithm string, ps bandit.Params) {
+// defaultsPin is one change of defaults between generations: params are
+// the earlier values, for the algorithms listed (nil: every algorithm).
+type defaultsPin struct {
+	algorithms []string
+	params     map[string]string
+}
+
+// pinEarlierDefaults sets on ps, for a study of generation gen, the values
+// of every later generation's change (laterDefaults) where the algorithm
+// takes the parameter and the study did not set it.
+func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
+	gen = max(gen, 1)
+	if gen >= api.DefaultsPractical {
+		return
+	}
 	spec, err := agent.Lookup(algorithm)
 	if err != nil {
 		return // refused later, naming the algorithm
 	}
-	for _, d := range spec.Params {
-		if v, ok := earlierDefaults[d.Name]; ok {
-			if _, set := ps[d.Name]; !set {
-				ps[d.Name] = v
+	for g := gen; g < api.DefaultsPractical; g++ {
+		for _, pin := range laterDefaults[g] {
+			if pin.algorithms != nil && !slices.Contains(pin.algorithms, algorithm) {
+				continue
+			}
+			for _, d := range spec.Params {
+				if v, ok := pin.params[d.Name]; ok {
+					if _, set := ps[d.Name]; !set {
+						ps[d.Name] = v
+					}
+				}
 			}
 		}
 	}
 }
+
+// ---- end of the generations of the algorithm defaults ---------------------
 
 // firstEpoch is the horizon of a study's first run of its algorithm.
 func firstEpoch(s *api.StudySpec) int {

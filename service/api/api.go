@@ -173,18 +173,26 @@ type StudySpec struct {
 	Prior      Prior `json:"prior,omitzero"`
 	// Defaults is the generation of the algorithm defaults the study runs
 	// under, set by the service when it creates the study (absent on
-	// creation: the current one, DefaultsPractical). A study stored without
-	// it (created before that generation) keeps the defaults it was created
-	// with — standardise off, hyper fixed, widths theory, a box as its
-	// candidate set — so an upgrade of the service does not change what a
-	// running study does.
+	// creation: the current one, DefaultsPractical). A study keeps the
+	// defaults of its generation — one stored without it (generation 1)
+	// standardise off, hyper fixed, widths theory, a box as its candidate
+	// set; one of generation 2 standardise off for the algorithms
+	// standardised in generation 3 — so an upgrade of the service does not
+	// change what a running study does (service/spec.go, laterDefaults).
 	Defaults int `json:"defaults,omitempty"`
 }
 
-// DefaultsPractical is the generation of the practical defaults (issue 14):
+// DefaultsPractical is the current generation of the algorithm defaults
+// (issue 14). 1: the papers' settings; 2: the practical defaults —
 // metrics standardised, hyperparameters fitted, practical confidence
-// widths, a box optimised as a box by the algorithms that can.
-const DefaultsPractical = 2
+// widths, a box optimised as a box by the algorithms that can
+// (DefaultsNativeBox); 3: standardise on also for rpol-censored-ucb,
+// scgp-ucb, igp-ucb, penalty-noiseless, penalty-noisy and admmbo.
+const DefaultsPractical = 3
+
+// DefaultsNativeBox is the first generation in which a box space with
+// neither native nor candidates goes to the algorithm as a box.
+const DefaultsNativeBox = 2
 
 // StudyPatch is the body of PATCH /studies/{id}.
 type StudyPatch struct {
