@@ -15,7 +15,7 @@ import (
 // bayesopt/bayesopt.m (optimality subproblem) and
 // experiments/toy1_Small_Feasible_Region.m ("toy1", the gardner problem
 // sin x + sin y on [0,6]² that 002 App. E.1 runs with this code).
-var admmboParams = append(append(append([]bandit.ParamDoc(nil), igpParams[3:len(igpParams)-1]...),
+var admmboParams = append(append(append([]bandit.ParamDoc(nil), withoutParam(igpParams[3:], "standardise")...),
 	bandit.ParamDoc{Name: "standardise", Default: "on",
 		Doc: "on: f's GP standardised (centred and scaled by running estimates, refreshed at 1, 2, 4, … observations) and the augmented Lagrangian −f + ρ/2‖x − z + y/ρ‖² built on the standardised f, so ρ, the duals y, the ρ adaptation and the stopping rule are in standardised units; each g_j's GP scaled (prior mean at the threshold), feasibility g_j/s_j ≤ tolc with s_j its running scale, λ = 0.01 by default (model.StandardInfo): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units (the public code's setting)"}),
 	bandit.ParamDoc{Name: "rho", Default: "0.1", Doc: "initial ADMM penalty ρ (toy1: rho = .1)"},
@@ -32,6 +32,18 @@ var admmboParams = append(append(append([]bandit.ParamDoc(nil), igpParams[3:len(
 	bandit.ParamDoc{Name: "iters", Default: "0", Doc: "maximum ADMM iterations; 0 = toy1's 1 + round((100(N+1) − N·budget-c1 − budget-f1)/((N+1)·budget)), N constraints (15 on gardner)"},
 	bandit.ParamDoc{Name: "tolc", Default: "0.01", Doc: "incumbent: a point counts as feasible when every observed g_j ≤ tolc (ADMMBO.m incumbent_update: tolC = 0.01); with standardise=on g_j/s_j ≤ tolc"},
 )
+
+// withoutParam returns docs without the parameter named name (admmbo takes
+// igp-ucb's model parameters but documents its own standardise).
+func withoutParam(docs []bandit.ParamDoc, name string) []bandit.ParamDoc {
+	var out []bandit.ParamDoc
+	for _, d := range docs {
+		if d.Name != name {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // ADMMBO is the constrained Bayesian optimisation baseline of 002 App. E
 // (Ariafar, Coll-Font, Brooks & Dy 2019, JMLR), following the authors'
