@@ -119,6 +119,11 @@ const FitNu = 2.5
 // warm started at the previous optimum plus one of those starts in turn;
 // each run stops at the L-BFGS-B tolerances scikit-learn uses (scipy's
 // defaults: projected gradient 1e-5, relative gain 2.2e-9).
+// With CentredFit a constraint's hyperparameters are fitted to its values
+// about their mean instead (as an objective's), and its kernel's variance
+// is the fitted one plus the squared mean, so the prior at the threshold
+// still covers how far the values lie from it (opt-in constraint-fit =
+// centred; docs/defaults.md measures both).
 //
 // Schedule: m, s and the hyperparameters are refreshed when the number of
 // observations reaches 1, 2, 4, 8, … (a fit needs at least 2(d+2)); at a
@@ -143,6 +148,7 @@ type Adaptive struct {
 	lam        float64
 	std, fit   bool
 	constraint bool
+	centredFit bool      // AdaptiveOptions.CentredFit
 	side       []float64 // box sides (lengthscale starts and bounds); nil on arms without a box
 	acts       []bandit.Action
 	ys         []float64
@@ -162,6 +168,14 @@ type AdaptiveOptions struct {
 	Standardise, Fit bool
 	// Constraint marks a constraint function (its 0 level is kept).
 	Constraint bool
+	// CentredFit (constraints, with Fit): fit the hyperparameters to the
+	// values centred at their mean, as for an objective, and give the
+	// kernel the signal variance σ²_c + m̄² (m̄ the mean of the values the
+	// inner GP sees, i.e. their mean distance from the threshold), keeping
+	// the prior mean at the threshold. Without it the fit sees the values
+	// about the threshold, and a kernel that must also carry their offset
+	// from it (see Adaptive).
+	CentredFit bool
 	// Inducing > 0 makes the inner GP a SparseBox with that many inducing
 	// points (box domains).
 	Inducing int
@@ -178,7 +192,7 @@ type AdaptiveOptions struct {
 // and restore it.
 func NewAdaptive(dom domain.Domain, k gp.Kernel, lam float64, o AdaptiveOptions) (*Adaptive, error) {
 	a := &Adaptive{dom: dom, inducing: o.Inducing, cands: o.Candidates, k0: k, lam0: lam, k: k, lam: lam,
-		std: o.Standardise, fit: o.Fit, constraint: o.Constraint, s: 1, next: 1}
+		std: o.Standardise, fit: o.Fit, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
 	inner, err := a.newInner(k, lam)
 	if err != nil {
 		return nil, err
@@ -421,11 +435,28 @@ func (a *Adaptive) refit(ys []float64) error {
 		}
 		return lp
 	}
+	if a.centredFit {
+		// Fit to the values about their mean (v and the bounds above are
+		// already about it): the lengthscales and λ then describe how g
+		// varies, not how far it lies from the threshold.
+		c := make([]float64, len(ys))
+		for i, y := range ys {
+			c[i] = y - mean
+		}
+		ys = c
+	}
 	th, _, err := gp.FitHyper(xs, ys, gp.FitOptions{Nu: FitNu, Lo: lo, Hi: hi, Starts: starts, GTol: 1e-5, FTol: 2.2e-9, Prior: prior})
 	if err != nil {
 		return fmt.Errorf("model: hyper = fit: %w", err)
 	}
 	h := gp.HyperFromTheta(th)
+	if a.centredFit {
+		// The prior mean stays at the threshold, so the prior variance
+		// must also cover the values' distance from it: σ²_c + m̄², the
+		// values' second moment about the threshold when σ²_c is their
+		// variance. th (the centred fit) stays the next fit's warm start.
+		h.Variance += mean * mean
+	}
 	k, err := gp.NewARD(FitNu, h.Lengthscales, h.Variance)
 	if err != nil {
 		return fmt.Errorf("model: hyper = fit: %w", err)

@@ -180,3 +180,62 @@ func TestAdaptiveRefusesOutOfBox(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptiveCentredFit: with CentredFit a constraint's hyperparameters
+// are those an objective model fits to the same observations (both see
+// (y − m)/s: the objective as its data, the constraint as its data g/s less
+// their mean m/s), except the signal variance, which gains (m/s)² so the
+// prior at the threshold also covers the values' distance from it. Without
+// CentredFit the fit sees g/s itself and lands elsewhere.
+func TestAdaptiveCentredFit(t *testing.T) {
+	box, err := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := gp.NewSE(0.5, 1)
+	build := func(o AdaptiveOptions) *Adaptive {
+		o.Standardise, o.Fit, o.Candidates = true, true, GridPoints(box, 5)
+		a, err := NewAdaptive(box, k, 0.05, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range adaptiveXs[:8] { // the first fit: 2(d+2) = 8
+			if err := a.Observe(bandit.PointAction(x), adaptiveY(x)+3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	obj := build(AdaptiveOptions{})
+	cen := build(AdaptiveOptions{Constraint: true, CentredFit: true})
+	thr := build(AdaptiveOptions{Constraint: true})
+	ko, lo := obj.Kernel()
+	kc, lc := cen.Kernel()
+	kt, _ := thr.Kernel()
+	ao, ac, at := ko.(gp.ARD), kc.(gp.ARD), kt.(gp.ARD)
+	m, s := cen.Standardisation()
+	if math.Abs(lc-lo) > 1e-9*lo {
+		t.Errorf("λ: centred constraint %v, objective %v", lc, lo)
+	}
+	for i := range ao.Lengthscales {
+		if math.Abs(ac.Lengthscales[i]-ao.Lengthscales[i]) > 1e-9*ao.Lengthscales[i] {
+			t.Errorf("lengthscale %d: centred constraint %v, objective %v", i, ac.Lengthscales[i], ao.Lengthscales[i])
+		}
+	}
+	if want := ao.Variance + (m/s)*(m/s); math.Abs(ac.Variance-want) > 1e-9*want {
+		t.Errorf("variance: centred constraint %v, want the objective's %v + (m/s)² = %v", ac.Variance, ao.Variance, want)
+	}
+	same := true
+	for i := range ao.Lengthscales {
+		same = same && math.Abs(at.Lengthscales[i]-ao.Lengthscales[i]) <= 1e-6*ao.Lengthscales[i]
+	}
+	if same {
+		t.Errorf("without CentredFit the constraint's lengthscales %v equal the objective's %v: the test cannot tell the modes apart", at.Lengthscales, ao.Lengthscales)
+	}
+	// The prior mean stays at the threshold: the constraint reports g/s, so
+	// its posterior mean at an observed point is near y/s, not (y − m)/s.
+	mu, _ := cen.Predict(adaptiveXs[0])
+	if y := (adaptiveY(adaptiveXs[0]) + 3) / s; math.Abs(mu-y) > 0.5 {
+		t.Errorf("centred constraint's posterior mean %v at an observed point, the value there is %v (g/s)", mu, y)
+	}
+}

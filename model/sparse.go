@@ -116,6 +116,9 @@ type Options struct {
 	// SpaceFilling gives a box of three or more dimensions the Halton
 	// candidate set (SpaceFilling) instead of the grid (issue 14).
 	SpaceFilling bool
+	// CentredFit fits a constraint model's hyperparameters to its centred
+	// values (AdaptiveOptions.CentredFit; with Fit).
+	CentredFit bool
 }
 
 // ForGroupOpts is ForGroup with options: with Inducing > 0 every model is a
@@ -143,7 +146,7 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 		ms := make([]Model, len(ks))
 		for i, k := range ks {
 			a, err := NewAdaptive(info.Domain, k, noiseVar, AdaptiveOptions{Standardise: o.Standardise, Fit: o.Fit,
-				Constraint: constraint != nil && constraint[i], Inducing: o.Inducing, Candidates: cands})
+				Constraint: constraint != nil && constraint[i], CentredFit: o.CentredFit, Inducing: o.Inducing, Candidates: cands})
 			if err != nil {
 				return nil, err
 			}
