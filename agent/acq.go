@@ -116,7 +116,7 @@ var practicalDocs = []bandit.ParamDoc{
 // constraintFitDoc documents constraint-fit (issue 14; docs/defaults.md,
 // "Third look").
 var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "threshold",
-	Doc: "how a constraint's hyperparameters are fitted (with hyper = fit or auto): threshold = to its values about the threshold, the prior mean; centred = to its values about their mean, as scikit-learn's normalize_y and BoTorch fit them, with the prior mean kept at the threshold and the signal variance σ²_c + m̄² covering the values' distance from it. On gardner (300 trials) centred keeps every trial of rpol-ucb, config and ckb-ucb off the infeasible edges and out of the far feasible region (regret −14 against 81–238) at ckb-ucb's cost (violation 0.08 → 0.12): opt-in, docs/defaults.md"}
+	Doc: "how a constraint's hyperparameters are fitted (with hyper = fit or auto): threshold = to its values about the threshold, the prior mean; centred = to its values about their mean, as scikit-learn's normalize_y and BoTorch fit them, with the prior mean kept at the threshold and the signal variance σ²_c + m̄² covering the values' distance from it. On gardner (300 trials) centred keeps every trial of rpol-ucb, config and ckb-ucb off the infeasible edges and out of the far feasible region (mean regret −16 to 47 against the default's 81 to 245) at ckb-ucb's cost (violation 0.08 → 0.12): opt-in, docs/defaults.md"}
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
