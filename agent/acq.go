@@ -178,6 +178,9 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
+	if _, set := ps["constraint-fit"]; set && !fit {
+		return model.Options{}, fmt.Errorf("%s: parameter constraint-fit = %s applies when hyperparameters are fitted (hyper = %s here fits none)", name, ps["constraint-fit"], hyper)
+	}
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: cfit == "centred"}, nil
 }
 

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -76,4 +77,21 @@ func TestConstraintFitGardnerStuckTrial(t *testing.T) {
 		t.Errorf("centred: violation %.1f by round 100, %.1f in all, regret %.0f; want the trial off the edge (≤ 40 by round 100) and in the near region (regret ≤ 200)", c100, c, creg)
 	}
 	t.Logf("threshold: %.1f / %.1f / %.0f; centred: %.1f / %.1f / %.0f (violation by round 100 / by %d, regret)", v100, v, reg, c100, c, creg, T)
+}
+
+// constraint-fit names a choice of the fit: with hyper = fixed there is no
+// fit, and the setting is refused with an error naming it.
+func TestConstraintFitNeedsAFit(t *testing.T) {
+	p, err := problem.New("gardner", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := p.Info()
+	_, err = New("rpol-ucb", Config{Info: in, Horizon: 10, Params: bandit.Params{"constraint-fit": "centred", "hyper": "fixed"}, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "constraint-fit") {
+		t.Fatalf("constraint-fit = centred with hyper = fixed: err = %v, want one naming constraint-fit", err)
+	}
+	if _, err := New("rpol-ucb", Config{Info: in, Horizon: 10, Params: bandit.Params{"constraint-fit": "centred"}, Seed: 1}); err != nil {
+		t.Fatalf("constraint-fit = centred with the default hyper: %v", err)
+	}
 }
