@@ -518,6 +518,7 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "admmbo",
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindPerRound}, Randomised: true, Pending: PendingHallucinate},
 		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, per the authors' public code (M, ρ adaptation, stopping rule, budgets) (baseline)",
 		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of 002 App. E; departures in doc",
 		Params:  admmboParams,

@@ -248,6 +248,7 @@ func (a *CKB) Dual() []float64 { return append([]float64(nil), a.rule.Phi...) }
 func init() {
 	Register(Spec{
 		Name:    "ckb-ucb",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, DefaultFor: []string{KindLongTerm}},
 		Summary: "CKB/CBO primal-dual with GP-UCB exploration (optimistic f and g)",
 		Source:  "001 Alg. 1, §3.1, Thm. 1 (= 003 Alg. 1, CKB-UCB)",
 		Params:  ckbParams,
@@ -257,6 +258,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ucb-slack",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
 		Summary: "CKB-UCB with slackness ε = δ/2 in the dual update (bounded/zero violation)",
 		Source:  "003 §4",
 		Params:  ckbParams,
@@ -266,6 +268,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ts",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint posterior draws for f and g)",
 		Source:  "001 Alg. 1, Def. 1 (ii), Cor. 2 (= 003 CKB-TS)",
 		Params:  ckbParams,
@@ -275,6 +278,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-rand",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
 		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per function per round)",
 		Source:  "001 Alg. 1, Def. 2, Cor. 3, App. D.4 (= 003 CKB-Rand)",
 		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), randParams...),

@@ -108,6 +108,7 @@ func (a *CKB) refine(i int) (bandit.Action, error) {
 func init() {
 	Register(Spec{
 		Name:    "ckb-restart-ucb",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
 		Summary: "CKB-UCB whose GP posteriors restart every H rounds (non-stationary baseline)",
 		Source:  "Deng et al. 2022 (CKB-RestartUCB), baseline of 000 §7",
 		Params:  ckbRestartParams,

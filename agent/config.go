@@ -162,6 +162,7 @@ func (a *ConfigAgent) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "config",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindPerRound}},
 		Summary: "CONFIG: UCB of f over the optimistic feasible set {LCB of g ≤ 0}",
 		Source:  "Xu et al. 2023 (AISTATS), baseline of 000 §7",
 		Params:  configParams,

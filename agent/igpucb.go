@@ -271,6 +271,7 @@ func (a *IGPUCB) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "igp-ucb",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Pending: PendingHallucinate},
 		Summary: "IGP-UCB: unconstrained GP-UCB on f (ignores the constraints)",
 		Source:  "002 Alg. 1 (Chowdhury & Gopalan 2017, Thm. 3)",
 		Params:  igpParams,

@@ -151,6 +151,7 @@ func (a *OCOBandit) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "oco-bandit",
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
 		Summary: "constrained online convex optimisation with one-point bandit gradient estimates (baseline)",
 		Source:  "Cao & Liu 2018 (IEEE TAC), baseline of 002 App. E; our reading, see doc",
 		Params:  ocoParams,

@@ -321,6 +321,7 @@ var oplbParams = append(append([]bandit.ParamDoc(nil), stageParams...), bandit.P
 func init() {
 	Register(Spec{
 		Name:    "oplb",
+		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB: optimistic–pessimistic policies over a finite linear action set (stage-wise constraint in expectation); problem (34) solved exactly",
 		Source:  "004 Alg. 2, §5.1, Prop. 25, Thm. 27; (34) solved globally by branch-and-bound over simplices with a certified gap (linear.PolicySolver)",
 		Params:  oplbParams,
@@ -328,6 +329,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "oplb-lp",
+		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB with (34) relaxed to the LP (37) over per-action widths (mean of the norms instead of the norm of the mean action): safe and optimistic, more conservative",
 		Source:  "004 Alg. 2 with the relaxation documented in agent/oplb.go (LP (37), support ≤ m+1, 004 Lemma 30, App. D.4)",
 		Params:  stageParams,

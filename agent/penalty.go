@@ -210,6 +210,7 @@ func (a *Penalty) Kappa() []float64 { return append([]float64(nil), a.rule.Kappa
 func init() {
 	Register(Spec{
 		Name:    "penalty-noiseless",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
 		Summary: "GP-UCB with noiseless constraints: IGP-UCB on f − Σκ_j(ψ(g_j)−1), multiplicative κ epochs",
 		Source:  "002 §5, Alg. 2 (ψ of eq. 9–10), Thm. 1",
 		Params:  penaltyNoiselessParams,
@@ -217,6 +218,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "penalty-noisy",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
 		Summary: "GP-UCB with noisy constraints: IGP-UCB on f − Σκ_j g_j, additive κ epochs",
 		Source:  "002 §6, Alg. 3, Thm. 2",
 		Params:  penaltyNoisyParams,

@@ -29,6 +29,9 @@ type Spec struct {
 	Source string
 	// Params documents the accepted parameters and their defaults.
 	Params []bandit.ParamDoc
+	// Can declares what the algorithm can do (domains, constraint kinds,
+	// needs, pending decisions); Fits and Choose read it.
+	Can Caps
 	// New builds the agent.
 	New func(cfg Config) (bandit.Agent, error)
 }

@@ -368,6 +368,7 @@ func (a *RPOL) Penalty() []float64 { return append([]float64(nil), a.rule.Q...) 
 func init() {
 	Register(Spec{
 		Name:    "rpol-ucb",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindCumulative}},
 		Summary: "RPOL with GP-UCB for f, GP-LCB for g and the rectified penalty",
 		Source:  "000 §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
 		Params:  rpolUCBParams,
@@ -375,6 +376,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-censored-ucb",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingCensored},
 		Summary: "RPOL with censored GP-UCB/LCB for delayed feedback",
 		Source:  "000 §5, App. C (RPOL-CensoredUCB, Thm. 3)",
 		Params:  rpolCensoredParams,
@@ -382,6 +384,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-sw-ucb",
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate},
 		Summary: "RPOL with sliding-window GP-UCB/LCB for drifting f and g",
 		Source:  "000 §6, App. D (RPOL-SWUCB, Thm. 4)",
 		Params:  rpolSWParams,

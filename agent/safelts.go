@@ -245,6 +245,7 @@ func (a *SafeLTS) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "safe-lts",
+		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "Safe-LTS baseline: linear Thompson sampling restricted to the estimated safe set",
 		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code 004's authors ran (constrainedBandits LinTS); the baseline of 004 §4.5",
 		Params:  safeLTSParams,

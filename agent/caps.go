@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+)
+
+// Domains an algorithm takes (Caps.Domains).
+const (
+	DomainFinite     = "finite"     // a fixed set of arms
+	DomainBox        = "box"        // a box [lo, hi]^d, optimised as a box
+	DomainContextual = "contextual" // per-round action sets (004 §4)
+)
+
+// Constraint kinds an algorithm honours (Caps.Kinds): the violation its
+// rule is built to keep small. The names are the service's (api.Kind*).
+const (
+	KindCumulative = "cumulative" // Σ_t [g(x_t)]⁺ (000)
+	KindLongTerm   = "long-term"  // [Σ_t g(x_t)]⁺ (001, 002, 003)
+	KindPerRound   = "stage-wise" // each round g(x_t) ≤ 0 (w.h.p. or as far as the model can tell; 004, safe BO)
+)
+
+// How an algorithm treats decisions that await feedback (Caps.Pending).
+const (
+	// PendingHallucinate: a GP agent conditions its models on the pending
+	// points at their posterior mean (GP-BUCB, Desautels et al. 2014): the
+	// variance shrinks there, the mean does not move.
+	PendingHallucinate = "hallucinate"
+	// PendingDraw: a randomised agent draws afresh for each decision, so
+	// pending decisions differ by its randomness alone.
+	PendingDraw = "draw"
+	// PendingCount: a finite-arm or linear agent counts a pending decision
+	// as a pull in its widths (its batch rule, stated where it is registered).
+	PendingCount = "count"
+	// PendingCensored: a decision enters the GPs at once with the censored
+	// value 0 until its feedback arrives (RPOL-CensoredUCB, 000 §5).
+	PendingCensored = "censored"
+)
+
+// Caps declares what an algorithm can do. The runner, the service, the suite
+// and `cbandit list` read it; nothing outside the registry matches names.
+type Caps struct {
+	// Domains lists the domains the algorithm takes.
+	Domains []string
+	// Kinds lists the constraint kinds it honours.
+	Kinds []string
+	// NeedsSafe: it starts from a known safe action (Info.Safe).
+	NeedsSafe bool
+	// NeedsFullInfo: it needs a constraint sample before each round (001 §4).
+	NeedsFullInfo bool
+	// NeedsStage: it needs the stage-wise facts of 004 (thresholds, the safe
+	// arm's values; Info.Stage).
+	NeedsStage bool
+	// NeedsClass: it needs finite function classes (004 §5.3).
+	NeedsClass bool
+	// Randomised: its decisions draw on its own random stream (Thompson,
+	// RandGP, randomised policies), so a repeat of the same state can differ.
+	Randomised bool
+	// Pending is how it treats pending decisions (Pending*).
+	Pending string
+	// DefaultFor lists the situations in which a study that names no
+	// algorithm gets this one: a constraint kind, with "+safe" when the
+	// study gives a safe point.
+	DefaultFor []string
+}
+
+// Takes reports whether c lists the domain dom.
+func (c Caps) Takes(dom string) bool { return slices.Contains(c.Domains, dom) }
+
+// Honours reports whether c lists the constraint kind k.
+func (c Caps) Honours(k string) bool { return slices.Contains(c.Kinds, k) }
+
+// DomainOf names the kind of an Info's domain (contextual when the stage
+// facts say the action sets change per round).
+func DomainOf(in bandit.Info) string {
+	switch in.Domain.(type) {
+	case *domain.Box:
+		return DomainBox
+	case *domain.Finite:
+		if in.Stage != nil && in.Stage.SafeArm < 0 {
+			return DomainContextual
+		}
+		return DomainFinite
+	}
+	return ""
+}
+
+// Fits reports why the algorithm cannot run on a problem that discloses
+// in, from its declaration alone (nil when the declaration allows it; the
+// factory may still refuse a parameter).
+func (s Spec) Fits(in bandit.Info) error {
+	c := s.Can
+	if d := DomainOf(in); !c.Takes(d) {
+		return fmt.Errorf("%s takes %s domains, the problem's is %s", s.Name, strings.Join(c.Domains, " or "), d)
+	}
+	switch {
+	case c.NeedsSafe && in.Safe == nil:
+		return fmt.Errorf("%s needs a known safe action, the problem gives none", s.Name)
+	case c.NeedsFullInfo && !in.FullInfo:
+		return fmt.Errorf("%s needs a constraint sample before each round (full information, 001 §4), the problem gives none", s.Name)
+	case c.NeedsStage && in.Stage == nil:
+		return fmt.Errorf("%s needs a stage-wise problem (004: thresholds and the safe arm's values)", s.Name)
+	}
+	return nil
+}
+
+// Choose returns the algorithm registered as the default for a constraint
+// kind (with a safe point when safe), among those that take the domain dom.
+func Choose(kind string, safe bool, dom string) (Spec, error) {
+	keys := []string{kind}
+	if safe {
+		keys = []string{kind + "+safe", kind}
+	}
+	for _, k := range keys {
+		for _, s := range All() {
+			if slices.Contains(s.Can.DefaultFor, k) && s.Can.Takes(dom) {
+				return s, nil
+			}
+		}
+	}
+	return Spec{}, fmt.Errorf("no algorithm is registered as the default for %s constraints on a %s domain", kind, dom)
+}
