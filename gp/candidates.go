@@ -46,6 +46,10 @@ type Candidates struct {
 	mu  []float64
 	vr  []float64
 	err error // construction error, reported by Sync
+	// pending: vr includes pending points; saved and real restore it (Unpend)
+	pending bool
+	saved   []float64
+	real    int
 }
 
 // NewCandidates returns the posterior of g at the points xs (copied),

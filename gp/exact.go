@@ -26,6 +26,8 @@ type factor struct {
 	gen  int       // incremented by reset, so that caches can detect it
 	refs int       // number of Exact values using this factor
 	sc   solveCache
+	// pendFrom is the first row Pend added (−1: none), which Unpend drops.
+	pendFrom int
 }
 
 // row returns row s of L (s+1 entries, the last is the diagonal).
@@ -105,6 +107,8 @@ type Exact struct {
 	v    []float64 // L⁻¹y over the first len(ys) rows
 	w    []float64 // scratch
 	gain float64
+	// pend pending points follow the first real observations (Pend).
+	pend, real int
 }
 
 // NewExact returns an empty GP with kernel k and noise variance noiseVar = λ > 0.
@@ -115,7 +119,7 @@ func NewExact(k Kernel, noiseVar float64) (*Exact, error) {
 	if err := checkPositive("Exact noiseVar", noiseVar); err != nil {
 		return nil, err
 	}
-	return &Exact{f: &factor{k: k, lam: noiseVar, refs: 1}}, nil
+	return &Exact{f: &factor{k: k, lam: noiseVar, refs: 1, pendFrom: -1}}, nil
 }
 
 // Share returns a new, empty posterior (another output) with g's kernel and
@@ -134,7 +138,7 @@ func (g *Exact) Share() *Exact {
 func (g *Exact) detach() {
 	old := g.f
 	n := len(g.ys)
-	nf := &factor{k: old.k, lam: old.lam, refs: 1}
+	nf := &factor{k: old.k, lam: old.lam, refs: 1, pendFrom: -1}
 	nf.pts = append(make([][]float64, 0, n+16), old.pts[:n]...)
 	nf.l = append(make([]float64, 0, n*(n+1)/2+n+16), old.l[:n*(n+1)/2]...)
 	nf.sig2 = append([]float64(nil), old.sig2[:n]...)
@@ -169,13 +173,14 @@ func (g *Exact) Shared() bool { return g.f.refs > 1 }
 func (g *Exact) Reset() {
 	if g.f.refs > 1 {
 		g.f.refs--
-		g.f = &factor{k: g.f.k, lam: g.f.lam, refs: 1}
+		g.f = &factor{k: g.f.k, lam: g.f.lam, refs: 1, pendFrom: -1}
 	} else {
 		g.f.reset()
 	}
 	g.ys = g.ys[:0]
 	g.v = g.v[:0]
 	g.gain = 0
+	g.pend = 0
 }
 
 func (g *Exact) scratch(t int) []float64 {
@@ -218,6 +223,9 @@ func (g *Exact) Add(x []float64, y float64) error {
 	}
 	if math.IsNaN(y) || math.IsInf(y, 0) {
 		return fmt.Errorf("gp: Exact.Add y is not finite: %v", y)
+	}
+	if g.pend > 0 {
+		return fmt.Errorf("gp: Exact.Add with %d pending points (Unpend first)", g.pend)
 	}
 	f := g.f
 	if len(f.pts) > 0 && len(x) != len(f.pts[0]) {

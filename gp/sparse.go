@@ -52,6 +52,8 @@ type Sparse struct {
 	since int
 	// scratch
 	km, u, w, c []float64
+	// saved is the state before the pending points (Pend), nil without
+	saved *sparseSaved
 }
 
 // NewSparse returns the prior of the sparse GP with kernel k, noise variance

@@ -36,6 +36,8 @@ type Model interface {
 type Arms struct {
 	*gp.ArmPosterior
 	dom *domain.Finite
+	// pendVar is the variance given the pending arms (Pend), nil without
+	pendVar []float64
 }
 
 // NewArms builds the posterior over a finite domain with prior kernel k and
