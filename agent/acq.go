@@ -110,6 +110,7 @@ var practicalDocs = []bandit.ParamDoc{
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
 	initDoc,
 	constraintFitDoc,
+	pendingDoc,
 	{Name: "candidates", Default: "halton", Doc: "candidate set of a box the acquisition is maximised over before the local refinement: halton = 1024 Halton points in 3 or more dimensions, the grid in 1–2 (model.SpaceFilling; issue 14, docs/defaults.md); grid = ⌈1024^{1/d}⌉ points per side (the reproductions' setting)"},
 }
 
@@ -270,11 +271,45 @@ const refineStarts = 1
 // the posteriors.
 type acquisition func(mv []float64) float64
 
-// pickAction maximises an acquisition: the exact arg max over the model's
-// candidates (score), then, when the domain is a box, a local refinement of
-// the best candidates with the pointwise acquisition acq of the models ms
-// (maximise.RefineGrad when every model evaluates batches with gradients,
-// else Nelder–Mead, maximise.Refine). acq is nil for finite domains.
+// pickAcq is the decision core's maximiser, shared by every GP agent: ONE
+// acquisition scores the candidates (score[i] = acq at candidate i's μ, σ²
+// of every model in ms, or what fill writes there) and, on a box with
+// refine set, is refined from the best candidates with the same function
+// (maximise.RefineGrad, or Nelder–Mead without gradients). A Thompson draw
+// has values on the candidates only: its agents fill and do not refine.
+func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine bool, fill func(i int, mv []float64)) (bandit.Action, int, error) {
+	mv := make([]float64, 2*len(ms))
+	if fill == nil {
+		means, vars := make([][]float64, len(ms)), make([][]float64, len(ms))
+		for j, m := range ms {
+			means[j], vars[j] = m.Mean(), m.Var()
+		}
+		fill = func(i int, mv []float64) {
+			for j := range ms {
+				mv[2*j], mv[2*j+1] = means[j][i], vars[j][i]
+			}
+		}
+	}
+	for i := range score {
+		fill(i, mv)
+		score[i] = acq(mv)
+	}
+	if acqHook != nil && refine {
+		acqHook(ms, acq, score)
+	}
+	if !refine {
+		acq = nil
+	}
+	return pickAction(rng, ms[0], dom, score, ms, acq)
+}
+
+// acqHook, when set (tests), sees every acquisition pickAcq maximises with
+// the candidate scores it computed.
+var acqHook func(ms []model.Model, acq acquisition, score []float64)
+
+// pickAction maximises over the candidates' scores: the exact arg max
+// (seeded tie-breaking), then, when the domain is a box and acq is set, a
+// local refinement of the best candidates with acq over the models ms.
 func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition) (bandit.Action, int, error) {
 	i, err := maximise.ArgMaxFinite(rng, score)
 	if err != nil {

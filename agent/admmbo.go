@@ -155,7 +155,7 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &ADMMBO{core: core, box: box, ledger: NewLedger(in.M), m: in.M, incF: math.Inf(-1),
+	a := &ADMMBO{core: core, box: box, ledger: core.ledger, m: in.M, incF: math.Inf(-1),
 		pending: map[int64]*partial{}, std: core.std}
 	for _, p := range []struct {
 		k   string
@@ -421,6 +421,10 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	a.left--
+	undo, err := pendModels(c.halluc, c.ledger, c.y, c.h)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
+	}
 	if a.phase == 0 {
 		// bayesopt.m: EI of the augmented Lagrangian, best = least observed value.
 		mu, v := c.y.Mean(), c.y.Var()
@@ -462,6 +466,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil)
+	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
 	}

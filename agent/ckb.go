@@ -9,7 +9,6 @@ import (
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
 	"github.com/cbandit/cbandit/internal/seed"
-	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/rule"
 )
@@ -63,6 +62,8 @@ type CKB struct {
 	box box
 	// design: the initial design (parameter init, issue 14)
 	design initDesign
+	// halluc: condition on the pending decisions (parameter pending)
+	halluc bool
 	// scratch
 	fb    []float64
 	gb    [][]float64
@@ -181,10 +182,21 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err := a.setupBox(name, cfg, o); err != nil {
 		return nil, err
 	}
+	if a.halluc, err = pendingParam(name, p); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
 func seedRand(s uint64) *rand.Rand { return seed.Rand(s) }
+
+// fnName names model j of f, g_1..g_m in errors.
+func fnName(j int) string {
+	if j == 0 {
+		return "f"
+	}
+	return fmt.Sprintf("g_%d", j)
+}
 
 // Decide implements bandit.Agent: lines 2–7 of 001 Alg. 1.
 func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
@@ -196,31 +208,103 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		// 7) is driven by the rule's own choices, stays where it is.
 		return a.ledger.Record(r.T, act, a.box.epoch), nil
 	}
-	if err := a.estF.Estimate(a.rng, a.f, a.betaF.At(a.f.InfoGain()), a.fb); err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: estimate f: %w", a.name, err)
+	undo, err := pendModels(a.halluc, a.ledger, a.f, a.g)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
-	estimator.Clip(a.fb, a.clipF)
-	for j, g := range a.g {
-		// A_g is optimistic for the cost: β̂ = −β̃_t (001 Thm. 1).
-		if err := a.estG.Estimate(a.rng, g, -a.betaG.At(g.InfoGain()), a.gb[j]); err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: estimate g_%d: %w", a.name, j+1, err)
+	defer undo()
+	// Each function's guess (001 Alg. 1 lines 3–4): pointwise μ + wσ for
+	// UCB (w = β_t, −β_t for g: optimistic for the cost) and RandGP-UCB (w =
+	// Z_t, one draw per round); a Thompson draw is a vector over the
+	// candidates (fill), with no value off them.
+	ms := append([]model.Model{a.f}, a.g...)
+	ests := make([]estimator.Estimator, len(ms))
+	w := make([]float64, len(ms))
+	draws := make([][]float64, len(ms))
+	pointwise := true
+	for j, m := range ms {
+		est, beta, dst := a.estF, a.betaF.At(m.InfoGain()), a.fb
+		if j > 0 {
+			est, beta, dst = a.estG, -a.betaG.At(m.InfoGain()), a.gb[j-1]
 		}
-		estimator.Clip(a.gb[j], a.clipG)
+		ests[j] = est
+		wj, ok, err := estimator.Pointwise(est, a.rng, beta)
+		if err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
+		}
+		if ok {
+			w[j] = wj
+			continue
+		}
+		pointwise = false
+		if err := est.Estimate(a.rng, m, beta, dst); err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
+		}
+		draws[j] = dst
 	}
-	a.rule.Score(a.fb, a.gb, a.score)
-	i, err := maximise.ArgMaxFinite(a.rng, a.score)
+	clip := func(v, c float64) float64 { return math.Max(-c, math.Min(c, v)) }
+	est := func(mv []float64, j int) float64 {
+		c := a.clipF
+		if j > 0 {
+			c = a.clipG
+		}
+		return clip(mv[2*j]+w[j]*math.Sqrt(mv[2*j+1]), c)
+	}
+	// the primal-dual score f̄ − Σ_j φ_j ḡ_j (001 Alg. 1 line 5)
+	acq := func(mv []float64) float64 {
+		v := est(mv, 0)
+		for j, phi := range a.rule.Phi {
+			if phi != 0 {
+				v -= phi * est(mv, j+1)
+			}
+		}
+		return v
+	}
+	var fill func(i int, mv []float64)
+	if !pointwise {
+		means, vars := make([][]float64, len(ms)), make([][]float64, len(ms))
+		for j, m := range ms {
+			means[j], vars[j] = m.Mean(), m.Var()
+		}
+		fill = func(i int, mv []float64) {
+			for j := range ms {
+				if draws[j] != nil {
+					mv[2*j], mv[2*j+1] = draws[j][i], 0
+				} else {
+					mv[2*j], mv[2*j+1] = means[j][i], vars[j][i]
+				}
+			}
+		}
+	}
+	refine := pointwise && a.box.dom != nil
+	if a.t == 1 && a.firstArm >= 0 {
+		refine = false
+	}
+	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refine, fill)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
 	if a.t == 1 && a.firstArm >= 0 {
 		i = a.firstArm
+		act = a.f.Action(i)
+	}
+	// ḡ at the played point enters the dual step (line 7)
+	mv := make([]float64, 2*len(ms))
+	if act.Arm >= 0 || !refine {
+		if fill != nil {
+			fill(i, mv)
+		} else {
+			for j, m := range ms {
+				mv[2*j], mv[2*j+1] = m.Mean()[i], m.Var()[i]
+			}
+		}
+	} else {
+		for j, m := range ms {
+			mv[2*j], mv[2*j+1] = model.AsPredictor(m).Predict(act.X)
+		}
 	}
 	for j := range a.g {
-		a.gAtX[j] = a.gb[j][i]
-	}
-	act, err := a.refine(i)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+		a.gAtX[j] = est(mv, j+1)
 	}
 	a.rule.Update(a.gAtX)
 	return a.ledger.Record(r.T, act, a.box.epoch), nil

@@ -7,16 +7,12 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
-	"github.com/cbandit/cbandit/maximise"
-	"github.com/cbandit/cbandit/model"
 )
 
-// box holds what CKB needs beyond finite arms: predictors for the local
-// refinement over a box (UCB estimators only: a Thompson draw has no value
-// off the candidates) and the restart period of CKB-RestartUCB.
+// box holds what CKB needs beyond finite arms: the box its acquisition is
+// refined on (UCB estimators only: a Thompson draw has no value off the
+// candidates) and the restart period of CKB-RestartUCB.
 type box struct {
-	pf      model.Predictor
-	pg      []model.Predictor
 	dom     *domain.Box
 	restart int // H; 0 = never
 	epoch   int
@@ -29,8 +25,7 @@ func (a *CKB) setupBox(name string, cfg Config, o ckbOptions) error {
 	if b, ok := cfg.Info.Domain.(*domain.Box); ok {
 		_, uf := o.estF.(estimator.UCB)
 		_, ug := o.estG.(estimator.UCB)
-		if uf && ug {
-			a.box.pf, a.box.pg = predictors(a.f, a.g)
+		if pf, _ := predictors(a.f, a.g); uf && ug && pf != nil {
 			a.box.dom = b
 		}
 	}
@@ -60,49 +55,6 @@ func (a *CKB) maybeRestart(t int) {
 		}
 		a.box.epoch++
 	}
-}
-
-// refine returns the action for candidate i: the candidate itself on finite
-// domains, else the local maximiser of the CKB-UCB score near the best
-// candidates; it updates a.gAtX to ḡ at the returned point.
-func (a *CKB) refine(i int) (bandit.Action, error) {
-	if a.box.pf == nil {
-		return a.f.Action(i), nil
-	}
-	bf := a.betaF.At(a.f.InfoGain())
-	bg := make([]float64, len(a.g))
-	for j, g := range a.g {
-		bg[j] = a.betaG.At(g.InfoGain())
-	}
-	clip := func(v, c float64) float64 { return math.Max(-c, math.Min(c, v)) }
-	gAt := func(x []float64, dst []float64) {
-		for j, pg := range a.box.pg {
-			m, s2 := pg.Predict(x)
-			dst[j] = clip(m-bg[j]*math.Sqrt(s2), a.clipG)
-		}
-	}
-	acq := func(mv []float64) float64 {
-		v := clip(mv[0]+bf*math.Sqrt(mv[1]), a.clipF)
-		for j, phi := range a.rule.Phi {
-			v -= phi * clip(mv[2+2*j]-bg[j]*math.Sqrt(mv[3+2*j]), a.clipG)
-		}
-		return v
-	}
-	starts := [][]float64{a.f.Action(i).X}
-	for _, k := range maximise.TopK(a.score, refineStarts) {
-		if k != i {
-			starts = append(starts, a.f.Action(k).X)
-		}
-	}
-	x, err := refineAcq(a.box.dom, starts, append([]model.Model{a.f}, a.g...), acq)
-	if err != nil {
-		return bandit.Action{}, err
-	}
-	if x == nil {
-		return a.f.Action(i), nil
-	}
-	gAt(x, a.gAtX)
-	return bandit.PointAction(x), nil
 }
 
 func init() {

@@ -34,6 +34,7 @@ type ConfigAgent struct {
 	score        []float64
 	gmax         []float64
 	design       initDesign // the initial design (parameter init, issue 14)
+	halluc       bool       // condition on the pending decisions (parameter pending)
 }
 
 func newConfig(cfg Config) (bandit.Agent, error) {
@@ -75,6 +76,9 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if a.design, err = newInitDesign(name, ps, in.Domain, opts, a.rng); err != nil {
 		return nil, err
 	}
+	if a.halluc, err = pendingParam(name, ps); err != nil {
+		return nil, err
+	}
 	a.pf, a.pg = predictors(a.f, a.g)
 	a.score = make([]float64, a.f.Len())
 	a.gmax = make([]float64, a.f.Len())
@@ -91,6 +95,14 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
 	}
+	undo, err := pendModels(a.halluc, a.ledger, a.f, a.g)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+	}
+	defer undo()
+	ms := append([]model.Model{a.f}, a.g...)
+	// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
+	// candidates decides which of CONFIG's two scores the round uses.
 	for i := range a.gmax {
 		a.gmax[i] = math.Inf(-1)
 	}
@@ -107,40 +119,20 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			break
 		}
 	}
-	mu, v := a.f.Mean(), a.f.Var()
-	for i := range a.score {
-		switch {
-		case !feasible:
-			a.score[i] = -a.gmax[i]
-		case a.gmax[i] <= 0:
-			a.score[i] = mu[i] + bf*math.Sqrt(v[i])
-		default:
-			a.score[i] = math.Inf(-1)
+	acq := func(mv []float64) float64 {
+		gm := math.Inf(-1)
+		for j := range a.g {
+			gm = math.Max(gm, mv[2+2*j]-bg[j]*math.Sqrt(mv[3+2*j]))
 		}
-	}
-	var acq acquisition
-	if a.pf != nil {
-		acq = func(mv []float64) float64 {
-			gm := math.Inf(-1)
-			for j := range a.g {
-				gm = math.Max(gm, mv[2+2*j]-bg[j]*math.Sqrt(mv[3+2*j]))
-			}
-			if !feasible {
-				return -gm
-			}
-			if gm > 0 {
-				return -1e9 * (1 + gm) // outside the optimistic feasible set
-			}
-			return mv[0] + bf*math.Sqrt(mv[1])
+		if !feasible {
+			return -gm
 		}
-	}
-	// Infeasible candidates score −Inf; pick among the finite ones.
-	for i, s := range a.score {
-		if math.IsInf(s, -1) {
-			a.score[i] = -math.MaxFloat64
+		if gm > 0 {
+			return -1e9 * (1 + gm) // outside the optimistic feasible set
 		}
+		return mv[0] + bf*math.Sqrt(mv[1])
 	}
-	act, _, err := pickAction(a.rng, a.f, a.info.Domain, a.score, append([]model.Model{a.f}, a.g...), acq)
+	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, a.pf != nil, nil)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

@@ -22,6 +22,7 @@ var igpParams = []bandit.ParamDoc{
 	{Name: "variance", Default: "1", Doc: "prior variance of the kernel when kernel ≠ problem (our choice)"},
 	inducingDoc,
 	igpStandardiseDoc,
+	pendingDoc,
 }
 
 // igpStandardiseDoc documents standardise on the agents built on igpCore
@@ -55,6 +56,9 @@ type igpCore struct {
 	scale float64
 	score []float64
 	beta  float64 // β of the last pick
+	// halluc: condition on the ledger's pending decisions (parameter pending)
+	halluc bool
+	ledger *Ledger
 	// std: standardise=on (the y model is a standardised model.Adaptive,
 	// info holds model.StandardInfo's constants)
 	std bool
@@ -123,7 +127,10 @@ func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%s: the problem gives no kernel: set kernel=", name)
 	}
-	c := &igpCore{name: name, info: in, rng: seedRand(cfg.Seed), B: b, delta: delta, scale: scale, std: std}
+	c := &igpCore{name: name, info: in, rng: seedRand(cfg.Seed), B: b, delta: delta, scale: scale, std: std, ledger: NewLedger(in.M)}
+	if c.halluc, err = pendingParam(name, ps); err != nil {
+		return nil, err
+	}
 	// y and the penalty GPs h_1..h_m share the kernel, λ and the points:
 	// one factorisation (model.ForGroup).
 	ks := make([]gp.Kernel, 1+nh)
@@ -182,32 +189,21 @@ func (c *igpCore) Beta(R, div float64) float64 {
 // μ_F + β σ over the candidates, refined inside a box.
 func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 	c.beta = beta
-	mu, v := c.y.Mean(), c.y.Var()
-	for i := range c.score {
-		c.score[i] = mu[i] + beta*math.Sqrt(math.Max(v[i], 0))
+	undo, err := pendModels(c.halluc, c.ledger, c.y, c.h)
+	if err != nil {
+		return bandit.Action{}, err
 	}
-	for j, h := range c.h {
-		if w[j] == 0 {
-			continue
-		}
-		mh := h.Mean()
-		for i := range c.score {
-			c.score[i] -= w[j] * mh[i]
-		}
-	}
-	var acq acquisition
-	if c.py != nil {
-		acq = func(mv []float64) float64 {
-			s := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0))
-			for j := range c.h {
-				if w[j] != 0 {
-					s -= w[j] * mv[2+2*j]
-				}
+	defer undo()
+	acq := func(mv []float64) float64 {
+		s := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0))
+		for j := range c.h {
+			if w[j] != 0 {
+				s -= w[j] * mv[2+2*j]
 			}
-			return s
 		}
+		return s
 	}
-	act, _, err := pickAction(c.rng, c.y, c.info.Domain, c.score, append([]model.Model{c.y}, c.h...), acq)
+	act, _, err := pickAcq(c.rng, c.info.Domain, append([]model.Model{c.y}, c.h...), acq, c.score, c.py != nil, nil)
 	return act, err
 }
 
@@ -244,7 +240,7 @@ func newIGPUCB(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &IGPUCB{core: c, ledger: NewLedger(cfg.Info.M)}, nil
+	return &IGPUCB{core: c, ledger: c.ledger}, nil
 }
 
 // Decide implements bandit.Agent.

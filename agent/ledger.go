@@ -14,6 +14,7 @@ type Ledger struct {
 	m       int
 	next    int64
 	entries []entry // index = ID-1
+	open    []int64 // pending decisions (not fully observed, not abandoned), in ID order
 }
 
 type entry struct {
@@ -21,6 +22,7 @@ type entry struct {
 	round     int
 	gotReward bool
 	gotCosts  bool
+	abandoned bool
 	extra     int // agent-defined tag (e.g. the epoch a decision belongs to)
 }
 
@@ -33,8 +35,50 @@ func (l *Ledger) Record(round int, a bandit.Action, tag int) bandit.Decision {
 	l.next++
 	a.X = append([]float64(nil), a.X...)
 	l.entries = append(l.entries, entry{action: a, round: round, extra: tag})
+	l.open = append(l.open, id)
 	return bandit.Decision{ID: id, Round: round, Action: a}
 }
+
+// close drops id from the pending decisions.
+func (l *Ledger) close(id int64) {
+	for k, o := range l.open {
+		if o == id {
+			l.open = append(l.open[:k], l.open[k+1:]...)
+			return
+		}
+	}
+}
+
+// Abandon marks a pending decision as abandoned (its evaluation failed or
+// was given up): it is pending no more, and feedback for it is refused.
+func (l *Ledger) Abandon(id int64) error {
+	if id < 1 || id >= l.next {
+		return fmt.Errorf("abandon id = %d: unknown decision (decisions so far: 1..%d)", id, l.next-1)
+	}
+	e := &l.entries[id-1]
+	if e.abandoned {
+		return nil
+	}
+	e.abandoned = true
+	l.close(id)
+	return nil
+}
+
+// Pending returns the actions of the pending decisions that still await
+// a reward (costs false) or costs (costs true), oldest first.
+func (l *Ledger) Pending(costs bool) []bandit.Action {
+	var out []bandit.Action
+	for _, id := range l.open {
+		e := &l.entries[id-1]
+		if (costs && !e.gotCosts) || (!costs && !e.gotReward) {
+			out = append(out, e.action)
+		}
+	}
+	return out
+}
+
+// Open is the number of pending decisions.
+func (l *Ledger) Open() int { return len(l.open) }
 
 // Accepted is feedback matched to its decision.
 type Accepted struct {
@@ -57,6 +101,9 @@ func (l *Ledger) Accept(fb bandit.Feedback) (Accepted, error) {
 		return Accepted{}, err
 	}
 	e := &l.entries[fb.ID-1]
+	if e.abandoned {
+		return Accepted{}, fmt.Errorf("feedback id = %d: the decision was abandoned", fb.ID)
+	}
 	if fb.HasReward && e.gotReward {
 		return Accepted{}, fmt.Errorf("feedback id = %d: reward already observed", fb.ID)
 	}
@@ -71,6 +118,9 @@ func (l *Ledger) Accept(fb bandit.Feedback) (Accepted, error) {
 	if fb.Costs != nil {
 		e.gotCosts = true
 		acc.Costs = fb.Costs
+	}
+	if e.gotReward && (e.gotCosts || l.m == 0) {
+		l.close(fb.ID)
 	}
 	return acc, nil
 }

@@ -133,7 +133,7 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Penalty{name: name, noisy: noisy, core: core, rule: r, ledger: NewLedger(in.M), L: L,
+	return &Penalty{name: name, noisy: noisy, core: core, rule: r, ledger: core.ledger, L: L,
 		history: hist, pending: map[int64]*partial{}, h: make([]float64, in.M),
 		std: core.std, cs: make([]runScale, in.M)}, nil
 }

@@ -87,10 +87,11 @@ type RPOL struct {
 	std bool
 	// design: the initial design (parameter init, issue 14)
 	design initDesign
+	// halluc: condition on the pending decisions (parameter pending)
+	halluc bool
 	// scratch
-	fb, score []float64
-	gb        [][]float64
-	gAt       []float64
+	score []float64
+	gAt   []float64
 }
 
 func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
@@ -221,10 +222,11 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	}
 	a.pf, a.pg = predictors(a.f, a.g)
 	a.models = append([]model.Model{a.f}, a.g...)
-	n := a.f.Len()
-	a.fb, a.score, a.gAt = make([]float64, n), make([]float64, n), make([]float64, in.M)
-	for range a.g {
-		a.gb = append(a.gb, make([]float64, n))
+	a.score, a.gAt = make([]float64, a.f.Len()), make([]float64, in.M)
+	if kind != rpolCensored {
+		if a.halluc, err = pendingParam(name, ps); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
 }
@@ -271,28 +273,20 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.widths()
 	gF := a.cfg * a.scale
 	gG := a.cgg * a.scale
-	mu, v := a.f.Mean(), a.f.Var()
-	for i := range a.fb {
-		a.fb[i] = mu[i] + a.wf*math.Sqrt(v[i]) + gF
+	undo, err := pendModels(a.halluc, a.ledger, a.f, a.g)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
-	for j, g := range a.g {
-		mu, v := g.Mean(), g.Var()
-		for i := range a.gb[j] {
-			a.gb[j][i] = mu[i] - a.wg*math.Sqrt(v[i]) - gG
+	// eq. (11): f̂ − Σ_j Q_j ǧ_j⁺, f̂ = μ_f + w_f σ_f + Γ_f, ǧ = μ_g − w_g σ_g − Γ_g
+	acq := func(mv []float64) float64 {
+		f := mv[0] + a.wf*math.Sqrt(mv[1]) + gF
+		for j := range a.g {
+			a.gAt[j] = mv[2+2*j] - a.wg*math.Sqrt(mv[3+2*j]) - gG
 		}
+		return a.rule.ScoreAt(f, a.gAt)
 	}
-	a.rule.Score(a.fb, a.gb, a.score)
-	var acq acquisition
-	if a.pf != nil {
-		acq = func(mv []float64) float64 {
-			f := mv[0] + a.wf*math.Sqrt(mv[1]) + gF
-			for j := range a.g {
-				a.gAt[j] = mv[2+2*j] - a.wg*math.Sqrt(mv[3+2*j]) - gG
-			}
-			return a.rule.ScoreAt(f, a.gAt)
-		}
-	}
-	act, _, err := pickAction(a.rng, a.f, a.info.Domain, a.score, a.models, acq)
+	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, a.pf != nil, nil)
+	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

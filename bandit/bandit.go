@@ -68,6 +68,29 @@ type Agent interface {
 	Observe(fb Feedback) error
 }
 
+// Pending decisions: a decision made and not yet fully observed is pending;
+// several can be pending at once (parallel workers, batches, delayed
+// feedback). An agent's state includes them: a GP agent conditions on them
+// at their posterior mean, a randomised agent draws afresh per decision.
+
+// Abandoner is implemented by agents that can drop a pending decision whose
+// evaluation failed or was given up: it is pending no more, and feedback
+// for it is refused. The service calls it for DELETE and --pending-ttl.
+type Abandoner interface {
+	Abandon(id int64) error
+}
+
+// Imposer is implemented by agents that take decisions a person makes: a
+// point to try (Optuna's enqueue_trial) or a past measurement (add_trial,
+// followed by its Feedback). Impose records action a as the decision of
+// round r, as if the agent had chosen it; the models learn from its
+// feedback, and each rule's state follows what its paper says of observed
+// costs (a rule updated from the agent's own choice, such as CKB's dual
+// step, is left as it is).
+type Imposer interface {
+	Impose(r *Round, a Action) (Decision, error)
+}
+
 // Diagnostics is implemented by agents that report numbers about their own
 // work beside the metrics (e.g. how many rounds an inner solver left
 // uncertified). The runner calls it once, after a trial's last round, and

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -28,6 +29,25 @@ func (UCB) Estimate(_ *rand.Rand, m model.Model, beta float64, dst []float64) er
 		dst[i] = mu[i] + beta*math.Sqrt(v[i])
 	}
 	return nil
+}
+
+// Pointwise returns the width w of an estimator whose guess is μ + wσ at
+// every point (UCB: w = beta; RandGP-UCB: w = Z_t, drawn here, one per
+// round), so that the guess has a value anywhere, and false for one whose
+// guess is a joint draw over the candidates (Thompson sampling).
+func Pointwise(e Estimator, rng *rand.Rand, beta float64) (float64, bool, error) {
+	switch e := e.(type) {
+	case UCB:
+		return beta, true, nil
+	case *RandUCB:
+		if math.IsNaN(beta) || math.IsInf(beta, 0) {
+			return 0, false, fmt.Errorf("estimator %s: beta = %v: must be finite", e.Name(), beta)
+		}
+		z, err := e.DrawZ(rng, beta)
+		e.LastZ = z
+		return z, err == nil, err
+	}
+	return 0, false, nil
 }
 
 // Beta is the confidence-width schedule of 001 Thm. 1 (= 003 Cor. 1):
