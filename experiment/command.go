@@ -112,6 +112,13 @@ func (c *Config) Command(quick bool) (string, error) {
 		}
 		entries[i] = e
 	}
-	fmt.Fprintf(&b, " --algos %s --trials %d --horizon %d --seed %d --out DIR", q(strings.Join(entries, ",")), c.Trials, c.Horizon, c.Seed)
+	fmt.Fprintf(&b, " --algos %s --trials %d --horizon %d --seed %d", q(strings.Join(entries, ",")), c.Trials, c.Horizon, c.Seed)
+	if c.Batch > 1 {
+		fmt.Fprintf(&b, " --batch %d", c.Batch)
+	}
+	if c.Async > 1 {
+		fmt.Fprintf(&b, " --async %d", c.Async)
+	}
+	b.WriteString(" --out DIR")
 	return b.String(), nil
 }

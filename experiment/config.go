@@ -39,6 +39,9 @@ type Config struct {
 	CurvePoints int `yaml:"curve_points"`
 	// Delay gives Poisson feedback delays (000 §7); zero means none.
 	Delay *DelayConfig `yaml:"delay"`
+	// Batch, Async: parallel evaluations (runner.Spec); 0 or 1 means one at a time.
+	Batch int `yaml:"batch"`
+	Async int `yaml:"async"`
 	// Quick overrides horizon and trials under --quick.
 	Quick *struct {
 		Horizon int `yaml:"horizon"`
@@ -227,6 +230,10 @@ func (c *Config) Spec(quick bool) (runner.Spec, error) {
 		}
 		s.Algos = append(s.Algos, runner.Algo{Label: a.Label, ID: a.ID, Params: ps})
 	}
+	if c.Batch < 0 || c.Async < 0 || (c.Batch > 1 && c.Async > 1) || (c.Delay != nil && (c.Batch > 1 || c.Async > 1)) {
+		return s, fmt.Errorf("batch = %d, async = %d: each must be ≥ 0, and batch, async and delay are exclusive", c.Batch, c.Async)
+	}
+	s.Batch, s.Async = c.Batch, c.Async
 	if c.Delay != nil {
 		d, err := PoissonDelay(c.Delay.RewardMean, c.Delay.CostMean)
 		if err != nil {

@@ -91,6 +91,12 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 	}
 	fmt.Fprintf(&b, "- horizon: %d rounds\n", s.Horizon)
 	fmt.Fprintf(&b, "- trials: %d (trial i is the same problem instance, noise and delays for every algorithm)\n", s.Trials)
+	if s.Batch > 1 {
+		fmt.Fprintf(&b, "- parallel evaluations: batches of %d (q decisions, then their feedback); rounds are evaluations, so every figure is per evaluation, and batch k ends at round %d·k\n", s.Batch, s.Batch)
+	}
+	if s.Async > 1 {
+		fmt.Fprintf(&b, "- parallel evaluations: %d asynchronous workers (each decision made with %d pending); rounds are evaluations\n", s.Async, s.Async-1)
+	}
 	fmt.Fprintf(&b, "- seed: %d\n", s.Seed)
 	algs := s.Order()
 	if len(s.Specs) > 0 {

@@ -42,6 +42,10 @@ type Summary struct {
 	Horizon    int                  `json:"horizon"`
 	Trials     int                  `json:"trials"`
 	Seed       uint64               `json:"seed"`
+	// Batch and Async (> 1) say how the run evaluated several decisions at
+	// once (runner.Spec); rounds are evaluations either way.
+	Batch      int                  `json:"batch,omitempty"`
+	Async      int                  `json:"async,omitempty"`
 	Algorithms map[string]Algorithm `json:"algorithms"`
 	// Specs lists the algorithms in the order they were given, with their
 	// labels and parameters, so that a run can be re-created exactly.

@@ -75,6 +75,8 @@ func Collect(spec *Spec, rounds []int, metrics []string, jobs []Job) (*Output, e
 		Horizon:    spec.Horizon,
 		Trials:     spec.Trials,
 		Seed:       spec.Seed,
+		Batch:      spec.Batch,
+		Async:      spec.Async,
 		Algorithms: map[string]report.Algorithm{},
 	}
 	for tr := 0; tr < spec.Trials; tr++ {

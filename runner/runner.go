@@ -57,6 +57,12 @@ type Spec struct {
 	CurvePoints int
 	// Delay, when set, delays feedback (000 §5, §7).
 	Delay Delay
+	// Batch q > 1: decisions come q at a time, and their feedback arrives
+	// after the q-th (a batch of parallel evaluations). Async q > 1: q
+	// workers, each decision's feedback arrives just before the decision q
+	// rounds later (q − 1 pending at every decision). Rounds stay
+	// evaluations: regret and violation are per evaluation.
+	Batch, Async int
 	// Shard i/n runs only the jobs j with j % n == i (0-based), for array
 	// jobs; zero value runs everything.
 	Shard, Shards int
@@ -370,9 +376,16 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 			return nil, fmt.Errorf("round %d: %w", t, err)
 		}
 		start = time.Now()
-		if spec.Delay == nil {
+		switch {
+		case spec.Batch > 1 || spec.Async > 1:
+			at := t + spec.Async // the decision q rounds later
+			if spec.Batch > 1 {
+				at = ((t-1)/spec.Batch+1)*spec.Batch + 1 // after the batch
+			}
+			q.push(at, bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true, Costs: append([]float64(nil), costs...)})
+		case spec.Delay == nil:
 			err = ag.Observe(bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true, Costs: costs})
-		} else {
+		default:
 			dr, dc := spec.Delay(delayStream.At(DelaySeed(spec.Seed, j.trial, t)))
 			q.push(t+1+dr, bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true})
 			q.push(t+1+dc, bandit.Feedback{ID: d.ID, Costs: append([]float64(nil), costs...)})

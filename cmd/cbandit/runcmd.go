@@ -45,6 +45,8 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "parallel (trial, algorithm) jobs")
 		shard := fs.String("shard", "", "run only slice i/n of the (trial, algorithm) grid (0-based i), for array jobs")
 		quiet := fs.Bool("quiet", false, "no progress bar")
+		batch := fs.Int("batch", 0, "q > 1: decide q points, then observe all q (parallel evaluations); rounds stay evaluations")
+		async := fs.Int("async", 0, "q > 1: q asynchronous workers (each decision sees q − 1 pending)")
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
@@ -62,6 +64,9 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 			}
 			if cfg, err = experiment.Load(*config); err != nil {
 				return err
+			}
+			if *batch != 0 || *async != 0 {
+				return fmt.Errorf("run: --batch and --async go with --problem; an experiment file sets batch: or async:")
 			}
 			for _, s := range sets {
 				if err := cfg.Set(s); err != nil {
@@ -82,7 +87,7 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 			if err != nil {
 				return fmt.Errorf("run: --param: %w", err)
 			}
-			cfg = &experiment.Config{Problem: *prob, Params: pp, Horizon: *horizon, Trials: *trials, Seed: *seedFlag}
+			cfg = &experiment.Config{Problem: *prob, Params: pp, Horizon: *horizon, Trials: *trials, Seed: *seedFlag, Batch: *batch, Async: *async}
 			for _, entry := range strings.Split(*algos, ",") {
 				a, err := experiment.ParseAlgoEntry(entry)
 				if err != nil {
