@@ -37,11 +37,11 @@ type Algorithm struct {
 
 // Summary is the content of DIR/summary.json (a contract: see DESIGN.md).
 type Summary struct {
-	Problem    string               `json:"problem"`
-	Params     map[string]string    `json:"params"`
-	Horizon    int                  `json:"horizon"`
-	Trials     int                  `json:"trials"`
-	Seed       uint64               `json:"seed"`
+	Problem string            `json:"problem"`
+	Params  map[string]string `json:"params"`
+	Horizon int               `json:"horizon"`
+	Trials  int               `json:"trials"`
+	Seed    uint64            `json:"seed"`
 	// Batch and Async (> 1) say how the run evaluated several decisions at
 	// once (runner.Spec); rounds are evaluations either way.
 	Batch      int                  `json:"batch,omitempty"`
