@@ -227,18 +227,6 @@ func (a *ADMMBO) StopRound() int { return a.stopRound }
 // Rho is the current ADMM penalty ρ.
 func (a *ADMMBO) Rho() float64 { return a.rho }
 
-func normCDF(u float64) float64 { return 0.5 * math.Erfc(-u/math.Sqrt2) }
-func normPDF(u float64) float64 { return math.Exp(-u*u/2) / math.Sqrt(2*math.Pi) }
-
-// ei is E[max(best − V, 0)] for V ~ N(mu, s²).
-func ei(best, mu, s float64) float64 {
-	if s <= 1e-12 {
-		return math.Max(best-mu, 0)
-	}
-	u := (best - mu) / s
-	return (best-mu)*normCDF(u) + s*normPDF(u)
-}
-
 // quadOpt is ρ/2 Σ_j ‖x − z_j + y_j/ρ‖² (OPT) at x.
 func (a *ADMMBO) quadOpt(x []float64) float64 {
 	s := 0.0
