@@ -92,3 +92,67 @@ func (a *ADMMBO) Abandon(id int64) error      { return a.ledger.Abandon(id) }
 func (a *OCOBandit) Abandon(id int64) error   { return a.ledger.Abandon(id) }
 func (c *safeCore) Abandon(id int64) error    { return c.ledger.Abandon(id) }
 func (c *stageCommon) Abandon(id int64) error { return c.ledger.Abandon(id) }
+
+// Impose implements bandit.Imposer: the penalty of eq. (12) follows the
+// observed costs of every decision, imposed or not (000 §3); a censored
+// GP takes the point at once, as its own decisions (000 §5).
+func (a *RPOL) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	act, err := imposedAction(a.info.Domain, act)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+	}
+	a.t = r.T
+	a.rule.AdvanceTo(r.T)
+	d := a.ledger.Record(r.T, act, 0)
+	if a.kind == rpolCensored {
+		if err := a.sf.addPoint(act.X); err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+		}
+		for _, c := range a.sg {
+			if err := c.addPoint(act.X); err != nil {
+				return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+			}
+		}
+		a.xs = append(a.xs, d.Action.X)
+	}
+	return d, nil
+}
+
+// Impose implements bandit.Imposer.
+func (a *ConfigAgent) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	act, err := imposedAction(a.info.Domain, act)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+	}
+	return a.ledger.Record(r.T, act, 0), nil
+}
+
+// Impose implements bandit.Imposer: the dual variable, whose step (001
+// Alg. 1 line 7) follows the agent's own choices, is left as it is.
+func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	act, err := imposedAction(a.info.Domain, act)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+	}
+	a.t++
+	a.maybeRestart(r.T)
+	return a.ledger.Record(r.T, act, a.box.epoch), nil
+}
+
+// Impose implements bandit.Imposer.
+func (a *CEI) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	act, err := imposedAction(a.info.Domain, act)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+	}
+	return a.ledger.Record(r.T, act, 0), nil
+}
+
+// Impose implements bandit.Imposer.
+func (a *IGPUCB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	act, err := imposedAction(a.core.info.Domain, act)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("igp-ucb: %w", err)
+	}
+	return a.ledger.Record(r.T, act, 0), nil
+}

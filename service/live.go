@@ -268,7 +268,7 @@ func (l *live) apply(ev store.Event, light bool) error {
 		if err := json.Unmarshal(ev.Data, &a); err != nil {
 			return err
 		}
-		return l.abandon(a.ID)
+		return l.abandon(a.ID, light)
 	}
 	return fmt.Errorf("unknown event kind %q", ev.Kind)
 }
@@ -399,14 +399,26 @@ func (l *live) observe(t tellEvent, light bool) error {
 }
 
 // abandon marks a pending decision as abandoned.
-func (l *live) abandon(id int64) error {
+func (l *live) abandon(id int64, light bool) error {
 	if id < 1 || id > int64(len(l.decs)) {
 		return fmt.Errorf("abandon of unknown decision %d", id)
 	}
 	d := &l.decs[id-1]
-	if !d.abandoned {
-		d.abandoned = true
-		l.abandoned++
+	if d.abandoned {
+		return nil
+	}
+	d.abandoned = true
+	l.abandoned++
+	// The agent learns it is pending no more (bandit.Abandoner), so a GP
+	// agent stops conditioning on it; a decision of an earlier epoch
+	// belongs to an agent that no longer runs.
+	if d.epoch == l.epoch && !light {
+		if err := l.ensureAgent(); err != nil {
+			return err
+		}
+		if ab, ok := l.agent.(bandit.Abandoner); ok {
+			return ab.Abandon(id - int64(l.epochStart))
+		}
 	}
 	return nil
 }

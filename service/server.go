@@ -758,7 +758,9 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 			for _, ev := range evs {
 				var a abandonEvent
 				json.Unmarshal(ev.Data, &a)
-				l.abandon(a.ID)
+				if err := l.abandon(a.ID, false); err != nil {
+					return evs, algorithmFailed(l.id, fmt.Errorf("abandon: %w", err))
+				}
 			}
 			for k := 0; k < req.Count; k++ {
 				a, err := l.decide(now, roundInput{arms: req.Arms, sample: req.ConstraintSample})
@@ -1027,7 +1029,9 @@ func (s *Server) abandonDecision(w http.ResponseWriter, r *http.Request) error {
 			if l.complete(d) {
 				return nil, conflict("observed", "decision_id", "= %d: the decision has all its observations: nothing to abandon", did)
 			}
-			l.abandon(did)
+			if err := l.abandon(did, false); err != nil {
+				return nil, algorithmFailed(l.id, fmt.Errorf("abandon: %w", err))
+			}
 			data, _ := json.Marshal(abandonEvent{ID: did, Reason: "deleted"})
 			return []store.Event{{Kind: store.KindAbandon, Data: data}}, nil
 		})

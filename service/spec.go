@@ -658,6 +658,9 @@ var laterDefaults = map[int][]defaultsPin{
 	// after the first ones (ckb family, rpol-ucb, rpol-sw-ucb, config).
 	2: {{algorithms: []string{"rpol-censored-ucb", "scgp-ucb", "igp-ucb", "penalty-noiseless", "penalty-noisy", "admmbo"},
 		params: map[string]string{"standardise": "off"}}},
+	// 3 → 4 (issue 24): pending decisions hallucinated (GP-BUCB) by every
+	// algorithm that takes the parameter.
+	3: {{params: map[string]string{"pending": "ignore"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

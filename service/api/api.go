@@ -187,8 +187,9 @@ type StudySpec struct {
 // metrics standardised, hyperparameters fitted, practical confidence
 // widths, a box optimised as a box by the algorithms that can
 // (DefaultsNativeBox); 3: standardise on also for rpol-censored-ucb,
-// scgp-ucb, igp-ucb, penalty-noiseless, penalty-noisy and admmbo.
-const DefaultsPractical = 3
+// scgp-ucb, igp-ucb, penalty-noiseless, penalty-noisy and admmbo; 4: pending
+// decisions hallucinated (GP-BUCB) by every algorithm with parameter pending.
+const DefaultsPractical = 4
 
 // DefaultsNativeBox is the first generation in which a box space with
 // neither native nor candidates goes to the algorithm as a box.
