@@ -84,6 +84,17 @@ func (a *CEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
 	defer undo()
+	if a.halluc && a.ledger.GreedyPending() {
+		act, ok, err := pickExplore(a.rng, a.info.Domain, a.ms, a.score, a.refine)
+		if err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+		}
+		if ok {
+			d := a.ledger.Record(r.T, act, 0)
+			a.ledger.Explored(d.ID)
+			return d, nil
+		}
+	}
 	acq := func(mv []float64) float64 {
 		pf := 1.0
 		for j := range a.g {

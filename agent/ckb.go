@@ -280,9 +280,19 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if a.t == 1 && a.firstArm >= 0 {
 		refine = false
 	}
-	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refine, fill)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+	var act bandit.Action
+	var i int
+	explore := false
+	if pointwise && a.halluc && a.ledger.GreedyPending() {
+		if act, explore, err = pickExplore(a.rng, a.info.Domain, ms, a.score, refine); err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+		}
+		i = max(act.Arm, 0)
+	}
+	if !explore {
+		if act, i, err = pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refine, fill); err != nil {
+			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+		}
 	}
 	if a.t == 1 && a.firstArm >= 0 {
 		i = a.firstArm
@@ -307,7 +317,11 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.gAtX[j] = est(mv, j+1)
 	}
 	a.rule.Update(a.gAtX)
-	return a.ledger.Record(r.T, act, a.box.epoch), nil
+	d := a.ledger.Record(r.T, act, a.box.epoch)
+	if explore {
+		a.ledger.Explored(d.ID)
+	}
+	return d, nil
 }
 
 // Observe implements bandit.Agent: line 8 of 001 Alg. 1, whenever the

@@ -160,7 +160,7 @@ func (a *Penalty) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
-	return a.ledger.Record(r.T, act, e), nil
+	return a.core.record(r.T, act, e), nil
 }
 
 // Observe implements bandit.Agent: costs enter the κ update of their epoch

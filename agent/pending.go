@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -155,4 +156,61 @@ func (a *IGPUCB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, er
 		return bandit.Decision{}, fmt.Errorf("igp-ucb: %w", err)
 	}
 	return a.ledger.Record(r.T, act, 0), nil
+}
+
+// exploreBeta is the confidence width of the pure-exploration region.
+const exploreBeta = 2.0
+
+// pickExplore is the pure-exploration decision of a batch (GP-UCB-PE,
+// Contal, Buffoni, Robicquet & Vayatis 2013, ECML-PKDD): while a greedy
+// decision of the agent's own acquisition is pending, the next one
+// maximises the posterior variance — given the pending points — over the
+// region where the optimum may lie. With constraints the region is SafeOpt's
+// set of potential maximisers (Sui et al. 2015): the points certified
+// feasible (μ_g + βσ_g ≤ 0 for every g) whose UCB of f reaches the best LCB
+// of f among them. The variance is summed over f and every g (the GPs see
+// standardised metrics). A point at or next to a pending one has lost its
+// variance to it, so a batch is distinct points, near the optimum and
+// feasible as far as the models can tell. It reports false when no
+// candidate is certified feasible (then the agent's own acquisition,
+// conditioned on the pending points, decides). The models must be pended.
+func pickExplore(rng *rand.Rand, dom domain.Domain, ms []model.Model, score []float64, refine bool) (bandit.Action, bool, error) {
+	feasible := func(mv []float64) bool {
+		for j := 1; j < len(ms); j++ {
+			if mv[2*j]+exploreBeta*math.Sqrt(mv[2*j+1]) > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	means, vars := make([][]float64, len(ms)), make([][]float64, len(ms))
+	for j, m := range ms {
+		means[j], vars[j] = m.Mean(), m.Var()
+	}
+	mv := make([]float64, 2*len(ms))
+	best := math.Inf(-1)
+	for i := range score {
+		for j := range ms {
+			mv[2*j], mv[2*j+1] = means[j][i], vars[j][i]
+		}
+		if feasible(mv) {
+			best = math.Max(best, mv[0]-exploreBeta*math.Sqrt(mv[1]))
+		}
+	}
+	if math.IsInf(best, -1) {
+		return bandit.Action{}, false, nil
+	}
+	acq := func(mv []float64) float64 {
+		ucb := mv[0] + exploreBeta*math.Sqrt(mv[1])
+		if !feasible(mv) || ucb < best {
+			return math.Min(ucb-best, 0) - 1 // outside: below every point inside
+		}
+		s := 0.0
+		for j := range ms {
+			s += mv[2*j+1]
+		}
+		return s
+	}
+	act, _, err := pickAcq(rng, dom, ms, acq, score, refine, nil)
+	return act, err == nil, err
 }

@@ -277,6 +277,18 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
+	if a.halluc && a.ledger.GreedyPending() {
+		act, ok, err := pickExplore(a.rng, a.info.Domain, a.models, a.score, a.pf != nil)
+		if err != nil || ok {
+			undo()
+			if err != nil {
+				return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+			}
+			d := a.ledger.Record(r.T, act, 0)
+			a.ledger.Explored(d.ID)
+			return d, nil
+		}
+	}
 	// eq. (11): f̂ − Σ_j Q_j ǧ_j⁺, f̂ = μ_f + w_f σ_f + Γ_f, ǧ = μ_g − w_g σ_g − Γ_g
 	acq := func(mv []float64) float64 {
 		f := mv[0] + a.wf*math.Sqrt(mv[1]) + gF

@@ -69,6 +69,8 @@ type Options struct {
 	// OnRound, when set, is called after every round of every run (from
 	// several goroutines at once): progress reporting.
 	OnRound func()
+	// Batch and Async: parallel evaluations of every job (Job).
+	Batch, Async int
 }
 
 // Job is one run: a study of Horizon rounds.
@@ -77,6 +79,11 @@ type Job struct {
 	Algorithm string `json:"algorithm"`
 	Units     string `json:"units"`
 	Seed      int    `json:"seed"`
+	// Batch q > 1: ask q decisions at once, then tell them all; Async q > 1:
+	// q workers, each telling its decision and asking the next (q − 1
+	// pending at every ask). Scores stay per evaluation, in decision order.
+	Batch int `json:"batch,omitempty"`
+	Async int `json:"async,omitempty"`
 }
 
 // RunResult is the outcome of one job.
@@ -85,6 +92,9 @@ type RunResult struct {
 	// Regret and Violation are the late normalised scores (package doc).
 	Regret    float64 `json:"regret"`
 	Violation float64 `json:"violation"`
+	// Duplicates counts suggestions within DuplicateFraction of the box's
+	// diameter of a pending decision's point.
+	Duplicates int `json:"duplicates"`
 	// SecondsPerRound is the wall time of ask + tell per round.
 	SecondsPerRound float64 `json:"seconds_per_round"`
 }
@@ -109,6 +119,8 @@ type Cell struct {
 	DiffViolation float64 `json:"diff_violation"`
 	// SecondsPerRound is the mean wall time per round over the cell's runs.
 	SecondsPerRound float64 `json:"seconds_per_round"`
+	// Duplicates is the total over the cell's runs (RunResult).
+	Duplicates int `json:"duplicates"`
 	// Runs are the cell's runs, in (units, seed) order.
 	Runs []RunResult `json:"runs"`
 }
@@ -120,6 +132,9 @@ type Summary struct {
 	Problems   []string `json:"problems"`
 	Algorithms []string `json:"algorithms"`
 	Units      []string `json:"units"`
+	// Batch, Async: the runs' parallel evaluations (Options).
+	Batch int `json:"batch,omitempty"`
+	Async int `json:"async,omitempty"`
 	// Cells are in (problem, algorithm) order of the options.
 	Cells []Cell `json:"cells"`
 }
@@ -173,6 +188,9 @@ func (o Options) Normalize() (Options, error) {
 	if o.Workers < 1 {
 		return o, fmt.Errorf("suite: workers = %d: must be at least 1", o.Workers)
 	}
+	if o.Batch < 0 || o.Async < 0 || (o.Batch > 1 && o.Async > 1) {
+		return o, fmt.Errorf("suite: batch = %d, async = %d: each must be ≥ 0, and only one of them > 1", o.Batch, o.Async)
+	}
 	return o, nil
 }
 
@@ -183,7 +201,7 @@ func (o Options) Jobs() []Job {
 		for _, a := range o.Algorithms {
 			for _, u := range o.Units {
 				for s := 1; s <= o.Seeds; s++ {
-					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s})
+					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async})
 				}
 			}
 		}
@@ -199,7 +217,8 @@ func LongTerm(algorithm string) bool {
 	if err != nil {
 		id = algorithm
 	}
-	return strings.HasPrefix(id, "ckb")
+	s, err := agent.Lookup(id)
+	return err == nil && s.Can.Honours(agent.KindLongTerm)
 }
 
 // ParseEntry reads an algorithm entry of Options.Algorithms: an algorithm ID
@@ -306,43 +325,105 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 		return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: creating the study: %w", job.Problem, job.Algorithm, job.Units, job.Seed, err)
 	}
 	defer c.DeleteStudy(context.WithoutCancel(ctx), study.ID)
+	type pend struct {
+		id int64
+		x  []float64
+		t  int // the decision's position: its noise is round t's
+	}
+	diam := 0.0
+	for i := range p.Lo {
+		diam += (p.Hi[i] - p.Lo[i]) * (p.Hi[i] - p.Lo[i])
+	}
+	diam = math.Sqrt(diam)
 	xs := make([][]float64, 0, horizon)
+	var pending []pend
+	var dups int
 	cons := make([]float64, m)
 	stream := seed.NewStream()
 	var spent time.Duration
-	for t := 1; t <= horizon; t++ {
+	// ask asks for n decisions; each is compared with the pending ones.
+	ask := func(n int) error {
 		start := time.Now()
-		sug, err := c.Suggest(ctx, study.ID, 1)
-		if err == nil && len(sug) != 1 {
-			err = fmt.Errorf("%d suggestions for 1 asked", len(sug))
+		sug, err := c.Suggest(ctx, study.ID, n)
+		if err == nil && len(sug) != n {
+			err = fmt.Errorf("%d suggestions for %d asked", len(sug), n)
 		}
 		if err != nil {
-			return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: round %d: ask: %w", job.Problem, job.Algorithm, job.Units, job.Seed, t, err)
+			return fmt.Errorf("suite: %s/%s/%s/seed %d: decision %d: ask: %w", job.Problem, job.Algorithm, job.Units, job.Seed, len(xs)+1, err)
 		}
 		spent += time.Since(start)
-		x := sug[0].X
-		if len(x) != len(p.Lo) {
-			return RunResult{}, fmt.Errorf("suite: %s/%s: round %d: suggestion x = %v has %d coordinates, want %d", job.Problem, job.Algorithm, t, x, len(x), len(p.Lo))
+		for _, s := range sug {
+			x := s.X
+			if len(x) != len(p.Lo) {
+				return fmt.Errorf("suite: %s/%s: suggestion x = %v has %d coordinates, want %d", job.Problem, job.Algorithm, x, len(x), len(p.Lo))
+			}
+			for _, q := range pending {
+				if dist(q.x, x) < DuplicateFraction*diam {
+					dups++
+					break
+				}
+			}
+			xs = append(xs, slices.Clone(x))
+			pending = append(pending, pend{id: s.DecisionID, x: slices.Clone(x), t: len(xs)})
 		}
-		f := p.Eval(x, cons)
-		rng := stream.At(NoiseSeed(job.Problem, job.Seed, t))
+		return nil
+	}
+	// tell evaluates and tells the oldest pending decision.
+	tell := func() error {
+		q := pending[0]
+		pending = pending[1:]
+		f := p.Eval(q.x, cons)
+		rng := stream.At(NoiseSeed(job.Problem, job.Seed, q.t))
 		obs := make([]float64, m)
 		for j := range m {
 			obs[j] = a*cons[j] + b + noise[j]*rng.NormFloat64()
 		}
 		reward := a*f + b + noise[m]*rng.NormFloat64()
-		start = time.Now()
-		if _, err := c.Observe(ctx, study.ID, api.Observation{DecisionID: sug[0].DecisionID, Reward: &reward, Costs: obs}); err != nil {
-			return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: round %d: tell: %w", job.Problem, job.Algorithm, job.Units, job.Seed, t, err)
+		start := time.Now()
+		if _, err := c.Observe(ctx, study.ID, api.Observation{DecisionID: q.id, Reward: &reward, Costs: obs}); err != nil {
+			return fmt.Errorf("suite: %s/%s/%s/seed %d: decision %d: tell: %w", job.Problem, job.Algorithm, job.Units, job.Seed, q.t, err)
 		}
 		spent += time.Since(start)
-		xs = append(xs, slices.Clone(x))
 		if onRound != nil {
 			onRound()
 		}
+		return nil
+	}
+	q := max(job.Batch, job.Async, 1)
+	for len(xs) < horizon {
+		n := 1
+		switch {
+		case job.Batch > 1: // a batch of q, then all its feedback
+			n = min(q, horizon-len(xs))
+		case job.Async > 1 && len(xs) == 0: // q workers start
+			n = min(q, horizon)
+		}
+		if err := ask(n); err != nil {
+			return RunResult{}, err
+		}
+		for len(pending) > 0 && (job.Async <= 1 || len(pending) >= q || len(xs) == horizon) {
+			if err := tell(); err != nil {
+				return RunResult{}, err
+			}
+			if job.Async > 1 && len(xs) < horizon {
+				break // one worker is free: it asks next
+			}
+		}
 	}
 	reg, vio := ScoreRun(&p, fa, xs, LongTerm(job.Algorithm))
-	return RunResult{Job: job, Regret: reg, Violation: vio, SecondsPerRound: spent.Seconds() / float64(horizon)}, nil
+	return RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, SecondsPerRound: spent.Seconds() / float64(horizon)}, nil
+}
+
+// DuplicateFraction: a suggestion closer to a pending decision's point than
+// this fraction of the box's diameter counts as a duplicate (issue 24).
+const DuplicateFraction = 1e-3
+
+func dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
 }
 
 // NoiseSeed is the seed of round t's noise: a function of (problem, seed,
@@ -461,11 +542,14 @@ feed:
 
 // Aggregate builds the summary from the results of o.Jobs(), in that order.
 func Aggregate(o Options, results []RunResult) *Summary {
-	s := &Summary{Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units}
+	s := &Summary{Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async}
 	per := len(o.Units) * o.Seeds
 	for i := 0; i+per <= len(results); i += per {
 		runs := results[i : i+per]
 		c := Cell{Problem: runs[0].Problem, Algorithm: runs[0].Algorithm, ViolationKind: "per-round", Mean: map[string]Score{}, Runs: slices.Clone(runs)}
+		for _, r := range runs {
+			c.Duplicates += r.Duplicates
+		}
 		if LongTerm(c.Algorithm) {
 			c.ViolationKind = "long-term"
 		}
@@ -497,7 +581,13 @@ func Aggregate(o Options, results []RunResult) *Summary {
 // change over the problems.
 func (s *Summary) Markdown() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %d seed(s); violation long-term for ckb-*, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, s.Seeds)
+	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %d seed(s); violation long-term for the algorithms that honour long-term constraints, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, s.Seeds)
+	if s.Batch > 1 {
+		fmt.Fprintf(&sb, "Batches of %d suggestions (count: %d), then their observations; dups = suggestions within %g of the box diameter of a pending one.\n\n", s.Batch, s.Batch, DuplicateFraction)
+	}
+	if s.Async > 1 {
+		fmt.Fprintf(&sb, "%d asynchronous workers (%d pending at every ask); dups = suggestions within %g of the box diameter of a pending one.\n\n", s.Async, s.Async-1, DuplicateFraction)
+	}
 	sb.WriteString("| problem | algorithm |")
 	for _, u := range s.Units {
 		fmt.Fprintf(&sb, " regret (%s) | violation (%s) |", u, u)
@@ -506,14 +596,14 @@ func (s *Summary) Markdown() string {
 	if both {
 		sb.WriteString(" Δ regret | Δ violation |")
 	}
-	sb.WriteString(" ms/round |\n|---|---|")
+	sb.WriteString(" ms/round | dups |\n|---|---|")
 	for range s.Units {
 		sb.WriteString("---|---|")
 	}
 	if both {
 		sb.WriteString("---|---|")
 	}
-	sb.WriteString("---|\n")
+	sb.WriteString("---|---|\n")
 	for _, c := range s.Cells {
 		fmt.Fprintf(&sb, "| %s | %s |", c.Problem, c.Algorithm)
 		for _, u := range s.Units {
@@ -522,7 +612,7 @@ func (s *Summary) Markdown() string {
 		if both {
 			fmt.Fprintf(&sb, " %+.4f | %+.4f |", c.DiffRegret, c.DiffViolation)
 		}
-		fmt.Fprintf(&sb, " %.1f |\n", 1000*c.SecondsPerRound)
+		fmt.Fprintf(&sb, " %.1f | %d |\n", 1000*c.SecondsPerRound, c.Duplicates)
 	}
 	sb.WriteString("\n| algorithm | worst regret | worst violation |")
 	if both {

@@ -62,6 +62,8 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	units := fs.String("units", "both", "unit systems: natural, scaled or both")
 	workers := fs.Int("workers", 0, "studies run in parallel (0: one per CPU)")
 	out := fs.String("out", "", "directory for suite.md and summary.json (optional)")
+	batch := fs.Int("batch", 0, "q > 1: every study asks q suggestions at once (count: q), then tells them")
+	async := fs.Int("async", 0, "q > 1: q asynchronous workers per study (q − 1 pending at every ask)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,7 +73,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	o := suite.Options{Horizon: *horizon, Seeds: *seeds, Workers: *workers}
+	o := suite.Options{Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async}
 	if *horizon < 2 {
 		return fmt.Errorf("suite: --horizon = %d: must be at least 2", *horizon)
 	}
