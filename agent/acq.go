@@ -277,7 +277,10 @@ type acquisition func(mv []float64) float64
 // refine set, is refined from the best candidates with the same function
 // (maximise.RefineGrad, or Nelder–Mead without gradients). A Thompson draw
 // has values on the candidates only: its agents fill and do not refine.
-func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine bool, fill func(i int, mv []float64)) (bandit.Action, int, error) {
+//
+// With pending decisions (pend, the models conditioned on them), points
+// that would repeat one of them are excluded (repeats).
+func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine bool, fill func(i int, mv []float64), pend []bandit.Action) (bandit.Action, int, error) {
 	mv := make([]float64, 2*len(ms))
 	if fill == nil {
 		means, vars := make([][]float64, len(ms)), make([][]float64, len(ms))
@@ -300,7 +303,15 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if !refine {
 		acq = nil
 	}
-	return pickAction(rng, ms[0], dom, score, ms, acq)
+	rep := repeats(dom, pend)
+	if rep != nil {
+		for i := range score {
+			if rep(ms[0].Action(i)) {
+				score[i] = -math.MaxFloat64
+			}
+		}
+	}
+	return pickAction(rng, ms[0], dom, score, ms, acq, rep)
 }
 
 // acqHook, when set (tests), sees every acquisition pickAcq maximises with
@@ -310,7 +321,10 @@ var acqHook func(ms []model.Model, acq acquisition, score []float64)
 // pickAction maximises over the candidates' scores: the exact arg max
 // (seeded tie-breaking), then, when the domain is a box and acq is set, a
 // local refinement of the best candidates with acq over the models ms.
-func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition) (bandit.Action, int, error) {
+//
+// rep, when not nil, marks points the refinement must not end at (pending
+// ones): they score far below any other.
+func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, rep func(bandit.Action) bool) (bandit.Action, int, error) {
 	i, err := maximise.ArgMaxFinite(rng, score)
 	if err != nil {
 		return bandit.Action{}, 0, err
@@ -327,6 +341,22 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 			starts = append(starts, f.Action(k).X)
 		}
 	}
+	if rep != nil {
+		x, err := refineAcqX(box, starts, ms, func(x []float64, mv []float64) float64 {
+			v := acq(mv)
+			if rep(bandit.PointAction(x)) {
+				v -= excluded
+			}
+			return v
+		})
+		if err != nil {
+			return bandit.Action{}, 0, err
+		}
+		if x == nil || rep(bandit.PointAction(x)) {
+			return f.Action(i), i, nil
+		}
+		return bandit.PointAction(x), i, nil
+	}
 	x, err := refineAcq(box, starts, ms, acq)
 	if err != nil {
 		return bandit.Action{}, 0, err
@@ -337,9 +367,19 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 	return bandit.PointAction(x), i, nil
 }
 
+// excluded is what a point that repeats a pending one loses in the
+// refinement: far more than any acquisition's range, so the line search
+// never accepts a step into an excluded ball.
+const excluded = 1e12
+
 // refineAcq refines acq from starts inside the box; it returns nil when the
 // models cannot be evaluated off their candidates.
 func refineAcq(box *domain.Box, starts [][]float64, ms []model.Model, acq acquisition) ([]float64, error) {
+	return refineAcqX(box, starts, ms, func(_ []float64, mv []float64) float64 { return acq(mv) })
+}
+
+// refineAcqX is refineAcq for a score that also reads the point.
+func refineAcqX(box *domain.Box, starts [][]float64, ms []model.Model, acq func(x, mv []float64) float64) ([]float64, error) {
 	bps := make([]model.BatchPredictor, len(ms))
 	grad := true
 	for j, m := range ms {
@@ -363,7 +403,7 @@ func refineAcq(box *domain.Box, starts [][]float64, ms []model.Model, acq acquis
 		for j, p := range ps {
 			mv[2*j], mv[2*j+1] = p.Predict(x)
 		}
-		return acq(mv)
+		return acq(x, mv)
 	}
 	x, _, err := maximise.Refine(at, box.Lo, box.Hi, starts, 0)
 	return x, err
@@ -375,7 +415,7 @@ func refineAcq(box *domain.Box, starts [][]float64, ms []model.Model, acq acquis
 // the posteriors, with the derivative of the agent's scalar acq along
 // (∂μ_j/∂x_i, ∂σ²_j/∂x_i)_j taken by central differences (acq is cheap; the
 // kinks of max, clipping and rectifiers get their mean one-sided slope).
-func batchScore(bps []model.BatchPredictor, acq acquisition, d int) maximise.BatchScore {
+func batchScore(bps []model.BatchPredictor, acq func(x, mv []float64) float64, d int) maximise.BatchScore {
 	nm := len(bps)
 	mv := make([]float64, 2*nm)
 	pm := make([]float64, 2*nm)
@@ -406,7 +446,7 @@ func batchScore(bps []model.BatchPredictor, acq acquisition, d int) maximise.Bat
 			for j := range bps {
 				mv[2*j], mv[2*j+1] = mean[j][k], vr[j][k]
 			}
-			val[k] = acq(mv)
+			val[k] = acq(xs[k], mv)
 			if grad == nil {
 				continue
 			}
@@ -421,7 +461,7 @@ func batchScore(bps []model.BatchPredictor, acq acquisition, d int) maximise.Bat
 						pm[2*j] = mv[2*j] + sign*eps*dm[j][k][i]
 						pm[2*j+1] = math.Max(mv[2*j+1]+sign*eps*dv[j][k][i], 0)
 					}
-					return acq(pm)
+					return acq(xs[k], pm)
 				}
 				grad[k][i] = (at(1) - at(-1)) / (2 * eps)
 			}

@@ -409,7 +409,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	a.left--
-	undo, err := pendModels(c.halluc, c.ledger, c.y, c.h)
+	undo, pend, err := pendModels(c.halluc, c.ledger, c.y, c.h)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
 	}
@@ -453,7 +453,14 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 		}
 	}
-	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil)
+	if rep := repeats(c.info.Domain, pend); rep != nil {
+		for i := range a.score {
+			if rep(c.y.Action(i)) {
+				a.score[i] = -math.MaxFloat64
+			}
+		}
+	}
+	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil, nil)
 	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)

@@ -79,22 +79,11 @@ func (a *CEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			best = math.Max(best, mu[i])
 		}
 	}
-	undo, err := pendModels(a.halluc, a.ledger, a.f, a.g)
+	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
 	defer undo()
-	if a.halluc && a.ledger.GreedyPending() {
-		act, ok, err := pickExplore(a.rng, a.info.Domain, a.ms, a.score, a.refine)
-		if err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-		}
-		if ok {
-			d := a.ledger.Record(r.T, act, 0)
-			a.ledger.Explored(d.ID)
-			return d, nil
-		}
-	}
 	acq := func(mv []float64) float64 {
 		pf := 1.0
 		for j := range a.g {
@@ -105,7 +94,7 @@ func (a *CEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return expectedImprovement(mv[0], mv[1], best) * pf
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, a.ms, acq, a.score, a.refine, nil)
+	act, _, err := pickAcq(a.rng, a.info.Domain, a.ms, acq, a.score, a.refine, nil, pend)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

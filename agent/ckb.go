@@ -208,7 +208,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		// 7) is driven by the rule's own choices, stays where it is.
 		return a.ledger.Record(r.T, act, a.box.epoch), nil
 	}
-	undo, err := pendModels(a.halluc, a.ledger, a.f, a.g)
+	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
@@ -280,19 +280,9 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if a.t == 1 && a.firstArm >= 0 {
 		refine = false
 	}
-	var act bandit.Action
-	var i int
-	explore := false
-	if pointwise && a.halluc && a.ledger.GreedyPending() {
-		if act, explore, err = pickExplore(a.rng, a.info.Domain, ms, a.score, refine); err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-		}
-		i = max(act.Arm, 0)
-	}
-	if !explore {
-		if act, i, err = pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refine, fill); err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-		}
+	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refine, fill, pend)
+	if err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
 	if a.t == 1 && a.firstArm >= 0 {
 		i = a.firstArm
@@ -317,11 +307,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.gAtX[j] = est(mv, j+1)
 	}
 	a.rule.Update(a.gAtX)
-	d := a.ledger.Record(r.T, act, a.box.epoch)
-	if explore {
-		a.ledger.Explored(d.ID)
-	}
-	return d, nil
+	return a.ledger.Record(r.T, act, a.box.epoch), nil
 }
 
 // Observe implements bandit.Agent: line 8 of 001 Alg. 1, whenever the

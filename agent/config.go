@@ -95,23 +95,12 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
 	}
-	undo, err := pendModels(a.halluc, a.ledger, a.f, a.g)
+	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
 	defer undo()
 	ms := append([]model.Model{a.f}, a.g...)
-	if a.halluc && a.ledger.GreedyPending() {
-		act, ok, err := pickExplore(a.rng, a.info.Domain, ms, a.score, a.pf != nil)
-		if err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-		}
-		if ok {
-			d := a.ledger.Record(r.T, act, 0)
-			a.ledger.Explored(d.ID)
-			return d, nil
-		}
-	}
 	// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
 	// candidates decides which of CONFIG's two scores the round uses.
 	for i := range a.gmax {
@@ -143,7 +132,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return mv[0] + bf*math.Sqrt(mv[1])
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, a.pf != nil, nil)
+	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, a.pf != nil, nil, pend)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

@@ -59,8 +59,6 @@ type igpCore struct {
 	// halluc: condition on the ledger's pending decisions (parameter pending)
 	halluc bool
 	ledger *Ledger
-	// explored: the last pick was a pure-exploration one (pickExplore)
-	explored bool
 	// std: standardise=on (the y model is a standardised model.Adaptive,
 	// info holds model.StandardInfo's constants)
 	std bool
@@ -191,20 +189,12 @@ func (c *igpCore) Beta(R, div float64) float64 {
 // μ_F + β σ over the candidates, refined inside a box.
 func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 	c.beta = beta
-	undo, err := pendModels(c.halluc, c.ledger, c.y, c.h)
+	undo, pend, err := pendModels(c.halluc, c.ledger, c.y, c.h)
 	if err != nil {
 		return bandit.Action{}, err
 	}
 	defer undo()
 	ms := append([]model.Model{c.y}, c.h...)
-	if c.halluc && c.ledger.GreedyPending() {
-		act, ok, err := pickExplore(c.rng, c.info.Domain, ms, c.score, c.py != nil)
-		if err != nil || ok {
-			c.explored = ok
-			return act, err
-		}
-	}
-	c.explored = false
 	acq := func(mv []float64) float64 {
 		s := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0))
 		for j := range c.h {
@@ -214,17 +204,13 @@ func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 		}
 		return s
 	}
-	act, _, err := pickAcq(c.rng, c.info.Domain, ms, acq, c.score, c.py != nil, nil)
+	act, _, err := pickAcq(c.rng, c.info.Domain, ms, acq, c.score, c.py != nil, nil, pend)
 	return act, err
 }
 
 // record records the decision of the last pick.
 func (c *igpCore) record(t int, act bandit.Action, tag int) bandit.Decision {
-	d := c.ledger.Record(t, act, tag)
-	if c.explored {
-		c.ledger.Explored(d.ID)
-	}
-	return d
+	return c.ledger.Record(t, act, tag)
 }
 
 // add records y and h_1..h_m observed at a (line 6 of Alg. 1).

@@ -23,8 +23,7 @@ type entry struct {
 	gotReward bool
 	gotCosts  bool
 	abandoned bool
-	explore   bool // a pure-exploration decision of a batch (pickExplore)
-	extra     int  // agent-defined tag (e.g. the epoch a decision belongs to)
+	extra     int // agent-defined tag (e.g. the epoch a decision belongs to)
 }
 
 // NewLedger returns a ledger for an agent with m constraints.
@@ -76,20 +75,6 @@ func (l *Ledger) Pending(costs bool) []bandit.Action {
 		}
 	}
 	return out
-}
-
-// Explored marks decision id as a pure-exploration decision.
-func (l *Ledger) Explored(id int64) { l.entries[id-1].explore = true }
-
-// GreedyPending reports whether a pending decision is the agent's own
-// acquisition's choice (not a pure-exploration one).
-func (l *Ledger) GreedyPending() bool {
-	for _, id := range l.open {
-		if !l.entries[id-1].explore {
-			return true
-		}
-	}
-	return false
 }
 
 // Open is the number of pending decisions.

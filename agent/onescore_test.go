@@ -56,7 +56,8 @@ func TestCandidateScoreIsRefinementScore(t *testing.T) {
 					idx = append(idx, i)
 				}
 				val := make([]float64, len(pts))
-				if err := batchScore(bps, acq, len(pts[0]))(pts, val, nil); err != nil {
+				at := func(_, mv []float64) float64 { return acq(mv) }
+				if err := batchScore(bps, at, len(pts[0]))(pts, val, nil); err != nil {
 					t.Fatalf("%s: %v", s.Name, err)
 				}
 				for k, i := range idx {

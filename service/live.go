@@ -32,6 +32,14 @@ type askEvent struct {
 	Key    string      `json:"key,omitempty"`
 	Req    string      `json:"req,omitempty"`
 	Of     int         `json:"of,omitempty"`
+	// Imposed marks a decision a person made: "queued" (an enqueued point,
+	// the head of the queue) or "measured" (a past measurement).
+	Imposed string `json:"imposed,omitempty"`
+}
+
+// enqueueEvent is the log entry of a point a person asked to try next.
+type enqueueEvent struct {
+	X []float64 `json:"x"`
 }
 
 // tellEvent is the log entry of an observation: the metric values as the
@@ -103,6 +111,8 @@ type live struct {
 	// failed append): it is dropped and rebuilt by replay.
 	stale bool
 	m     *metrics
+	// queue holds the enqueued points not yet suggested, oldest first.
+	queue [][]float64
 }
 
 // newLive prepares the study before any event (the agent is built on first
@@ -235,9 +245,15 @@ func (l *live) apply(ev store.Event, light bool) error {
 		}
 		var got askEvent
 		var err error
-		if light {
+		switch {
+		case light:
 			got, err = l.record(a, ev.Time)
-		} else {
+			if a.Imposed == imposedQueued && len(l.queue) > 0 {
+				l.queue = l.queue[1:]
+			}
+		case a.Imposed != "":
+			got, err = l.impose(ev.Time, a.X, a.Imposed)
+		default:
 			got, err = l.decide(ev.Time, roundInput{arms: a.Arms, sample: a.Sample})
 		}
 		if err != nil {
@@ -262,6 +278,13 @@ func (l *live) apply(ev store.Event, light bool) error {
 		if t.Key != "" {
 			l.keys[t.Key] = idemRecord{op: "tell", req: t.Req, resp: t.Resp}
 		}
+		return nil
+	case store.KindEnqueue:
+		var e enqueueEvent
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
+			return err
+		}
+		l.queue = append(l.queue, e.X)
 		return nil
 	case store.KindAbandon:
 		var a abandonEvent

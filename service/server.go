@@ -145,6 +145,8 @@ func New(st store.Store, opt Options) *Server {
 	handle("DELETE /studies/{id}/decisions/{did}", s.abandonDecision)
 	handle("POST /studies/{id}/suggestions", s.suggest)
 	handle("POST /studies/{id}/observations", s.observe)
+	handle("POST /studies/{id}/enqueue", s.enqueue)
+	handle("POST /studies/{id}/trials", s.addTrial)
 	handle("GET /studies/{id}/decisions", s.decisions)
 	handle("GET /studies/{id}/decisions.csv", s.decisionsCSV)
 	handle("GET /studies/{id}/summary", s.summary)
@@ -763,7 +765,13 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 				}
 			}
 			for k := 0; k < req.Count; k++ {
-				a, err := l.decide(now, roundInput{arms: req.Arms, sample: req.ConstraintSample})
+				var a askEvent
+				var err error
+				if len(l.queue) > 0 { // a point a person enqueued comes first
+					a, err = l.impose(now, l.queue[0], imposedQueued)
+				} else {
+					a, err = l.decide(now, roundInput{arms: req.Arms, sample: req.ConstraintSample})
+				}
 				if err != nil {
 					return evs, algorithmFailed(l.id, fmt.Errorf("decide: %w", err))
 				}

@@ -18,6 +18,8 @@ const (
 	KindAbandon = "abandon"
 	// KindHorizon records a raised horizon.
 	KindHorizon = "horizon"
+	// KindEnqueue records a point a person asked to be tried next.
+	KindEnqueue = "enqueue"
 )
 
 var (

@@ -268,6 +268,26 @@ type Observation struct {
 	X []float64 `json:"x,omitempty"`
 }
 
+// TrialRequest is a decision a person makes: a point to try next (POST
+// /studies/{id}/enqueue, Optuna's enqueue_trial) or a past measurement with
+// its values (POST /studies/{id}/trials, Optuna's add_trial, Ax's
+// attach_trial). The point is Params (a study defined by parameters) or X.
+type TrialRequest struct {
+	Params map[string]any `json:"params,omitempty"`
+	X      []float64      `json:"x,omitempty"`
+	// Reward and Costs are the measured values (trials only; all of them).
+	Reward *float64  `json:"reward,omitempty"`
+	Costs  []float64 `json:"costs,omitempty"`
+}
+
+// EnqueueResponse is the answer of POST /studies/{id}/enqueue.
+type EnqueueResponse struct {
+	// Queued is the number of points now waiting, this one last.
+	Queued int            `json:"queued"`
+	X      []float64      `json:"x"`
+	Params map[string]any `json:"params,omitempty"`
+}
+
 // AbandonResponse is the answer of DELETE /studies/{id}/decisions/{did}.
 type AbandonResponse struct {
 	DecisionID int64 `json:"decision_id"`

@@ -1,0 +1,303 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/store"
+)
+
+// Decisions a person makes (issue 24): a point to try next (Optuna's
+// enqueue_trial), and a past measurement (add_trial; Ax's attach_trial),
+// through bandit.Imposer. Both are log events, so the state stays a pure
+// function of the log.
+
+const (
+	imposedQueued   = "queued"
+	imposedMeasured = "measured"
+)
+
+// MaxQueue bounds the points waiting in a study's queue.
+const MaxQueue = 1000
+
+// impose records x as the decision of the next round, made by a person.
+func (l *live) impose(now time.Time, x []float64, kind string) (askEvent, error) {
+	t := len(l.decs) + 1
+	if _, err := l.nextRound(t); err != nil {
+		return askEvent{}, err
+	}
+	if err := l.ensureAgent(); err != nil {
+		return askEvent{}, err
+	}
+	imp, ok := l.agent.(bandit.Imposer)
+	if !ok {
+		return askEvent{}, fmt.Errorf("algorithm %s does not take decisions made by a person", l.spec.Algorithm)
+	}
+	act := bandit.PointAction(append([]float64(nil), x...))
+	arm := -1
+	if l.b.points != nil {
+		arm = nearestPoint(l.b.points, x)
+		act = bandit.Action{Arm: arm, X: l.b.points[arm]}
+	}
+	local := t - l.epochStart
+	d, err := imp.Impose(&bandit.Round{T: local}, act)
+	if err != nil {
+		return askEvent{}, err
+	}
+	if d.ID != int64(local) {
+		return askEvent{}, fmt.Errorf("agent numbered decision %d as %d", local, d.ID)
+	}
+	if kind == imposedQueued && len(l.queue) > 0 {
+		l.queue = l.queue[1:]
+	}
+	a := askEvent{ID: int64(t), Round: t, Arm: arm, X: append([]float64(nil), act.X...), Imposed: kind}
+	l.decs = append(l.decs, decState{round: t, epoch: l.epoch, arm: a.Arm, x: a.X, created: now})
+	return a, nil
+}
+
+// nearestPoint is the index of the point of pts nearest to x.
+func nearestPoint(pts [][]float64, x []float64) int {
+	best, bd := 0, math.Inf(1)
+	for i, p := range pts {
+		d := 0.0
+		for k := range p {
+			d += (p[k] - x[k]) * (p[k] - x[k])
+		}
+		if d < bd {
+			best, bd = i, d
+		}
+	}
+	return best
+}
+
+// pointOf reads the point of a decision a person makes: its parameters'
+// values (a study defined by parameters) or x, checked against the study;
+// where the learner picks among candidate points (ints or categoricals, a
+// box given as candidates), the nearest candidate, whose values the answer
+// gives.
+func (l *live) pointOf(req api.TrialRequest) ([]float64, *apiError) {
+	x, e := l.rawPointOf(req)
+	if e != nil || l.b.points == nil {
+		return x, e
+	}
+	return append([]float64(nil), l.b.points[nearestPoint(l.b.points, x)]...), nil
+}
+
+func (l *live) rawPointOf(req api.TrialRequest) ([]float64, *apiError) {
+	sp := &l.spec
+	if sp.Space.Type == api.SpaceContextual {
+		return nil, invalid("space", "a contextual study's actions come with each round: it takes no decision made in advance")
+	}
+	if sp.Parameters != nil {
+		if req.X != nil {
+			return nil, invalid("x", "give params: this study is defined by parameters")
+		}
+		return paramsToX(sp.Parameters, req.Params)
+	}
+	if req.Params != nil {
+		return nil, invalid("params", "this study is defined by a space: give x")
+	}
+	if e := checkVector("x", req.X); e != nil {
+		return nil, e
+	}
+	switch sp.Space.Type {
+	case api.SpacePoints:
+		if pointIndex(sp.Space.Points, req.X) < 0 {
+			return nil, invalid("x", "= %v is not one of space.points", req.X)
+		}
+	case api.SpaceBox:
+		if len(req.X) != len(sp.Space.Lo) {
+			return nil, invalid("x", "has %d coordinates, the box has %d", len(req.X), len(sp.Space.Lo))
+		}
+		for i, v := range req.X {
+			if v < sp.Space.Lo[i] || v > sp.Space.Hi[i] {
+				return nil, invalid(fmt.Sprintf("x[%d]", i), "= %v is outside the box [%v, %v]", v, sp.Space.Lo[i], sp.Space.Hi[i])
+			}
+		}
+	}
+	return append([]float64(nil), req.X...), nil
+}
+
+// paramsToX encodes a person's parameter values in the learner's cube,
+// naming the first bad parameter.
+func paramsToX(ps []api.Parameter, vals map[string]any) ([]float64, *apiError) {
+	if vals == nil {
+		return nil, invalid("params", "the parameters' values are required")
+	}
+	known := map[string]bool{}
+	out := make([]any, len(ps))
+	for i, p := range ps {
+		known[p.Name] = true
+		f := "params." + p.Name
+		v, ok := vals[p.Name]
+		if !ok {
+			return nil, invalid(f, "is missing")
+		}
+		switch p.Type {
+		case ParamCategorical:
+			found := false
+			for _, c := range p.Choices {
+				if c == v {
+					found = true
+				}
+			}
+			if !found {
+				return nil, invalid(f, "= %v is not one of its choices %v", v, p.Choices)
+			}
+			out[i] = v
+		default:
+			n, ok := v.(float64)
+			if !ok || math.IsNaN(n) || math.IsInf(n, 0) {
+				return nil, invalid(f, "= %v: must be a number", v)
+			}
+			if n < *p.Low || n > *p.High {
+				return nil, invalid(f, "= %v is out of range [%v, %v]", n, *p.Low, *p.High)
+			}
+			if p.Type == ParamInt {
+				if n != math.Trunc(n) {
+					return nil, invalid(f, "= %v: must be an integer", n)
+				}
+				out[i] = int64(n)
+			} else {
+				out[i] = n
+			}
+		}
+	}
+	for k := range vals {
+		if !known[k] {
+			return nil, invalid("params."+k, "is not a parameter of the study")
+		}
+	}
+	return encodeParams(ps, out), nil
+}
+
+// canImpose refuses an algorithm that takes no decision made by a person.
+func (l *live) canImpose() *apiError {
+	if err := l.ensureAgent(); err != nil {
+		return algorithmFailed(l.id, err)
+	}
+	if _, ok := l.agent.(bandit.Imposer); !ok {
+		return invalid("algorithm", "= %q takes no decision made by a person (enqueued points, past measurements)", l.spec.Algorithm)
+	}
+	return nil
+}
+
+func decodeTrial(body []byte, measured bool) (api.TrialRequest, *apiError) {
+	var req api.TrialRequest
+	if body == nil {
+		return req, invalid("body", "a point (params or x) is required")
+	}
+	if e := decodeJSON(body, &req); e != nil {
+		return req, e
+	}
+	if !measured {
+		if req.Reward != nil || req.Costs != nil {
+			return req, invalid("reward", "an enqueued point has no values yet: POST /studies/{id}/trials records a past measurement")
+		}
+		return req, nil
+	}
+	if req.Reward == nil {
+		return req, invalid("reward", "a past measurement needs its reward")
+	}
+	if e := checkMagnitude("reward", *req.Reward); e != nil {
+		return req, e
+	}
+	if e := checkVector("costs", req.Costs); e != nil {
+		return req, e
+	}
+	return req, nil
+}
+
+// enqueue: POST /studies/{id}/enqueue — the point is the next suggestion
+// (after the points enqueued before it).
+func (s *Server) enqueue(w http.ResponseWriter, r *http.Request) error {
+	body, e := readBody(r)
+	if e != nil {
+		return e
+	}
+	req, e := decodeTrial(body, false)
+	if e != nil {
+		return e
+	}
+	var resp api.EnqueueResponse
+	err := s.withStudy(r.Context(), r.PathValue("id"), false, func(l *live) error {
+		x, e := l.pointOf(req)
+		if e != nil {
+			return e
+		}
+		if e := l.canImpose(); e != nil {
+			return e
+		}
+		_, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+			if len(l.queue) >= MaxQueue {
+				return nil, conflict("queue_full", "params", "the study has %d enqueued points, at most %d", len(l.queue), MaxQueue)
+			}
+			l.queue = append(l.queue, x)
+			resp = api.EnqueueResponse{Queued: len(l.queue), X: x, Params: l.params(x)}
+			data, _ := json.Marshal(enqueueEvent{X: x})
+			return []store.Event{{Kind: store.KindEnqueue, Data: data}}, nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, resp)
+}
+
+// addTrial: POST /studies/{id}/trials — a past measurement: a decision
+// made by a person and its values, as if the algorithm had chosen it.
+func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
+	body, e := readBody(r)
+	if e != nil {
+		return e
+	}
+	req, e := decodeTrial(body, true)
+	if e != nil {
+		return e
+	}
+	var resp api.Suggestion
+	err := s.withStudy(r.Context(), r.PathValue("id"), false, func(l *live) error {
+		if m := len(l.spec.Constraints); len(req.Costs) != m {
+			return invalid("costs", "has %d values, the study has %d constraints: a past measurement gives them all", len(req.Costs), m)
+		}
+		x, e := l.pointOf(req)
+		if e != nil {
+			return e
+		}
+		if e := l.canImpose(); e != nil {
+			return e
+		}
+		if h := l.horizon(); h > 0 && len(l.decs) >= h {
+			return conflict("horizon_reached", "reward", "the study has made all %d of its decisions (horizon)", h)
+		}
+		_, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+			now := time.Now().UTC()
+			a, err := l.impose(now, x, imposedMeasured)
+			if err != nil {
+				return nil, algorithmFailed(l.id, fmt.Errorf("impose: %w", err))
+			}
+			t := tellEvent{ID: a.ID, Reward: req.Reward, Costs: req.Costs}
+			if len(req.Costs) == 0 {
+				t.Costs = nil
+			}
+			if err := l.observe(t, false); err != nil {
+				return nil, algorithmFailed(l.id, fmt.Errorf("observe: %w", err))
+			}
+			resp = l.suggestion(int(a.ID - 1))
+			ask, _ := json.Marshal(a)
+			tell, _ := json.Marshal(t)
+			return []store.Event{{Kind: store.KindAsk, Data: ask}, {Kind: store.KindTell, Data: tell}}, nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, resp)
+}
