@@ -33,9 +33,15 @@ const (
 	// PendingDraw: a randomised agent draws afresh for each decision, so
 	// pending decisions differ by its randomness alone.
 	PendingDraw = "draw"
-	// PendingCount: a finite-arm or linear agent counts a pending decision
-	// as a pull in its widths (its batch rule, stated where it is registered).
-	PendingCount = "count"
+	// PendingObserved: the decision uses the observed data only; its
+	// confidence sets stay valid with feedback outstanding (delayed-feedback
+	// linear bandits, Vernade et al. 2020 ICML), and in a contextual study
+	// each decision has its own action set.
+	PendingObserved = "observed"
+	// PendingExclude: the safe set comes from observed data only (the
+	// safety guarantee is untouched) and the selection passes over the
+	// arms of pending decisions (the safe-BO baselines).
+	PendingExclude = "exclude"
 	// PendingCensored: a decision enters the GPs at once with the censored
 	// value 0 until its feedback arrives (RPOL-CensoredUCB, 000 §5).
 	PendingCensored = "censored"

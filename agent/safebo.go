@@ -63,6 +63,28 @@ type safeCore struct {
 	lam    float64
 	scale  []float64
 	col    []float64
+	// busy are the arms of pending decisions (markPending), which a
+	// selection passes over while another arm qualifies
+	busy map[int]bool
+}
+
+// markPending notes the arms of the pending decisions. The batch rule of
+// the safe-BO baselines: the safe set comes from observed data only, as
+// in Sui et al. 2015/2018 and Amani et al. 2020, so their safety guarantee
+// is untouched; the selection among safe arms passes over pending ones.
+func (c *safeCore) markPending() {
+	clear(c.busy)
+	for _, a := range c.ledger.Pending(false) {
+		if c.busy == nil {
+			c.busy = map[int]bool{}
+		}
+		c.busy[a.Arm] = true
+	}
+}
+
+// free wraps a selection's filter to pass over pending arms.
+func (c *safeCore) free(in func(i int) bool) func(i int) bool {
+	return func(i int) bool { return in(i) && !c.busy[i] }
 }
 
 // safeRule is how newSafeCore builds the safe set.
@@ -333,6 +355,15 @@ func (c *safeCore) scaledWidth(i int) float64 {
 // decreasing score, as the reference implementation does, so at most a few
 // expander tests run per round.
 func (c *safeCore) firstExpander(in func(i int) bool, score func(i int) float64) int {
+	if len(c.busy) > 0 {
+		if i := c.firstExpanderOf(c.free(in), score); i >= 0 {
+			return i
+		}
+	}
+	return c.firstExpanderOf(in, score)
+}
+
+func (c *safeCore) firstExpanderOf(in func(i int) bool, score func(i int) float64) int {
 	var cand []int
 	for i := 0; i < c.n; i++ {
 		if c.safe[i] && in(i) {
@@ -410,6 +441,15 @@ func (c *safeCore) widthG(x int) float64 {
 // argmaxOver returns the index maximising score over the arms with in[i],
 // ties uniformly at random; −1 when none.
 func (c *safeCore) argmaxOver(in func(i int) bool, score func(i int) float64) int {
+	if len(c.busy) > 0 {
+		if i := c.argmaxOf(c.free(in), score); i >= 0 {
+			return i
+		}
+	}
+	return c.argmaxOf(in, score)
+}
+
+func (c *safeCore) argmaxOf(in func(i int) bool, score func(i int) float64) int {
 	best, ties := -1, 0
 	bv := math.Inf(-1)
 	for i := 0; i < c.n; i++ {

@@ -24,6 +24,7 @@ type SafeOpt struct{ *safeCore }
 // Decide implements bandit.Agent.
 func (a *SafeOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 	c := a.safeCore
+	c.markPending()
 	c.intervals()
 	c.updateSafe()
 	maxL := math.Inf(-1)
@@ -63,7 +64,7 @@ func (a *SafeOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 func init() {
 	Register(Spec{
 		Name:    "safeopt",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingHallucinate, DefaultFor: []string{KindPerRound + "+safe"}},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingExclude, DefaultFor: []string{KindPerRound + "+safe"}},
 		Summary: "SafeOpt: safe exploration with maximisers and expanders; GP safe set as the reference implementation (or the Lipschitz rule of the paper) (needs a safe seed)",
 		Source:  "Sui, Gotovos, Burdick, Krause 2015 (ICML), Alg. 1; Berkenkamp et al.'s reference implementation (safeopt); baseline of 001 §5",
 		Params:  append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...),

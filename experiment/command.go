@@ -119,6 +119,9 @@ func (c *Config) Command(quick bool) (string, error) {
 	if c.Async > 1 {
 		fmt.Fprintf(&b, " --async %d", c.Async)
 	}
+	if c.Past != "" {
+		b.WriteString(" --past " + q(c.Past))
+	}
 	b.WriteString(" --out DIR")
 	return b.String(), nil
 }

@@ -42,6 +42,8 @@ type Config struct {
 	// Batch, Async: parallel evaluations (runner.Spec); 0 or 1 means one at a time.
 	Batch int `yaml:"batch"`
 	Async int `yaml:"async"`
+	// Past is a CSV of past measurements every agent is told first (ReadPast).
+	Past string `yaml:"past"`
 	// Quick overrides horizon and trials under --quick.
 	Quick *struct {
 		Horizon int `yaml:"horizon"`
@@ -234,6 +236,13 @@ func (c *Config) Spec(quick bool) (runner.Spec, error) {
 		return s, fmt.Errorf("batch = %d, async = %d: each must be ≥ 0, and batch, async and delay are exclusive", c.Batch, c.Async)
 	}
 	s.Batch, s.Async = c.Batch, c.Async
+	if c.Past != "" {
+		past, err := ReadPast(c.Past)
+		if err != nil {
+			return s, err
+		}
+		s.Past = past
+	}
 	if c.Delay != nil {
 		d, err := PoissonDelay(c.Delay.RewardMean, c.Delay.CostMean)
 		if err != nil {

@@ -57,6 +57,11 @@ type Spec struct {
 	CurvePoints int
 	// Delay, when set, delays feedback (000 §5, §7).
 	Delay Delay
+	// Past are measurements made before the run (cbandit run --past): every
+	// agent is told them first, as decisions a person made
+	// (bandit.Imposer) with their values; the run's T rounds follow, and
+	// only they are scored.
+	Past []Past
 	// Batch q > 1: decisions come q at a time, and their feedback arrives
 	// after the q-th (a batch of parallel evaluations). Async q > 1: q
 	// workers, each decision's feedback arrives just before the decision q
@@ -69,6 +74,14 @@ type Spec struct {
 	// Progress, when set, is called with the number of rounds completed
 	// since its previous call (from several goroutines).
 	Progress func(rounds int)
+}
+
+// Past is one past measurement: the action, and the reward and constraint
+// values g_1..g_m (g ≤ 0 feasible) measured there.
+type Past struct {
+	Action bandit.Action
+	Reward float64
+	G      []float64
 }
 
 // Job is the recorded outcome of one (trial, algorithm) job: every metric at
@@ -302,10 +315,26 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 	info := p.Info()
 	info.Horizon = spec.Horizon
 	a := spec.Algos[j.algo]
-	ag, err := agent.New(a.ID, agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params,
+	n0 := len(spec.Past)
+	ag, err := agent.New(a.ID, agent.Config{Info: info, Horizon: spec.Horizon + n0, Params: a.Params,
 		Seed: AgentSeed(spec.Seed, j.trial, a.Label)})
 	if err != nil {
 		return nil, err
+	}
+	if n0 > 0 {
+		imp, ok := ag.(bandit.Imposer)
+		if !ok {
+			return nil, fmt.Errorf("%s takes no past measurements (decisions made by a person)", a.ID)
+		}
+		for k, pm := range spec.Past {
+			d, err := imp.Impose(&bandit.Round{T: k + 1}, pm.Action)
+			if err == nil {
+				err = ag.Observe(bandit.Feedback{ID: d.ID, Reward: pm.Reward, HasReward: true, Costs: append([]float64(nil), pm.G...)})
+			}
+			if err != nil {
+				return nil, fmt.Errorf("past measurement %d: %w", k+1, err)
+			}
+		}
 	}
 	roundStream, noiseStream, delayStream := seed.NewStream(), seed.NewStream(), seed.NewStream()
 	m := info.M
@@ -336,7 +365,13 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 			}
 		}
 		r := p.Round(roundStream.At(RoundSeed(spec.Seed, j.trial, t)), t)
-		d, err := ag.Decide(r)
+		ar := r
+		if n0 > 0 { // the agent's round follows the past measurements
+			c := *r
+			c.T = n0 + t
+			ar = &c
+		}
+		d, err := ag.Decide(ar)
 		elapsed += time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("round %d: decide: %w", t, err)

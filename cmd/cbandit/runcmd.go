@@ -47,6 +47,7 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 		quiet := fs.Bool("quiet", false, "no progress bar")
 		batch := fs.Int("batch", 0, "q > 1: decide q points, then observe all q (parallel evaluations); rounds stay evaluations")
 		async := fs.Int("async", 0, "q > 1: q asynchronous workers (each decision sees q − 1 pending)")
+		past := fs.String("past", "", "CSV of past measurements every algorithm is told first (header: x1..xd or arm, reward, g1..gm with g ≤ 0 feasible)")
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
@@ -65,7 +66,7 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 			if cfg, err = experiment.Load(*config); err != nil {
 				return err
 			}
-			if *batch != 0 || *async != 0 {
+			if *batch != 0 || *async != 0 || *past != "" {
 				return fmt.Errorf("run: --batch and --async go with --problem; an experiment file sets batch: or async:")
 			}
 			for _, s := range sets {
@@ -87,7 +88,7 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 			if err != nil {
 				return fmt.Errorf("run: --param: %w", err)
 			}
-			cfg = &experiment.Config{Problem: *prob, Params: pp, Horizon: *horizon, Trials: *trials, Seed: *seedFlag, Batch: *batch, Async: *async}
+			cfg = &experiment.Config{Problem: *prob, Params: pp, Horizon: *horizon, Trials: *trials, Seed: *seedFlag, Batch: *batch, Async: *async, Past: *past}
 			for _, entry := range strings.Split(*algos, ",") {
 				a, err := experiment.ParseAlgoEntry(entry)
 				if err != nil {
