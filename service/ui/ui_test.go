@@ -29,15 +29,16 @@ const token = "s3cret"
 // env is a server with a token and two studies: "throughput-demo", tuned
 // with config under a per-round latency limit and a cumulative error-rate
 // and temperature budget, whose told values include 1029.58, 999.96,
-// 1199.7, 0.00123 and −48.5; and "long-term-demo", ckb-ucb under a
-// long-term limit.
+// 1199.7, 0.00123 and −48.5; "long-term-demo", ckb-ucb under a
+// long-term limit; and "plain-demo", a box without constraints.
 type env struct {
-	t     *testing.T
-	url   string
-	id    string // throughput-demo
-	ltID  string // long-term-demo
-	n     int
-	pages *pager
+	t       *testing.T
+	url     string
+	id      string // throughput-demo
+	ltID    string // long-term-demo
+	plainID string // plain-demo: a box, no constraint, a pending decision
+	n       int
+	pages   *pager
 }
 
 func (e *env) call(method, path, body string, out any) int {
@@ -251,6 +252,24 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("create long-term-demo: %d", code)
 	}
 	e.ltID = st.ID
+	code = e.call("POST", "/studies", `{"name":"plain-demo","space":{"type":"box","lo":[0,-5],"hi":[1,5]},
+		"objective":{"name":"loss","goal":"minimize"},"constraints":[],"algorithm":"igp-ucb","seed":4,"horizon":20}`, &st)
+	if code != 201 {
+		t.Fatalf("create plain-demo: %d", code)
+	}
+	e.plainID = st.ID
+	for i := 0; i < 3; i++ { // two observed, one pending
+		var r struct {
+			Suggestions []struct {
+				DecisionID int64     `json:"decision_id"`
+				X          []float64 `json:"x"`
+			} `json:"suggestions"`
+		}
+		e.call("POST", "/studies/"+e.plainID+"/suggestions", "", &r)
+		if s := r.Suggestions[0]; i < 2 {
+			e.call("POST", "/studies/"+e.plainID+"/observations", fmt.Sprintf(`{"decision_id":%d,"reward":%v}`, s.DecisionID, s.X[0]*s.X[1]), nil)
+		}
+	}
 	for i := 0; i < 8; i++ {
 		var r struct {
 			Suggestions []struct {
@@ -333,6 +352,11 @@ func artifacts(t *testing.T) string {
 // off a chart the way a person does: the position of a mark against the
 // tick labels (their text, parsed, and where they stand).
 const pageJS = `
+if (!window.cbtErrors) {
+  window.cbtErrors = [];
+  window.addEventListener("error", (ev) => cbtErrors.push(String(ev.message)));
+  window.addEventListener("unhandledrejection", (ev) => cbtErrors.push(String(ev.reason)));
+}
 window.cbt = {
   num(s) { return parseFloat(String(s).replace(/\u2212/g, "-")); },
   ticks(svg) {
@@ -385,6 +409,7 @@ window.cbt = {
       const sw = [...svg.querySelectorAll(".legend-item .swatch")].map((s) => s.tagName === "line" ? getComputedStyle(s).stroke : s.tagName === "rect" ? getComputedStyle(s).fill : getComputedStyle(s).stroke);
       if (sw.length > 1 && new Set(sw).size < sw.length) out.push(id + ": legend swatches share a colour: " + sw.join(" "));
     }
+    for (const err of window.cbtErrors || []) out.push("script error: " + err);
     const text = document.getElementById("main").textContent;
     for (const bad of ["NaN", "undefined", "Infinity"]) if (text.includes(bad)) out.push("the page shows " + bad);
     return out;
@@ -470,6 +495,18 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		return path
 	}
+	// open shows a page by its hash and waits until it is that study's page
+	// in that view (a hash change keeps the old page until the new one is drawn).
+	open := func(hash, name, ready string) {
+		t.Helper()
+		run(chromedp.Navigate(e.url + "/ui/" + hash))
+		js := fmt.Sprintf(`String((document.getElementById("study-name") || {}).textContent === %q && !!document.querySelector(%q))`, name, ready)
+		for deadline := time.Now().Add(10 * time.Second); eval(js) != "true"; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the page of %s (%s) did not appear", hash, name, ready)
+			}
+		}
+	}
 	within := func(what string, got, want, tol float64) {
 		t.Helper()
 		if math.IsNaN(got) || math.Abs(got-want) > tol {
@@ -487,8 +524,8 @@ func TestDashboardInChromium(t *testing.T) {
 	listed := func() string {
 		return eval(`[...document.querySelectorAll("#studies tbody a")].map((a) => a.textContent).sort().join(",")`)
 	}
-	if l := listed(); l != "long-term-demo,throughput-demo" {
-		t.Fatalf("the list shows %q, want both studies", l)
+	if l := listed(); l != "long-term-demo,plain-demo,throughput-demo" {
+		t.Fatalf("the list shows %q, want the 3 studies", l)
 	}
 	// The same list when GET /studies answers in pages: a cursor in the
 	// body, then a bare array with a Link header.
@@ -497,14 +534,14 @@ func TestDashboardInChromium(t *testing.T) {
 		before := e.pages.pages.Load()
 		run(chromedp.Navigate(e.url+"/ui/#/study/none"), chromedp.WaitVisible(chromedp.CSS("p.error")),
 			chromedp.Navigate(e.url+"/ui/#/"), chromedp.WaitVisible(chromedp.CSS("#studies a")))
-		if l, n := listed(), e.pages.pages.Load()-before; l != "long-term-demo,throughput-demo" || n != 2 {
-			t.Fatalf("paginated list (mode %d): the page shows %q after reading %d pages, want both studies from 2 pages", mode, l, n)
+		if l, n := listed(), e.pages.pages.Load()-before; l != "long-term-demo,plain-demo,throughput-demo" || n != 3 {
+			t.Fatalf("paginated list (mode %d): the page shows %q after reading %d pages, want the 3 studies from 3 pages", mode, l, n)
 		}
 	}
 	e.pages.mode.Store(0)
 
 	// The study page.
-	run(chromedp.Navigate(e.url+"/ui/#/study/"+e.id), chromedp.WaitVisible(chromedp.CSS("#chart-objective circle")))
+	open("#/study/"+e.id, "throughput-demo", "#chart-objective circle")
 	eval(pageJS)
 	if name := eval(`document.getElementById("study-name").textContent`); name != "throughput-demo" {
 		t.Fatalf("study page shows %q, want throughput-demo", name)
@@ -596,7 +633,8 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// The parameters view: each metric against each parameter, and
 	// parallel coordinates, one line per observed decision.
-	run(chromedp.Click(chromedp.CSS("#tab-parameters")), chromedp.WaitVisible(chromedp.CSS("#parallel polyline")))
+	run(chromedp.Click(chromedp.CSS("#tab-parameters")))
+	open("#/study/"+e.id+"/parameters", "throughput-demo", "#parallel polyline")
 	eval(pageJS)
 	if n := eval(`String(document.querySelectorAll("#slices svg.chart").length)`); n != "12" {
 		t.Errorf("%s slice plots, want 12 (4 metrics × 3 parameters)", n)
@@ -623,7 +661,7 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// A long-term constraint's card names [Σ g]⁺, as the API computes it.
 	lt := e.summary(e.ltID)
-	run(chromedp.Navigate(e.url+"/ui/#/study/"+e.ltID), chromedp.WaitVisible(chromedp.CSS("#violation-0")))
+	open("#/study/"+e.ltID, "long-term-demo", "#violation-0")
 	eval(pageJS)
 	if label := eval(`document.querySelector("#violation-0 .label").textContent`); !strings.Contains(label, names["long-term"]) {
 		t.Errorf("long-term card: %q", label)
@@ -633,8 +671,22 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Error("long-term study page: " + p)
 	}
 
+	// A box without constraints, with a pending decision: both views draw
+	// without a limit, a violation or a script error.
+	open("#/study/"+e.plainID, "plain-demo", "#chart-objective circle")
+	if n := eval(`String(document.querySelectorAll("#facts .violation, #chart-objective g.infeasible circle, svg .threshold").length)`); n != "0" {
+		t.Errorf("plain-demo: %s violation cards, infeasible marks or limits, want none", n)
+	}
+	open("#/study/"+e.plainID+"/parameters", "plain-demo", "#parallel polyline")
+	if n := eval(`document.querySelectorAll("#slices svg.chart").length + " " + document.querySelectorAll("#parallel polyline").length`); n != "2 2" {
+		t.Errorf("plain-demo: slices and lines %q, want 2 slices (loss vs x1, x2) and 2 lines (the observed decisions)", n)
+	}
+	for _, p := range evalList(`cbt.problems()`) {
+		t.Error("plain-demo: " + p)
+	}
+
 	// The study runs on: the page picks the new rounds up by itself.
-	run(chromedp.Navigate(e.url+"/ui/#/study/"+e.id), chromedp.WaitVisible(chromedp.CSS("#chart-objective circle")))
+	open("#/study/"+e.id, "throughput-demo", "#chart-objective circle")
 	e.rounds(5)
 	points := func() string { return eval(`document.getElementById("chart-objective").getAttribute("data-points")`) }
 	want := e.objectivePoints(thresholds)
