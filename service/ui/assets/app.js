@@ -223,7 +223,8 @@ function legendItems(root, items, x0, y, maxX) {
 //   o.title; o.w, o.h; o.x, o.y: axes (linearAxis, logAxis, bandAxis);
 //   o.xlabel, o.ylabel; o.legend: [{name, color, shape}] (omit for none);
 //   o.series: [{kind: "dots"|"line"|"hline", color, points, ...}] where a
-//   dots series has points {x, y, id, tip, ring} and a line [[x, y], ...].
+//   dots series has points {x, y, id, tip, ring} and a line [[x, y], ...]
+//   (step: true holds each value until the next point).
 function chart(id, o) {
   const W = o.w || 560, H = o.h || 280, R = 16, B = 38;
   const yw = Math.max(...o.y.ticks.map((t) => textWidth(t.label)));
@@ -269,7 +270,8 @@ function chart(id, o) {
     } else if (s.kind === "hline") {
       root.append(svg("line", { x1: L, x2: L + pw, y1: sy(s.y), y2: sy(s.y), stroke: s.color, "stroke-width": 1.5, "stroke-dasharray": "6 4", class: "threshold" }));
     } else if (s.points.length) {
-      const d = s.points.map(([x, y], i) => (i ? "L" : "M") + sx(x).toFixed(2) + "," + sy(y).toFixed(2)).join("");
+      // A step line holds its value until the next point (the best so far).
+      const d = s.points.map(([x, y], i) => (i ? (s.step ? "H" + sx(x).toFixed(2) + "L" : "L") : "M") + sx(x).toFixed(2) + "," + sy(y).toFixed(2)).join("");
       root.append(svg("path", { d, fill: "none", stroke: s.color, "stroke-width": s.width || 2, "stroke-dasharray": s.dash || null, class: "line " + (s.cls || "") }));
       npts += s.points.length;
     }
@@ -359,8 +361,8 @@ function historyCharts(study, m) {
   const yv = rows.map((r) => r.d.reward).concat(best.map((p) => p[1]));
   const charts = [chart("chart-objective", {
     title: `${obj.name} per round (${obj.goal || "maximize"})`, x: xAxis, y: linearAxis(yv.length ? yv : [0, 1], 5), ylabel: obj.name, legend,
-    series: [{ kind: "dots", color: C.objective, points: feas, cls: "feasible" }, { kind: "dots", color: C.unknown, points: unknown, cls: "unknown" },
-      { kind: "dots", color: C.infeasible, points: bad, cls: "infeasible" }, { kind: "line", color: C.best, points: best, cls: "best" }],
+    series: [{ kind: "line", color: C.best, points: best, cls: "best", step: true }, { kind: "dots", color: C.objective, points: feas, cls: "feasible" },
+      { kind: "dots", color: C.unknown, points: unknown, cls: "unknown" }, { kind: "dots", color: C.infeasible, points: bad, cls: "infeasible" }],
   })];
   cons.forEach((c, j) => {
     const cr = latest(m.rows.filter((r) => r.d.costs), MAX_DOTS);
