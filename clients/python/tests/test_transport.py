@@ -133,6 +133,24 @@ def busy_then_ok(conn: socket.socket, n: int) -> None:
                      b"Connection: close\r\n\r\n%s" % (len(body), body))
 
 
+def paged(conn: socket.socket, n: int) -> None:
+    """GET /studies in pages of one: a cursor, then a link, then the end."""
+    head = read_head(conn).decode("latin-1")
+    path = head.split(" ")[1]
+    study = lambda i: {"id": f"s-{i}", "spec": {"name": f"study-{i}"}}  # noqa: E731
+    if path == "/studies":
+        answer = {"studies": [study(1)], "next": "c2"}
+    elif path == "/studies?after=c2":
+        answer = {"studies": [study(2)], "next": "/studies?page=3"}
+    elif path == "/studies?page=3":
+        answer = {"studies": [study(3)]}
+    else:
+        answer = {"studies": [], "unexpected": path}
+    body = json.dumps(answer).encode()
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                 b"Connection: close\r\n\r\n%s" % (len(body), body))
+
+
 class FakeServerTest(unittest.TestCase):
     """Each failure of the standard library's HTTP stack comes out as cbandit.TransportError."""
 
@@ -195,6 +213,11 @@ class FakeServerTest(unittest.TestCase):
             cbandit.Client(srv2.url, retries=0).studies()
         self.assertEqual((e.exception.status, e.exception.code), (503, "unavailable"))
         self.assertNotIsInstance(e.exception, cbandit.TransportError)
+
+    def test_study_list_in_pages(self) -> None:
+        srv = RawServer(paged)
+        self.addCleanup(srv.close)
+        self.assertEqual([st.name for st in cbandit.Client(srv.url).studies()], ["study-1", "study-2", "study-3"])
 
     def test_creating_is_not_repeated_after_the_request_went_out(self) -> None:
         e, srv = self.failure(drop, lambda c: c.create_study(name="x", space={"type": "box", "lo": [0], "hi": [1]},
