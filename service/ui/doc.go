@@ -1,12 +1,19 @@
 // Package ui is the dashboard of `cbandit serve`, served under /ui/: a list
-// of studies and, per study, the objective per round with the best feasible
-// value so far, each constraint metric per round with its threshold, the
-// cumulative violation of each constraint, and the decision table. The page
-// refreshes every few seconds while it is open.
+// of studies (following the pages of GET /studies when it has any) and, per
+// study, two views. Rounds: the objective per round with infeasible rounds
+// marked and the best feasible value so far, each constraint metric per
+// round with its limit, each constraint's violation so far (cumulative
+// Σ [g]⁺ and long-term [Σ g]⁺, named; cards give the figure of the
+// constraint's kind as GET /studies/{id}/summary reports it), and the
+// decision table. Parameters: each metric against each parameter (slice
+// plots) and parallel coordinates. The page refreshes every few seconds
+// while it is open. Numbers are shown as the API holds them (6 significant
+// digits, the exact value in a cell's tooltip); ticks are round.
 //
 // The assets (HTML, JavaScript, CSS) are embedded in the binary: no CDN, no
 // network beyond the server itself, so the dashboard works offline. Charts
-// are drawn as SVG by the page's own script.
+// are drawn as SVG by the page's own script; README.md says why no charting
+// library is used.
 //
 // # Tokens
 //

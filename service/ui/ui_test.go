@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,18 +26,26 @@ import (
 
 const token = "s3cret"
 
-// env is a server with a token and one study that has run some rounds.
+// env is a server with a token and two studies: "throughput-demo", tuned
+// with config under a per-round latency limit and a cumulative error-rate
+// and temperature budget, whose told values include 1029.58, 999.96,
+// 1199.7, 0.00123 and −48.5; "long-term-demo", ckb-ucb under a
+// long-term limit; and "plain-demo", a box without constraints.
 type env struct {
-	t   *testing.T
-	url string
-	id  string
-	n   int
+	t       *testing.T
+	url     string
+	id      string // throughput-demo
+	ltID    string // long-term-demo
+	plainID string // plain-demo: a box, no constraint, a pending decision
+	n       int
+	pages   *pager
 }
 
 func (e *env) call(method, path, body string, out any) int {
 	e.t.Helper()
 	req, _ := http.NewRequest(method, e.url+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
@@ -48,27 +57,49 @@ func (e *env) call(method, path, body string, out any) int {
 	return resp.StatusCode
 }
 
-// rounds plays n rounds of a toy system: accuracy peaks at lr = 1e-2 and 4
-// layers; latency grows with the layers.
+// special are the values told at given rounds of throughput-demo (metric
+// index 0: throughput, 1: latency_ms, 2: error_rate, 3: temp_margin), the
+// numbers the dashboard once showed wrong; the others come from system.
+var special = map[int]map[int]float64{
+	3: {0: 1029.58},
+	4: {2: 0.00123},
+	5: {0: 999.96},
+	6: {3: -48.5},
+	7: {0: 1199.7, 1: 20, 2: 0.0011, 3: -30},
+}
+
+// system is a made-up server: throughput peaks at batch 16 and grows with
+// threads; latency grows with batch × threads; the error rate and the
+// temperature with threads. It stays below 1199.7.
+func system(p map[string]any) [4]float64 {
+	batch, threads := p["batch"].(float64), p["threads"].(float64)
+	tp := 400 + 650*math.Exp(-math.Pow(math.Log2(batch)-4, 2)/8)*math.Pow(threads/16, 0.3)
+	if p["compression"] == "zstd" {
+		tp *= 0.9
+	}
+	return [4]float64{tp, 5 + batch*threads/12, 0.001 + 0.0001*threads, 4*threads - 40}
+}
+
+// rounds plays n rounds of throughput-demo.
 func (e *env) rounds(n int) {
 	e.t.Helper()
 	for i := 0; i < n; i++ {
 		var r struct {
 			Suggestions []struct {
 				DecisionID int64          `json:"decision_id"`
+				Round      int            `json:"round"`
 				Params     map[string]any `json:"params"`
 			} `json:"suggestions"`
 		}
 		if code := e.call("POST", "/studies/"+e.id+"/suggestions", "", &r); code != 200 {
 			e.t.Fatalf("ask: %d", code)
 		}
-		p := r.Suggestions[0].Params
-		lr, layers := p["lr"].(float64), p["layers"].(float64)
-		acc := math.Exp(-math.Pow(math.Log10(lr)+2, 2)/2) - 0.03*(layers-4)*(layers-4)
-		if p["opt"] == "sgd" {
-			acc -= 0.1
+		s := r.Suggestions[0]
+		v := system(s.Params)
+		for k, x := range special[s.Round] {
+			v[k] = x
 		}
-		body := fmt.Sprintf(`{"decision_id":%d,"reward":%g,"costs":[%g]}`, r.Suggestions[0].DecisionID, acc, layers/8)
+		body := fmt.Sprintf(`{"decision_id":%d,"reward":%v,"costs":[%v,%v,%v]}`, s.DecisionID, v[0], v[1], v[2], v[3])
 		if code := e.call("POST", "/studies/"+e.id+"/observations", body, nil); code != 200 {
 			e.t.Fatalf("tell: %d", code)
 		}
@@ -76,42 +107,181 @@ func (e *env) rounds(n int) {
 	}
 }
 
-// objectivePoints is what the objective chart should plot: every reward,
-// and the best feasible value from the first feasible round on.
-func (e *env) objectivePoints() string {
+type decision struct {
+	DecisionID int64          `json:"decision_id"`
+	Round      int            `json:"round"`
+	Params     map[string]any `json:"params"`
+	Reward     *float64       `json:"reward"`
+	Costs      []float64      `json:"costs"`
+}
+
+func (e *env) decisions(id string) []decision {
 	e.t.Helper()
 	var l struct {
-		Decisions []struct {
-			Costs []float64 `json:"costs"`
-		} `json:"decisions"`
+		Decisions []decision `json:"decisions"`
 	}
-	e.call("GET", "/studies/"+e.id+"/decisions?limit=1000", "", &l)
-	for i, d := range l.Decisions {
-		if d.Costs[0] <= 0.6 {
-			return strconv.Itoa(len(l.Decisions) + len(l.Decisions) - i)
+	e.call("GET", "/studies/"+id+"/decisions?limit=1000", "", &l)
+	return l.Decisions
+}
+
+type summary struct {
+	Best *struct {
+		DecisionID int64   `json:"decision_id"`
+		Reward     float64 `json:"reward"`
+	} `json:"best"`
+	Constraints []struct {
+		Name           string  `json:"name"`
+		Kind           string  `json:"kind"`
+		Threshold      float64 `json:"threshold"`
+		ViolationHard  float64 `json:"violation_hard"`
+		ViolationSoft  float64 `json:"violation_soft"`
+		ViolationCount int     `json:"violation_count"`
+		Violation      float64 `json:"violation"`
+	} `json:"constraints"`
+}
+
+func (e *env) summary(id string) summary {
+	e.t.Helper()
+	var s summary
+	e.call("GET", "/studies/"+id+"/summary", "", &s)
+	return s
+}
+
+// objectivePoints is what the objective chart should plot: every reward,
+// and the best feasible value from the first feasible round on.
+func (e *env) objectivePoints(thresholds []float64) string {
+	e.t.Helper()
+	decs := e.decisions(e.id)
+	for i, d := range decs {
+		if feasible(d, thresholds) {
+			return strconv.Itoa(len(decs) + len(decs) - i)
 		}
 	}
-	return strconv.Itoa(len(l.Decisions))
+	return strconv.Itoa(len(decs))
+}
+
+func feasible(d decision, thresholds []float64) bool {
+	for j, c := range d.Costs {
+		if c > thresholds[j] {
+			return false
+		}
+	}
+	return len(d.Costs) == len(thresholds)
+}
+
+// pager stands in front of the server and, when asked to, answers GET
+// /studies a page of one study at a time, the way a paginated list may:
+// mode 1 with a cursor ("next": "c<k>", sent back as ?after=), mode 2 as a
+// bare array with a Link header (rel="next", ?page=k). Mode 0 passes
+// through (today's answer).
+type pager struct {
+	next  http.Handler
+	mode  atomic.Int32
+	pages atomic.Int32 // paginated answers served
+}
+
+func (p *pager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	mode := p.mode.Load()
+	if mode == 0 || r.Method != "GET" || r.URL.Path != "/studies" || r.URL.Query().Has("name") {
+		p.next.ServeHTTP(w, r)
+		return
+	}
+	k := 0
+	if c := r.URL.Query().Get("after"); c != "" {
+		k, _ = strconv.Atoi(strings.TrimPrefix(c, "c"))
+	}
+	if c := r.URL.Query().Get("page"); c != "" {
+		k, _ = strconv.Atoi(c)
+	}
+	rec := httptest.NewRecorder()
+	r2 := r.Clone(r.Context())
+	r2.URL.RawQuery = ""
+	p.next.ServeHTTP(rec, r2)
+	var all struct {
+		Studies []json.RawMessage `json:"studies"`
+	}
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &all) != nil {
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return
+	}
+	p.pages.Add(1)
+	page := all.Studies[min(k, len(all.Studies)):min(k+1, len(all.Studies))]
+	w.Header().Set("Content-Type", "application/json")
+	more := k+1 < len(all.Studies)
+	if mode == 1 {
+		out := map[string]any{"studies": page}
+		if more {
+			out["next"] = "c" + strconv.Itoa(k+1)
+		}
+		json.NewEncoder(w).Encode(out)
+		return
+	}
+	if more {
+		w.Header().Set("Link", fmt.Sprintf(`</studies?page=%d>; rel="next"`, k+1))
+	}
+	json.NewEncoder(w).Encode(page)
 }
 
 func newEnv(t *testing.T) *env {
 	srv := service.New(store.NewMemory(), service.Options{Token: token})
-	hs := httptest.NewServer(srv)
+	pg := &pager{next: srv}
+	hs := httptest.NewServer(pg)
 	t.Cleanup(func() { hs.Close(); srv.Close() })
-	e := &env{t: t, url: hs.URL}
+	e := &env{t: t, url: hs.URL, pages: pg}
 	var st struct {
 		ID string `json:"id"`
 	}
-	code := e.call("POST", "/studies", `{"name":"tuning-demo","parameters":[
-		{"name":"lr","type":"float","low":1e-4,"high":1,"log":true},
-		{"name":"layers","type":"int","low":1,"high":8},
-		{"name":"opt","type":"categorical","choices":["adam","sgd"]}],
-		"objective":{"name":"accuracy"},"constraints":[{"name":"latency","threshold":0.6,"kind":"cumulative"}],
-		"algorithm":"ckb-ucb","seed":5,"horizon":200}`, &st)
+	code := e.call("POST", "/studies", `{"name":"throughput-demo","parameters":[
+		{"name":"batch","type":"int","low":1,"high":64,"log":true},
+		{"name":"threads","type":"int","low":1,"high":16},
+		{"name":"compression","type":"categorical","choices":["none","lz4","zstd"]}],
+		"objective":{"name":"throughput","goal":"maximize"},
+		"constraints":[{"name":"latency_ms","threshold":50,"kind":"stage-wise"},
+			{"name":"error_rate","threshold":0.002,"kind":"cumulative"},
+			{"name":"temp_margin","threshold":0,"kind":"cumulative"}],
+		"algorithm":"config","seed":5,"horizon":200}`, &st)
 	if code != 201 {
-		t.Fatalf("create: %d", code)
+		t.Fatalf("create throughput-demo: %d", code)
 	}
 	e.id = st.ID
+	code = e.call("POST", "/studies", `{"name":"long-term-demo","space":{"type":"box","lo":[0],"hi":[1],"candidates":21},
+		"objective":{"name":"yield"},"constraints":[{"name":"power","threshold":0.5,"kind":"long-term"}],
+		"algorithm":"ckb-ucb","seed":2,"horizon":50}`, &st)
+	if code != 201 {
+		t.Fatalf("create long-term-demo: %d", code)
+	}
+	e.ltID = st.ID
+	code = e.call("POST", "/studies", `{"name":"plain-demo","space":{"type":"box","lo":[0,-5],"hi":[1,5]},
+		"objective":{"name":"loss","goal":"minimize"},"constraints":[],"algorithm":"igp-ucb","seed":4,"horizon":20}`, &st)
+	if code != 201 {
+		t.Fatalf("create plain-demo: %d", code)
+	}
+	e.plainID = st.ID
+	for i := 0; i < 3; i++ { // two observed, one pending
+		var r struct {
+			Suggestions []struct {
+				DecisionID int64     `json:"decision_id"`
+				X          []float64 `json:"x"`
+			} `json:"suggestions"`
+		}
+		e.call("POST", "/studies/"+e.plainID+"/suggestions", "", &r)
+		if s := r.Suggestions[0]; i < 2 {
+			e.call("POST", "/studies/"+e.plainID+"/observations", fmt.Sprintf(`{"decision_id":%d,"reward":%v}`, s.DecisionID, s.X[0]*s.X[1]), nil)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		var r struct {
+			Suggestions []struct {
+				DecisionID int64     `json:"decision_id"`
+				X          []float64 `json:"x"`
+			} `json:"suggestions"`
+		}
+		e.call("POST", "/studies/"+e.ltID+"/suggestions", "", &r)
+		s := r.Suggestions[0]
+		e.call("POST", "/studies/"+e.ltID+"/observations",
+			fmt.Sprintf(`{"decision_id":%d,"reward":%v,"costs":[%v]}`, s.DecisionID, s.X[0], 0.2+s.X[0]), nil)
+	}
 	return e
 }
 
@@ -178,9 +348,82 @@ func artifacts(t *testing.T) string {
 	return t.TempDir()
 }
 
+// pageJS are helpers the test evaluates in the page. readY reads a value
+// off a chart the way a person does: the position of a mark against the
+// tick labels (their text, parsed, and where they stand).
+const pageJS = `
+if (!window.cbtErrors) {
+  window.cbtErrors = [];
+  window.addEventListener("error", (ev) => cbtErrors.push(String(ev.message)));
+  window.addEventListener("unhandledrejection", (ev) => cbtErrors.push(String(ev.reason)));
+}
+window.cbt = {
+  num(s) { return parseFloat(String(s).replace(/\u2212/g, "-")); },
+  ticks(svg) {
+    return [...svg.querySelectorAll("text.ytick")].map((t) => [cbt.num(t.textContent), parseFloat(t.getAttribute("y")) - 4]);
+  },
+  readY(svg, py) {
+    const tk = cbt.ticks(svg), a = tk[0], b = tk[tk.length - 1];
+    return a[0] + (py - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+  },
+  dot(chartID, did) {
+    const svg = document.getElementById(chartID);
+    const c = svg && svg.querySelector('circle[data-id="' + did + '"]');
+    return c ? cbt.readY(svg, parseFloat(c.getAttribute("cy"))) : NaN;
+  },
+  lineEnd(chartID, cls) {
+    const svg = document.getElementById(chartID);
+    const p = svg && svg.querySelector("path." + cls);
+    if (!p) return NaN;
+    const m = /([-\d.]+),([-\d.]+)$/.exec(p.getAttribute("d"));
+    return cbt.readY(svg, parseFloat(m[2]));
+  },
+  cell(did, col) {
+    const head = [...document.querySelectorAll("#decisions thead th")].map((th) => th.textContent);
+    const row = document.querySelector('#decisions tbody tr[data-id="' + did + '"]');
+    return row ? row.children[head.indexOf(col)].textContent : "";
+  },
+  // problems lists what is wrong with the charts' looks: ticks that are not
+  // round, a title that runs into the legend, legend entries that overlap
+  // or leave the chart, swatches of one colour for different series.
+  problems() {
+    const out = [];
+    const hit = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    for (const svg of document.querySelectorAll("svg.chart")) {
+      const id = svg.id;
+      const vals = cbt.ticks(svg).map((t) => t[0]);
+      if (vals.length >= 2) {
+        const step = vals[1] - vals[0];
+        const mant = step / Math.pow(10, Math.floor(Math.log10(step) + 1e-9));
+        if (![1, 2, 5].some((m) => Math.abs(mant - m) < 1e-6)) out.push(id + ": tick step " + step + " is not 1, 2 or 5 × 10^k");
+        vals.forEach((v) => { if (Math.abs(v / step - Math.round(v / step)) > 1e-6) out.push(id + ": tick " + v + " is not a multiple of " + step); });
+      }
+      const title = svg.querySelector("text.title").getBBox();
+      const items = [...svg.querySelectorAll(".legend-item")].map((g) => g.getBBox());
+      items.forEach((b, i) => {
+        if (hit(title, b)) out.push(id + ": the title runs into legend entry " + i);
+        if (b.x + b.width > svg.width.baseVal.value) out.push(id + ": legend entry " + i + " leaves the chart");
+        items.slice(0, i).forEach((c, k) => { if (hit(b, c)) out.push(id + ": legend entries " + k + " and " + i + " overlap"); });
+      });
+      if (title.x + title.width > svg.width.baseVal.value) out.push(id + ": the title leaves the chart");
+      const sw = [...svg.querySelectorAll(".legend-item .swatch")].map((s) => s.tagName === "line" ? getComputedStyle(s).stroke : s.tagName === "rect" ? getComputedStyle(s).fill : getComputedStyle(s).stroke);
+      if (sw.length > 1 && new Set(sw).size < sw.length) out.push(id + ": legend swatches share a colour: " + sw.join(" "));
+    }
+    for (const err of window.cbtErrors || []) out.push("script error: " + err);
+    const text = document.getElementById("main").textContent;
+    for (const bad of ["NaN", "undefined", "Infinity"]) if (text.includes(bad)) out.push("the page shows " + bad);
+    return out;
+  },
+};
+"ok"`
+
 // TestDashboardInChromium drives headless Chromium as a person would: the
-// page asks for the token, lists the study, and its study page shows the
-// study's name and charts with its data, then refreshes as rounds arrive.
+// page asks for the token, lists the studies (also when the list comes in
+// pages), and the study page shows every number as the API holds it, on
+// charts with round ticks, coloured legends, infeasible rounds marked and
+// each violation figure named; the parameters view shows slices and
+// parallel coordinates; the page refreshes as rounds arrive. Screenshots of
+// the study page and of the parameters view go to $CBANDIT_ARTIFACTS.
 func TestDashboardInChromium(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
@@ -189,8 +432,10 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		t.Skip("no chromium on this machine (apt-get install chromium, or set CBANDIT_CHROMIUM): the dashboard's browser test is skipped")
 	}
+	start := time.Now()
 	e := newEnv(t)
 	e.rounds(30)
+	thresholds := []float64{50, 0.002, 0}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 1500),
@@ -199,7 +444,7 @@ func TestDashboardInChromium(t *testing.T) {
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 
 	run := func(acts ...chromedp.Action[chromedp.Void]) {
@@ -218,6 +463,57 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		return v
 	}
+	evalNum := func(js string) float64 {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[float64](js))
+		if err != nil {
+			t.Fatalf("chromium: evaluating %s: %v", js, err)
+		}
+		return v
+	}
+	evalList := func(js string) []string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](js))
+		if err != nil {
+			t.Fatalf("chromium: evaluating %s: %v", js, err)
+		}
+		return v
+	}
+	shoot := func(name string) string {
+		t.Helper()
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(artifacts(t), name)
+		if err := os.WriteFile(path, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s (%d bytes)", path, len(shot))
+		if len(shot) < 10_000 {
+			t.Fatalf("screenshot of %d bytes: a blank page?", len(shot))
+		}
+		return path
+	}
+	// open shows a page by its hash and waits until it is that study's page
+	// in that view (a hash change keeps the old page until the new one is drawn).
+	open := func(hash, name, ready string) {
+		t.Helper()
+		run(chromedp.Navigate(e.url + "/ui/" + hash))
+		js := fmt.Sprintf(`String((document.getElementById("study-name") || {}).textContent === %q && !!document.querySelector(%q))`, name, ready)
+		for deadline := time.Now().Add(10 * time.Second); eval(js) != "true"; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the page of %s (%s) did not appear", hash, name, ready)
+			}
+		}
+	}
+	within := func(what string, got, want, tol float64) {
+		t.Helper()
+		if math.IsNaN(got) || math.Abs(got-want) > tol {
+			t.Errorf("%s: the page shows %v, the API holds %v (tolerance %.3g)", what, got, want, tol)
+		}
+	}
+
 	// No token yet: the page asks for one.
 	run(chromedp.Navigate(e.url+"/ui/"), chromedp.WaitVisible(chromedp.CSS("#token")))
 	if v := eval(`String(!document.getElementById("login").hidden)`); v != "true" {
@@ -225,46 +521,184 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	run(chromedp.SendKeys(chromedp.CSS("#token"), token), chromedp.Click(chromedp.CSS("#login button")),
 		chromedp.WaitVisible(chromedp.CSS("#studies a")))
-	listed := eval(`document.querySelector("#studies a").textContent`)
-	run(chromedp.Click(chromedp.CSS("#studies a")), chromedp.WaitVisible(chromedp.CSS("#chart-objective circle")))
-	name := eval(`document.getElementById("study-name").textContent`)
-	if listed != "tuning-demo" || name != "tuning-demo" {
-		t.Fatalf("studies list shows %q, study page shows %q: want the study's name tuning-demo", listed, name)
+	listed := func() string {
+		return eval(`[...document.querySelectorAll("#studies tbody a")].map((a) => a.textContent).sort().join(",")`)
 	}
-	points := func() string { return eval(`document.getElementById("chart-objective").getAttribute("data-points")`) }
-	if p, want := points(), e.objectivePoints(); p != want || e.n != 30 {
+	if l := listed(); l != "long-term-demo,plain-demo,throughput-demo" {
+		t.Fatalf("the list shows %q, want the 3 studies", l)
+	}
+	// The same list when GET /studies answers in pages: a cursor in the
+	// body, then a bare array with a Link header.
+	for mode := int32(1); mode <= 2; mode++ {
+		e.pages.mode.Store(mode)
+		before := e.pages.pages.Load()
+		run(chromedp.Navigate(e.url+"/ui/#/study/none"), chromedp.WaitVisible(chromedp.CSS("p.error")),
+			chromedp.Navigate(e.url+"/ui/#/"), chromedp.WaitVisible(chromedp.CSS("#studies a")))
+		if l, n := listed(), e.pages.pages.Load()-before; l != "long-term-demo,plain-demo,throughput-demo" || n != 3 {
+			t.Fatalf("paginated list (mode %d): the page shows %q after reading %d pages, want the 3 studies from 3 pages", mode, l, n)
+		}
+	}
+	e.pages.mode.Store(0)
+
+	// The study page.
+	open("#/study/"+e.id, "throughput-demo", "#chart-objective circle")
+	eval(pageJS)
+	if name := eval(`document.getElementById("study-name").textContent`); name != "throughput-demo" {
+		t.Fatalf("study page shows %q, want throughput-demo", name)
+	}
+	if p, want := eval(`document.getElementById("chart-objective").getAttribute("data-points")`), e.objectivePoints(thresholds); p != want {
 		t.Fatalf("objective chart has %s points, want %s (30 rewards and the best feasible value so far per round)", p, want)
 	}
-	if c := eval(`String(document.querySelectorAll("svg.chart circle").length)`); c != strconv.Itoa(2*e.n) { // objective and latency dots
-		t.Fatalf("%s dots in the charts, want %d", c, 2*e.n)
+
+	// Every number as the API holds it: the five values in the table and
+	// read off the charts, each within 1 %.
+	decs := e.decisions(e.id)
+	cols := []string{"throughput", "latency_ms", "error_rate", "temp_margin"}
+	charts := []string{"chart-objective", "chart-constraint-0", "chart-constraint-1", "chart-constraint-2"}
+	found := 0
+	for _, d := range decs {
+		for k, v := range special[d.Round] {
+			api := *d.Reward
+			if k > 0 {
+				api = d.Costs[k-1]
+			}
+			if api != v {
+				t.Fatalf("round %d: the API holds %v for %s, the test told %v", d.Round, api, cols[k], v)
+			}
+			cell := eval(fmt.Sprintf(`cbt.cell(%d, %q)`, d.DecisionID, cols[k]))
+			got, err := strconv.ParseFloat(strings.ReplaceAll(cell, "−", "-"), 64)
+			if err != nil {
+				t.Errorf("decision %d, %s: table cell %q is not a number", d.DecisionID, cols[k], cell)
+			}
+			within(fmt.Sprintf("decision %d, %s, table", d.DecisionID, cols[k]), got, v, 0.01*math.Abs(v))
+			within(fmt.Sprintf("decision %d, %s, read off %s", d.DecisionID, cols[k], charts[k]),
+				evalNum(fmt.Sprintf(`cbt.dot(%q, %d)`, charts[k], d.DecisionID)), v, 0.01*math.Abs(v))
+			found++
+		}
 	}
-	thresholds := eval(`String(document.querySelectorAll("#chart-constraint-0 line.threshold").length)`)
-	rows := eval(`String(document.querySelectorAll("#decisions tbody tr").length)`)
-	lines := eval(`String(document.querySelectorAll("#chart-violation path.line, #chart-objective path.line").length)`)
-	if thresholds != "1" || rows != strconv.Itoa(e.n) || lines != "2" {
-		t.Fatalf("threshold lines %s (want 1), table rows %s (want %d), best-so-far and violation lines %s (want 2)", thresholds, rows, e.n, lines)
+	if found != 8 {
+		t.Fatalf("checked %d special values, want 8", found)
+	}
+	// Every other reward and cost too, read off the charts within 1 % of
+	// the axis (a reading by eye).
+	for _, d := range decs {
+		for k := range cols {
+			v := *d.Reward
+			if k > 0 {
+				v = d.Costs[k-1]
+			}
+			span := evalNum(fmt.Sprintf(`(() => { const t = cbt.ticks(document.getElementById(%q)); return t[t.length - 1][0] - t[0][0]; })()`, charts[k]))
+			within(fmt.Sprintf("decision %d, %s, read off %s", d.DecisionID, cols[k], charts[k]),
+				evalNum(fmt.Sprintf(`cbt.dot(%q, %d)`, charts[k], d.DecisionID)), v, 0.01*span)
+		}
+	}
+	sum := e.summary(e.id)
+	if sum.Best == nil || sum.Best.Reward != 1199.7 {
+		t.Fatalf("summary's best: %+v, want 1199.7 (round 7)", sum.Best)
+	}
+	within("best feasible card", evalNum(`cbt.num(document.querySelector("#facts .fact.best b").textContent)`), sum.Best.Reward, 0.01*sum.Best.Reward)
+
+	// Infeasible rounds are marked on the objective chart.
+	infeasible := 0
+	for _, d := range decs {
+		if !feasible(d, thresholds) {
+			infeasible++
+		}
+	}
+	if got := eval(`String(document.querySelectorAll("#chart-objective g.infeasible circle").length)`); infeasible == 0 || got != strconv.Itoa(infeasible) {
+		t.Errorf("objective chart marks %s rounds infeasible, the API's decisions have %d", got, infeasible)
+	}
+
+	// Each violation figure named as its kind's, equal to the API's; the
+	// violation charts end on the API's two sums.
+	names := map[string]string{"stage-wise": "violating rounds", "cumulative": "cumulative violation Σ [g]⁺", "long-term": "long-term violation [Σ g]⁺"}
+	for j, c := range sum.Constraints {
+		card := fmt.Sprintf(`document.getElementById("violation-%d")`, j)
+		label := eval(card + `.querySelector(".label").textContent`)
+		if !strings.Contains(label, names[c.Kind]) || !strings.Contains(label, c.Kind) {
+			t.Errorf("constraint %s (%s): card label %q does not name its figure %q", c.Name, c.Kind, label, names[c.Kind])
+		}
+		within(c.Name+" card", evalNum(`cbt.num(`+card+`.querySelector("b").textContent)`), c.Violation, 0.01*math.Abs(c.Violation)+1e-12)
+		span := evalNum(fmt.Sprintf(`(() => { const t = cbt.ticks(document.getElementById("chart-violation-%d")); return t[t.length - 1][0] - t[0][0]; })()`, j))
+		within(c.Name+" cumulative Σ[g]⁺ line", evalNum(fmt.Sprintf(`cbt.lineEnd("chart-violation-%d", "cumulative")`, j)), c.ViolationHard, 0.01*span)
+		within(c.Name+" long-term [Σg]⁺ line", evalNum(fmt.Sprintf(`cbt.lineEnd("chart-violation-%d", "long-term")`, j)), c.ViolationSoft, 0.01*span)
+	}
+	if sum.Constraints[0].ViolationCount == 0 || sum.Constraints[2].ViolationHard == 0 {
+		t.Errorf("the toy should break the latency and temperature limits sometimes: %+v", sum.Constraints)
+	}
+	for _, p := range evalList(`cbt.problems()`) {
+		t.Error("study page: " + p)
+	}
+	studyShot := shoot("dashboard-study.png")
+
+	// The parameters view: each metric against each parameter, and
+	// parallel coordinates, one line per observed decision.
+	run(chromedp.Click(chromedp.CSS("#tab-parameters")))
+	open("#/study/"+e.id+"/parameters", "throughput-demo", "#parallel polyline")
+	eval(pageJS)
+	if n := eval(`String(document.querySelectorAll("#slices svg.chart").length)`); n != "12" {
+		t.Errorf("%s slice plots, want 12 (4 metrics × 3 parameters)", n)
+	}
+	if n := eval(`[...document.querySelectorAll("#slices svg.chart")].map((s) => s.getAttribute("data-points")).filter((p) => p !== "30").join(",")`); n != "" {
+		t.Errorf("slice plots with other than 30 points: %s", n)
+	}
+	if n := eval(`String(document.querySelectorAll("#parallel polyline").length)`); n != "30" {
+		t.Errorf("parallel coordinates: %s lines, want 30", n)
+	}
+	if n := eval(`String(document.querySelectorAll("#parallel polyline.best").length)`); n != "1" {
+		t.Errorf("parallel coordinates: %s best lines, want 1", n)
+	}
+	// The slice of throughput against batch holds the API's values.
+	for _, d := range decs[:10] {
+		v := *d.Reward
+		span := evalNum(`(() => { const t = cbt.ticks(document.getElementById("slice-0-0")); return t[t.length - 1][0] - t[0][0]; })()`)
+		within(fmt.Sprintf("decision %d, throughput, read off the batch slice", d.DecisionID), evalNum(fmt.Sprintf(`cbt.dot("slice-0-0", %d)`, d.DecisionID)), v, 0.01*span)
+	}
+	for _, p := range evalList(`cbt.problems()`) {
+		t.Error("parameters view: " + p)
+	}
+	paramShot := shoot("dashboard-parameters.png")
+
+	// A long-term constraint's card names [Σ g]⁺, as the API computes it.
+	lt := e.summary(e.ltID)
+	open("#/study/"+e.ltID, "long-term-demo", "#violation-0")
+	eval(pageJS)
+	if label := eval(`document.querySelector("#violation-0 .label").textContent`); !strings.Contains(label, names["long-term"]) {
+		t.Errorf("long-term card: %q", label)
+	}
+	within("long-term card", evalNum(`cbt.num(document.querySelector("#violation-0 b").textContent)`), lt.Constraints[0].ViolationSoft, 0.01*lt.Constraints[0].ViolationSoft+1e-12)
+	for _, p := range evalList(`cbt.problems()`) {
+		t.Error("long-term study page: " + p)
+	}
+
+	// A box without constraints, with a pending decision: both views draw
+	// without a limit, a violation or a script error.
+	open("#/study/"+e.plainID, "plain-demo", "#chart-objective circle")
+	if n := eval(`String(document.querySelectorAll("#facts .violation, #chart-objective g.infeasible circle, svg .threshold").length)`); n != "0" {
+		t.Errorf("plain-demo: %s violation cards, infeasible marks or limits, want none", n)
+	}
+	open("#/study/"+e.plainID+"/parameters", "plain-demo", "#parallel polyline")
+	if n := eval(`document.querySelectorAll("#slices svg.chart").length + " " + document.querySelectorAll("#parallel polyline").length`); n != "2 2" {
+		t.Errorf("plain-demo: slices and lines %q, want 2 slices (loss vs x1, x2) and 2 lines (the observed decisions)", n)
+	}
+	for _, p := range evalList(`cbt.problems()`) {
+		t.Error("plain-demo: " + p)
 	}
 
 	// The study runs on: the page picks the new rounds up by itself.
+	open("#/study/"+e.id, "throughput-demo", "#chart-objective circle")
 	e.rounds(5)
-	want := e.objectivePoints()
+	points := func() string { return eval(`document.getElementById("chart-objective").getAttribute("data-points")`) }
+	want := e.objectivePoints(thresholds)
 	got := points()
-	for deadline := time.Now().Add(20 * time.Second); got != want && time.Now().Before(deadline); got = points() {
-		time.Sleep(500 * time.Millisecond)
+	for deadline := time.Now().Add(15 * time.Second); got != want && time.Now().Before(deadline); got = points() {
+		time.Sleep(300 * time.Millisecond)
 	}
 	if got != want {
 		t.Fatalf("after 5 more rounds the chart has %s points, want %s: the page did not refresh", got, want)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
+	if rows := eval(`String(document.querySelectorAll("#decisions tbody tr").length)`); rows != "35" {
+		t.Errorf("table rows %s, want 35", rows)
 	}
-	path := filepath.Join(artifacts(t), "dashboard-study.png")
-	if err := os.WriteFile(path, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s (%d bytes)", path, len(shot))
-	if len(shot) < 10_000 {
-		t.Fatalf("screenshot of %d bytes: a blank page?", len(shot))
-	}
+	t.Logf("screenshots: %s, %s; %.1f s", studyShot, paramShot, time.Since(start).Seconds())
 }

@@ -17,11 +17,16 @@ an algorithm; each round you ask for a trial, run it, and tell its metrics::
     trial = study.ask()
     study.tell(trial, reward=0.9, costs=[0.3])
 
+or let ``study.optimize(fn, n_trials=40, n_workers=4)`` run that loop.
+
 Errors of the API are raised as :class:`APIError`, carrying its HTTP
-status, code, the request field it names and the message.
+status, code, the request field it names and the message; a request that
+got no answer (connection refused, dropped or reset, timed out) raises
+:class:`TransportError`, a subclass of :class:`APIError`. Asks and tells
+carry idempotency keys and are retried with bounded backoff.
 """
 
-from .client import APIError, Client, Study, Trial
+from .client import APIError, Client, Study, TransportError, Trial
 
-__all__ = ["APIError", "Client", "Study", "Trial"]
-__version__ = "0.1.0"
+__all__ = ["APIError", "Client", "Study", "TransportError", "Trial"]
+__version__ = "0.2.0"

@@ -1,26 +1,44 @@
-"""The client: :class:`Client`, :class:`Study`, :class:`Trial` and :class:`APIError`."""
+"""The client: :class:`Client`, :class:`Study`, :class:`Trial`, :class:`APIError` and :class:`TransportError`."""
 
 from __future__ import annotations
 
+import email.utils
+import http.client
 import json
+import logging
+import random
+import socket
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
-__all__ = ["APIError", "Client", "Study", "Trial"]
+__all__ = ["APIError", "TransportError", "Client", "Study", "Trial"]
+
+log = logging.getLogger("cbandit")
+
+# Answers worth asking again (with the same Idempotency-Key): the server was
+# overloaded, restarting or behind a proxy that lost it.
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
 
 
 class APIError(Exception):
-    """An error answer of the service (or a failure to reach it).
+    """An error answer of the service, or a failure to reach it (:class:`TransportError`).
 
     Attributes:
-        status: the HTTP status (0 when the server could not be reached).
-        code: the API's error code, e.g. ``"invalid_argument"``, ``"not_found"``.
+        status: the HTTP status (0 when no answer came).
+        code: the API's error code, e.g. ``"invalid_argument"``, ``"not_found"``;
+            for a :class:`TransportError` ``"unreachable"``, ``"connection_lost"``
+            or ``"timeout"``.
         field: the request field the error names, e.g. ``"parameters[0].low"``
             (empty when there is none).
         message: what is wrong, with the offending value.
+        attempts: how many times the request was sent (more than 1 after retries).
     """
 
     def __init__(self, status: int, code: str, field: str, message: str) -> None:
@@ -28,8 +46,28 @@ class APIError(Exception):
         self.code = code
         self.field = field
         self.message = message
+        self.attempts = 1
         where = f" {field}:" if field else ""
         super().__init__(f"{status} {code}:{where} {message}")
+
+
+class TransportError(APIError):
+    """No answer: the connection was refused, dropped, reset or timed out.
+
+    A subclass of :class:`APIError` with ``status`` 0. ``code`` says what
+    happened: ``"unreachable"`` (the request was not delivered: connection
+    refused, unknown host), ``"connection_lost"`` (the connection broke after
+    the request was sent: the server may have applied it) or ``"timeout"``.
+
+    Attributes:
+        delivered: False when the request certainly did not reach the server.
+        cause: the exception of the standard library behind it.
+    """
+
+    def __init__(self, code: str, message: str, delivered: bool, cause: Optional[BaseException] = None) -> None:
+        super().__init__(0, code, "", message)
+        self.delivered = delivered
+        self.cause = cause
 
 
 @dataclass
@@ -46,7 +84,9 @@ class Trial:
             the choice; empty otherwise.
         arm: the index of the point among the space's points or candidates
             (-1 for a point of a native box).
-        raw: the suggestion as the API returned it.
+        missing: for a trial of :meth:`Study.pending`, what it still waits
+            for: ``["reward"]``, ``["costs"]`` or both.
+        raw: the suggestion (or decision record) as the API returned it.
     """
 
     decision_id: int
@@ -54,12 +94,31 @@ class Trial:
     x: List[float]
     params: Dict[str, Any] = field(default_factory=dict)
     arm: int = -1
+    missing: List[str] = field(default_factory=list)
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> "Trial":
         return cls(decision_id=int(d["decision_id"]), round=int(d["round"]), x=list(d.get("x") or []),
                    params=dict(d.get("params") or {}), arm=int(d.get("arm", -1)), raw=dict(d))
+
+
+def _transport_error(url: str, e: BaseException) -> TransportError:
+    """Names a failure of the standard library's HTTP stack."""
+    if isinstance(e, urllib.error.URLError):
+        # urllib wraps only the errors of connecting and sending: a request
+        # that failed there was not delivered whole, so the server did not
+        # act on it.
+        reason = e.reason
+        if isinstance(reason, (TimeoutError, socket.timeout)):
+            return TransportError("unreachable", f"{url}: connecting timed out ({reason})", False, e)
+        return TransportError("unreachable", f"{url}: {reason}", False, e)
+    if isinstance(e, (TimeoutError, socket.timeout)):
+        return TransportError("timeout", f"{url}: no answer in time ({e or 'timed out'})", True, e)
+    if isinstance(e, ConnectionRefusedError):
+        return TransportError("unreachable", f"{url}: {e}", False, e)
+    what = type(e).__name__
+    return TransportError("connection_lost", f"{url}: the connection broke before the answer was read ({what}: {e})", True, e)
 
 
 class Client:
@@ -70,19 +129,78 @@ class Client:
         token: the bearer token, when the server was started with one
             (``cbandit serve --token`` or ``CBANDIT_TOKEN``).
         timeout: seconds to wait for each answer.
+        retries: how many times a request is sent again after a transport
+            failure or a 429/502/503/504 answer (see :meth:`request` for
+            which requests); 0 turns retries off.
+        backoff: the first wait between attempts, in seconds; it doubles at
+            each attempt (with jitter: a random 50 to 100 % of it), up to
+            ``max_backoff``. A ``Retry-After`` answer header is honoured up to
+            ``max_backoff``.
+        max_backoff: the longest wait between two attempts, in seconds.
     """
 
-    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 30.0) -> None:
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 30.0,
+                 retries: int = 4, backoff: float = 0.25, max_backoff: float = 8.0) -> None:
         self.url = url.rstrip("/")
         self.token = token
         self.timeout = timeout
+        self.retries = max(0, int(retries))
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+
+    def _once(self, method: str, path: str, data: Optional[bytes], hdrs: Mapping[str, str]) -> Tuple[bytes, Optional[str]]:
+        """Sends one request: the body, or raises APIError (with the Retry-After header of an error answer)."""
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=dict(hdrs))
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return resp.read(), None
+        except urllib.error.HTTPError as e:
+            try:
+                payload = e.read()
+            except (http.client.HTTPException, OSError) as e2:
+                raise _transport_error(self.url, e2) from None
+            retry_after = e.headers.get("Retry-After") if e.headers else None
+            try:
+                err = json.loads(payload)["error"]
+                exc = APIError(int(err.get("status", e.code)), str(err.get("code", "")),
+                               str(err.get("field", "")), str(err.get("message", "")))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                exc = APIError(e.code, "http_error", "", payload.decode("utf-8", "replace")[:500])
+            exc.retry_after = retry_after  # type: ignore[attr-defined]
+            raise exc from None
+        except (http.client.HTTPException, OSError) as e:
+            # RemoteDisconnected, ConnectionResetError, ConnectionRefusedError,
+            # BrokenPipeError, socket timeouts, IncompleteRead, URLError, ssl errors.
+            raise _transport_error(self.url, e) from None
+
+    def _wait(self, attempt: int, err: APIError) -> float:
+        delay = min(self.max_backoff, self.backoff * (2 ** attempt)) * random.uniform(0.5, 1.0)
+        ra = getattr(err, "retry_after", None)
+        if ra:
+            try:
+                delay = float(ra)
+            except ValueError:
+                when = email.utils.parsedate_to_datetime(ra)
+                delay = when.timestamp() - time.time() if when else delay
+            delay = min(self.max_backoff, max(0.0, delay))
+        return delay
 
     def request(self, method: str, path: str, body: Any = None,
-                headers: Optional[Mapping[str, str]] = None, raw: bool = False) -> Any:
-        """Sends one request and returns the decoded JSON answer (or bytes with ``raw``).
+                headers: Optional[Mapping[str, str]] = None, raw: bool = False,
+                retry: Optional[bool] = None) -> Any:
+        """Sends a request and returns the decoded JSON answer (or bytes with ``raw``).
+
+        A request is sent again, up to :attr:`retries` times with bounded
+        exponential backoff, when it did not reach the server (connection
+        refused), and — if it is safe to repeat — when the connection broke,
+        timed out, or the server answered 429, 502, 503 or 504. Safe to
+        repeat: GET, HEAD, PUT, PATCH, DELETE, and any request with an
+        ``Idempotency-Key`` header (the server answers a repeated key with
+        the first answer); ``retry=True`` or ``False`` overrides that.
 
         Raises:
-            APIError: for an error answer, or when the server cannot be reached.
+            APIError: for an error answer.
+            TransportError: (a subclass of APIError) when no answer came.
         """
         data = None
         hdrs = {"Accept": "application/json"}
@@ -92,23 +210,31 @@ class Client:
         if self.token:
             hdrs["Authorization"] = "Bearer " + self.token
         hdrs.update(headers or {})
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                payload = resp.read()
-        except urllib.error.HTTPError as e:
-            payload = e.read()
+        if retry is None:
+            retry = method.upper() in IDEMPOTENT_METHODS or any(k.lower() == "idempotency-key" for k in hdrs)
+        attempt = 0
+        while True:
             try:
-                err = json.loads(payload)["error"]
-                raise APIError(int(err.get("status", e.code)), str(err.get("code", "")),
-                               str(err.get("field", "")), str(err.get("message", ""))) from None
-            except (ValueError, KeyError, TypeError):
-                raise APIError(e.code, "http_error", "", payload.decode("utf-8", "replace")[:500]) from None
-        except urllib.error.URLError as e:
-            raise APIError(0, "unreachable", "", f"{self.url}: {e.reason}") from None
+                payload, _ = self._once(method, path, data, hdrs)
+                break
+            except APIError as e:
+                e.attempts = attempt + 1
+                if isinstance(e, TransportError):
+                    again = not e.delivered or retry
+                else:
+                    again = retry and e.status in RETRY_STATUSES
+                if not again or attempt >= self.retries:
+                    raise
+                delay = self._wait(attempt, e)
+                log.info("cbandit: %s %s: %s; attempt %d of %d in %.2f s", method, path, e, attempt + 2, self.retries + 1, delay)
+                time.sleep(delay)
+                attempt += 1
         if raw:
             return payload
-        return json.loads(payload) if payload else None
+        try:
+            return json.loads(payload) if payload else None
+        except ValueError:
+            raise APIError(200, "bad_response", "", f"{method} {path}: the answer is not JSON: {payload[:200]!r}") from None
 
     def create_study(self, name: str, *, space: Optional[Mapping[str, Any]] = None,
                      parameters: Optional[Sequence[Mapping[str, Any]]] = None,
@@ -131,6 +257,9 @@ class Client:
             **more: further fields of the study definition (``horizon``,
                 ``params``, ``prior``, ``epoch``, ``full_info``), see the
                 server's ``/openapi.json``.
+
+        Creating is not repeated after a connection that broke once the
+        request was sent (it may have been created: :meth:`get_study` finds it).
 
         Raises:
             APIError: an invalid definition (status 400, naming the field) or a
@@ -158,14 +287,42 @@ class Client:
         except APIError as e:
             if e.status != 404:
                 raise
-        found = self.request("GET", "/studies?name=" + urllib.parse.quote(name_or_id, safe=""))["studies"]
+        found = _studies_of(self.request("GET", "/studies?name=" + urllib.parse.quote(name_or_id, safe="")))
         if not found:
             raise APIError(404, "not_found", "name", f"no study with ID or name {name_or_id!r}")
         return Study(self, found[0])
 
     def studies(self) -> List["Study"]:
-        """Lists the server's studies."""
-        return [Study(self, s) for s in self.request("GET", "/studies")["studies"]]
+        """Lists the server's studies (every page, when the list comes in pages)."""
+        out: List[Study] = []
+        path = "/studies"
+        seen = set()
+        while True:
+            answer = self.request("GET", path)
+            out.extend(Study(self, s) for s in _studies_of(answer))
+            nxt = answer.get("next") if isinstance(answer, dict) else None
+            if not nxt:
+                return out
+            nxt = str(nxt)
+            if nxt.startswith("/"):
+                path = nxt
+            elif nxt.startswith(("http://", "https://")):
+                u = urllib.parse.urlsplit(nxt)
+                path = u.path + ("?" + u.query if u.query else "")
+            else:
+                path = "/studies?after=" + urllib.parse.quote(nxt, safe="")
+            if path in seen:
+                return out
+            seen.add(path)
+
+
+def _studies_of(answer: Any) -> List[Mapping[str, Any]]:
+    if isinstance(answer, list):
+        return answer
+    return list((answer or {}).get("studies") or [])
+
+
+Metrics = Union[float, int, Tuple[Any, Any], Sequence[Any], Mapping[str, Any]]
 
 
 class Study:
@@ -189,23 +346,8 @@ class Study:
     def _path(self, rest: str = "") -> str:
         return "/studies/" + urllib.parse.quote(self.id, safe="") + rest
 
-    def ask(self, idempotency_key: Optional[str] = None, **round_input: Any) -> Trial:
-        """Asks for the next trial.
-
-        Args:
-            idempotency_key: makes a retry answer the same trial.
-            **round_input: ``arms`` (contextual studies) or
-                ``constraint_sample`` (full-information studies).
-        """
-        return self.ask_many(1, idempotency_key, **round_input)[0]
-
-    def ask_many(self, count: int, idempotency_key: Optional[str] = None, **round_input: Any) -> List[Trial]:
-        """Asks for ``count`` trials at once (at most 100)."""
-        body: Dict[str, Any] = {"count": count}
-        body.update(round_input)
-        headers = {"Idempotency-Key": json.dumps(idempotency_key)} if idempotency_key else None
-        answer = self.client.request("POST", self._path("/suggestions"), body, headers)
-        trials = [Trial._from(s) for s in answer["suggestions"]]
+    def _trials(self, records: Sequence[Mapping[str, Any]]) -> List[Trial]:
+        trials = [Trial._from(s) for s in records]
         # JSON does not tell 2.0 from 2: a float parameter's value is a float.
         floats = [p["name"] for p in self.spec.get("parameters") or [] if p.get("type") == "float"]
         for t in trials:
@@ -214,12 +356,39 @@ class Study:
                     t.params[name] = float(t.params[name])
         return trials
 
+    @staticmethod
+    def _key(key: Optional[str], op: str) -> Dict[str, str]:
+        return {"Idempotency-Key": json.dumps(key or f"py-{op}-{uuid.uuid4().hex}")}
+
+    def ask(self, idempotency_key: Optional[str] = None, **round_input: Any) -> Trial:
+        """Asks for the next trial.
+
+        The request carries an ``Idempotency-Key`` (a fresh random one unless
+        you give yours) and is retried with it: a retry after a lost answer
+        gets the same trial, not a second one.
+
+        Args:
+            idempotency_key: your key, e.g. a job ID, to get the same trial
+                again after your own process restarted.
+            **round_input: ``arms`` (contextual studies) or
+                ``constraint_sample`` (full-information studies).
+        """
+        return self.ask_many(1, idempotency_key, **round_input)[0]
+
+    def ask_many(self, count: int, idempotency_key: Optional[str] = None, **round_input: Any) -> List[Trial]:
+        """Asks for ``count`` trials at once (at most 100), idempotently as :meth:`ask`."""
+        body: Dict[str, Any] = {"count": count}
+        body.update(round_input)
+        answer = self.client.request("POST", self._path("/suggestions"), body, self._key(idempotency_key, "ask"))
+        return self._trials(answer["suggestions"])
+
     def tell(self, trial: Any, reward: Optional[float] = None, costs: Optional[Sequence[float]] = None,
              idempotency_key: Optional[str] = None) -> Dict[str, Any]:
         """Tells the measured metrics of a trial (or of a decision ID).
 
         Reward and costs may come together or separately, late and in any
-        order; re-sending the same values is a no-op.
+        order; re-sending the same values is a no-op. The request carries an
+        ``Idempotency-Key`` (fresh unless given) and is retried with it.
 
         Args:
             trial: a :class:`Trial` or its ``decision_id``.
@@ -233,11 +402,10 @@ class Study:
             body["reward"] = float(reward)
         if costs is not None:
             body["costs"] = [float(c) for c in costs]
-        headers = {"Idempotency-Key": json.dumps(idempotency_key)} if idempotency_key else None
-        return self.client.request("POST", self._path("/observations"), body, headers)
+        return self.client.request("POST", self._path("/observations"), body, self._key(idempotency_key, "tell"))
 
     def abandon(self, trial: Any) -> Dict[str, Any]:
-        """Abandons a pending trial: it takes no observation."""
+        """Abandons a pending trial: it takes no observation. Repeating it is a no-op."""
         did = trial.decision_id if isinstance(trial, Trial) else int(trial)
         return self.client.request("DELETE", self._path(f"/decisions/{did}"))
 
@@ -259,6 +427,30 @@ class Study:
         """Every decision with what was observed of it."""
         return list(self.iter_decisions())
 
+    def pending(self) -> List[Trial]:
+        """The trials still waiting for feedback: asked, not abandoned, and
+        missing the reward or the costs (each trial's ``missing`` says which).
+
+        After a crash, tell them (:meth:`tell`) or give them up
+        (:meth:`abandon`). Reads the summary, then — when it counts pending
+        decisions — every decision page by page (the API has no filter for
+        pending decisions yet).
+        """
+        if not self.summary().get("pending"):
+            return []
+        m = len(self.spec.get("constraints") or [])
+        recs = []
+        for d in self.iter_decisions():
+            if d.get("abandoned"):
+                continue
+            missing = [k for k, absent in (("reward", d.get("reward") is None), ("costs", m > 0 and d.get("costs") is None)) if absent]
+            if missing:
+                recs.append((d, missing))
+        trials = self._trials([d for d, _ in recs])
+        for t, (_, missing) in zip(trials, recs):
+            t.missing = missing
+        return trials
+
     def decisions_csv(self) -> str:
         """The decisions as CSV: a header, one row per decision."""
         return self.client.request("GET", self._path("/decisions.csv"), raw=True).decode("utf-8")
@@ -271,4 +463,119 @@ class Study:
 
     def delete(self) -> None:
         """Deletes the study and its log."""
-        self.client.request("DELETE", self._path())
+        try:
+            self.client.request("DELETE", self._path())
+        except APIError as e:
+            if not (e.status == 404 and e.attempts > 1):  # a retry found it deleted by the first attempt
+                raise
+
+    def _metrics(self, result: Metrics) -> Tuple[float, Optional[List[float]]]:
+        """Reads what an objective function of :meth:`optimize` returned."""
+        cons = [c["name"] for c in self.spec.get("constraints") or []]
+        obj = (self.spec.get("objective") or {}).get("name", "objective")
+        if isinstance(result, Mapping):
+            reward = result[obj] if obj in result else result["reward"]
+            if "costs" in result:
+                costs = result["costs"]
+            else:
+                costs = [result[c] for c in cons]
+        elif isinstance(result, (tuple, list)) and len(result) == 2:
+            reward, costs = result
+            if isinstance(costs, (int, float)):
+                costs = [costs]
+        elif isinstance(result, (int, float)) and not isinstance(result, bool):
+            reward, costs = result, []
+        else:
+            raise TypeError(f"the objective function returned {result!r}: want a number, (reward, costs) "
+                            f"or a dict with {[obj] + cons}")
+        costs = [float(c) for c in costs]
+        if len(costs) != len(cons):
+            raise ValueError(f"the objective function gave {len(costs)} constraint values, the study has "
+                             f"{len(cons)} constraints {cons}")
+        return float(reward), (costs if cons else None)
+
+    def optimize(self, fn: Callable[[Trial], Metrics], n_trials: Optional[int] = None, n_workers: int = 1, *,
+                 timeout: Optional[float] = None,
+                 catch: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = ()) -> List[Trial]:
+        """Runs the ask–evaluate–tell loop, as Optuna's ``study.optimize``.
+
+        ``n_workers`` threads each ask for a trial, call ``fn(trial)`` and
+        tell what it returns; the server gives parallel workers distinct
+        trials (it knows which are pending). ``fn`` returns the reward alone
+        (a study without constraints), ``(reward, [cost, ...])``, or a dict
+        by metric name (``{"throughput": 812.0, "latency_ms": 41.5}``).
+
+        When ``fn`` raises, its trial is abandoned (it takes no observation).
+        An exception of a type in ``catch`` is logged and the loop goes on;
+        any other stops the loop: the other workers finish their trials, and
+        the exception is raised. The loop also ends after ``n_trials`` trials,
+        after ``timeout`` seconds (no new trial is started), or when the
+        study's horizon is reached.
+
+        Returns:
+            the trials told, in the order they finished.
+        """
+        if n_workers < 1:
+            raise ValueError(f"n_workers = {n_workers}: want at least 1")
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        lock = threading.Lock()
+        stop = threading.Event()
+        started = [0]
+        done: List[Trial] = []
+        errors: List[BaseException] = []
+
+        def fail(e: BaseException) -> None:
+            with lock:
+                errors.append(e)
+            stop.set()
+
+        def worker() -> None:
+            while not stop.is_set():
+                with lock:
+                    if (n_trials is not None and started[0] >= n_trials) or (deadline is not None and time.monotonic() >= deadline):
+                        return
+                    started[0] += 1
+                try:
+                    trial = self.ask()
+                except APIError as e:
+                    if e.status == 409 and e.code == "horizon_reached":
+                        stop.set()
+                        return
+                    fail(e)
+                    return
+                try:
+                    reward, costs = self._metrics(fn(trial))
+                except BaseException as e:  # noqa: B902 — abandoned whatever it is, then judged
+                    try:
+                        self.abandon(trial)
+                    except APIError as e2:
+                        log.warning("cbandit: could not abandon trial %d: %s", trial.decision_id, e2)
+                    if catch and isinstance(e, catch) and not isinstance(e, (KeyboardInterrupt, SystemExit)):
+                        log.warning("cbandit: trial %d failed and was abandoned: %r", trial.decision_id, e)
+                        continue
+                    fail(e)
+                    return
+                try:
+                    self.tell(trial, reward=reward, costs=costs)
+                except APIError as e:
+                    fail(e)
+                    return
+                with lock:
+                    done.append(trial)
+
+        if n_workers == 1:
+            worker()
+        else:
+            threads = [threading.Thread(target=worker, name=f"cbandit-optimize-{i}", daemon=True) for i in range(n_workers)]
+            for t in threads:
+                t.start()
+            try:
+                for t in threads:
+                    while t.is_alive():
+                        t.join(0.2)
+            except BaseException:
+                stop.set()
+                raise
+        if errors:
+            raise errors[0]
+        return done

@@ -13,6 +13,7 @@ import math
 import os
 import re
 import subprocess
+import threading
 import unittest
 import urllib.request
 from pathlib import Path
@@ -172,7 +173,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(e.exception.status, 400)
 
         with self.assertRaises(cbandit.APIError) as e:
-            cbandit.Client("http://127.0.0.1:9", timeout=2).studies()
+            cbandit.Client("http://127.0.0.1:9", timeout=2, retries=1, backoff=0.01).studies()
         self.assertEqual((e.exception.status, e.exception.code), (0, "unreachable"))
 
     @unittest.skipUnless(os.environ.get("CBANDIT_BIN"), "needs CBANDIT_BIN to start a server with a token")
@@ -207,6 +208,101 @@ class ClientTest(unittest.TestCase):
         best = eval(out.getvalue().strip())  # the printed params dict
         self.assertEqual(set(best), {"lr", "layers"})
         self.assertLessEqual(best["layers"], 4)  # feasible: cost = layers/8 <= 0.5
+
+    def test_readme_quickstart(self) -> None:
+        """The repository README's service quickstart runs as printed and ends within the latency limit."""
+        top = Path(__file__).resolve().parents[3] / "README.md"
+        if not top.exists():
+            self.skipTest("not in the repository")
+        text = top.read_text()
+        self.assertIn("### Service quickstart", text)
+        code = re.search(r"```python\n(.*?)```", text[text.index("### Service quickstart"):], re.S)
+        assert code is not None
+        body = code.group(1)
+        lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+        self.assertLessEqual(len(lines), 18, "the quickstart should stay about fifteen lines")
+        self.assertIn('algorithm="config"', body)
+        self.assertIn('"kind": "stage-wise"', body)
+        body = body.replace("http://127.0.0.1:8080", URL).replace('name="quickstart"', 'name="py-quickstart"')
+        out = io.StringIO()
+        from contextlib import redirect_stdout
+        with redirect_stdout(out):
+            exec(compile(body, "README.md", "exec"), {})
+        best = eval(out.getvalue().strip())
+        self.assertEqual(set(best), {"batch", "threads"})
+        self.assertLessEqual(5 + best["batch"] * best["threads"] / 10, 50)
+
+
+class RecoveryTest(unittest.TestCase):
+    """pending() after a crash, and optimize()."""
+
+    def setUp(self) -> None:
+        self.client = cbandit.Client(URL)
+
+    def test_pending_after_a_crash(self) -> None:
+        study = self.client.create_study(name="py-pending", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=1, horizon=20)
+        self.assertEqual(study.pending(), [])
+        t = study.ask_many(4)
+        study.tell(t[0], reward=0.5, costs=[0.2])  # complete
+        study.tell(t[1], reward=0.4)  # costs missing
+        study.tell(t[2], costs=[0.3])  # reward missing
+        # t[3]: nothing told. A new process finds what is still open:
+        again = cbandit.Client(URL).get_study("py-pending")
+        pending = again.pending()
+        self.assertEqual([p.decision_id for p in pending], [2, 3, 4])
+        self.assertEqual([p.missing for p in pending], [["costs"], ["reward"], ["reward", "costs"]])
+        self.assertEqual(pending[2].params, t[3].params)
+        self.assertIsInstance(pending[2].params["lr"], float)
+        again.tell(pending[0], costs=[0.1])
+        again.abandon(pending[2])
+        self.assertEqual([p.decision_id for p in again.pending()], [3])
+        self.assertEqual(again.summary()["pending"], 1)
+
+    def test_optimize_with_workers(self) -> None:
+        study = self.client.create_study(name="py-optimize", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=2, horizon=40)
+        calls = []
+        lock = threading.Lock()
+
+        def objective(trial: cbandit.Trial) -> dict:
+            with lock:
+                calls.append(trial.decision_id)
+                n = len(calls)
+            if n % 5 == 0:
+                raise ValueError("the evaluation failed")
+            acc, lat = toy(trial.params)
+            return {"accuracy": acc, "latency": lat}
+
+        done = study.optimize(objective, n_trials=15, n_workers=3, catch=(ValueError,))
+        s = study.summary()
+        self.assertEqual(len(calls), 15)
+        self.assertEqual(len(set(calls)), 15, "each worker got its own trial")
+        self.assertEqual((s["rounds"], s["abandoned"], s["pending"], s["reward_observed"]), (15, 3, 0, 12))
+        self.assertEqual(len(done), 12)
+
+        # An exception not caught stops the loop and is raised; its trial is abandoned.
+        def broken(trial: cbandit.Trial) -> tuple:
+            raise KeyError("no such metric")
+        with self.assertRaises(KeyError):
+            study.optimize(broken, n_trials=5, n_workers=2)
+        s = study.summary()
+        self.assertEqual(s["pending"], 0)
+        self.assertGreaterEqual(s["abandoned"], 4)
+        self.assertLessEqual(s["abandoned"], 5)
+
+        # The horizon ends the loop without an error; (reward, costs) works too.
+        left = 40 - s["rounds"]
+        done = study.optimize(lambda t: toy(t.params)[:1] + ([toy(t.params)[1]],), n_trials=100)
+        self.assertEqual(len(done), left)
+        self.assertEqual(study.summary()["rounds"], 40)
+
+    def test_optimize_refuses_what_does_not_fit(self) -> None:
+        study = self.client.create_study(name="py-optimize-bad", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=3, horizon=5)
+        with self.assertRaises(ValueError):
+            study.optimize(lambda t: 0.5, n_trials=1)  # the constraint's value is missing
+        self.assertEqual(study.summary()["abandoned"], 1)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,36 @@
-// cbandit dashboard: a list of studies and a study page with charts drawn
-// as SVG. No library, no network beyond this server. Data comes from the
-// API with the token kept in sessionStorage (see package ui's doc.go).
+// cbandit dashboard: a list of studies and, per study, charts drawn as SVG
+// by this script. No library, no network beyond this server. Data comes from
+// the API with the token kept in sessionStorage (see package ui's doc.go).
+//
+// Why hand-written SVG and not a charting library (issue 27; service/ui/README.md
+// has the measurements): every number is a text node of the DOM, so the
+// browser test reads the numbers a person sees and compares them with the
+// API's; the page keeps its strict CSP (no inline styles); the whole
+// dashboard is smaller than any library that draws slices and parallel
+// coordinates (uPlot 51 KB has neither, Chart.js 210 KB draws on canvas,
+// ECharts 1.1 MB). What a library would add — zoom, pan — is not needed yet.
 "use strict";
 
 const TOKEN_KEY = "cbandit.token";
 const REFRESH_MS = 3000;
-const PAGE = 1000; // the API's largest page (MaxPageSize)
+const PAGE = 1000; // the API's largest page of decisions (MaxPageSize)
 const MAX_DECISIONS = 100000; // the page reads at most this many decisions
+const MAX_STUDY_PAGES = 50; // the list follows at most this many pages of GET /studies
 const TABLE_ROWS = 200;
-const COLORS = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#dc2626"];
+const MAX_DOTS = 5000; // per chart: the latest decisions, the rest are left out (and said so)
+const MAX_PARAM_POINTS = 2000; // per-parameter views: the latest observed decisions
 const SVGNS = "http://www.w3.org/2000/svg";
+
+// Colours: objective, best-so-far, and one per constraint; red marks a violation.
+const C = {
+  objective: "#2563eb", best: "#d97706", infeasible: "#dc2626", unknown: "#9ca3af",
+  threshold: "#b42318", longTerm: "#7c3aed", cumulative: "#0891b2",
+};
+const SERIES = ["#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#ea580c", "#4f46e5", "#0d9488"];
 
 let timer = null;
 let generation = 0; // bumps on navigation: late answers of an old page are dropped
+let cache = null; // {id, decs}: the decisions read so far of the study on screen
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -28,14 +46,16 @@ function el(tag, attrs, ...kids) {
 
 function svg(tag, attrs, text) {
   const e = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  for (const [k, v] of Object.entries(attrs || {})) if (v != null) e.setAttribute(k, String(v));
   if (text != null) e.textContent = text;
   return e;
 }
 
 class AuthError extends Error {}
 
-async function api(path) {
+// apiResponse fetches a same-origin path with the token and returns the
+// decoded JSON body and the response.
+async function apiResponse(path) {
   const headers = { Accept: "application/json" };
   const tok = sessionStorage.getItem(TOKEN_KEY);
   if (tok) headers.Authorization = "Bearer " + tok;
@@ -46,15 +66,502 @@ async function api(path) {
     const e = body && body.error;
     throw new Error(e ? `${e.status} ${e.code}${e.field ? " (" + e.field + ")" : ""}: ${e.message}` : `HTTP ${resp.status}`);
   }
-  return body;
+  return { body, resp };
 }
 
+async function api(path) {
+  return (await apiResponse(path)).body;
+}
+
+// listStudies reads GET /studies and follows its pages. Today the answer is
+// {"studies": [...]} (or a bare array) in one piece; a paginated answer adds
+// "next": a link (a path or a same-origin URL) or a cursor, sent back as
+// ?after=CURSOR as GET /studies/{id}/decisions does, or a Link header with
+// rel="next". The list stops at MAX_STUDY_PAGES pages and says so.
+async function listStudies() {
+  const studies = [];
+  const seen = new Set();
+  let path = "/studies";
+  for (let page = 0; page < MAX_STUDY_PAGES; page++) {
+    const { body, resp } = await apiResponse(path);
+    studies.push(...(Array.isArray(body) ? body : (body && (body.studies || body.items)) || []));
+    let next = body && !Array.isArray(body) ? body.next ?? body.next_cursor ?? (body.links && body.links.next) : null;
+    if (next == null || next === "" || next === 0) {
+      const link = /<([^>]+)>\s*;\s*rel="?next"?/.exec(resp.headers.get("Link") || "");
+      next = link ? link[1] : null;
+    }
+    if (next == null || next === "" || next === 0) return { studies, more: false };
+    let url;
+    if (typeof next === "string" && /^(\/|https?:)/.test(next)) {
+      url = new URL(next, location.origin);
+      if (url.origin !== location.origin) throw new Error(`GET /studies: the next page is on another origin (${url.origin}); not followed`);
+    } else {
+      url = new URL("/studies", location.origin);
+      url.searchParams.set("after", String(next));
+    }
+    path = url.pathname + url.search;
+    if (seen.has(path)) throw new Error(`GET /studies: the next page ${path} was read before`);
+    seen.add(path);
+  }
+  return { studies, more: true };
+}
+
+// trimZeros drops the zeros at the end of a fraction: "1029.580" → "1029.58",
+// "1.2300e-5" → "1.23e-5"; never the zeros of an integer part ("1030").
+function trimZeros(s) {
+  return s.replace(/(\.\d*?)0+(?=$|e)/, "$1").replace(/\.(?=$|e)/, "").replace("e+", "e");
+}
+
+// fmt shows a number of the API to 6 significant digits (the table's cells
+// carry the exact value in their tooltip).
 function fmt(v) {
   if (v == null || v === "") return "";
   if (typeof v !== "number") return String(v);
-  if (Number.isInteger(v)) return String(v);
+  if (!Number.isFinite(v)) return String(v);
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return String(v);
   const a = Math.abs(v);
-  return a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(3) : v.toPrecision(4).replace(/\.?0+$/, "");
+  if (a < 1e-4 || a >= 1e15) return trimZeros(v.toExponential(5));
+  return trimZeros(v.toPrecision(6));
+}
+
+// Axes. A linear axis has round ticks (1, 2 or 5 × 10^k apart) and ends on
+// ticks; a log axis has ticks at 1, 2, 5 × 10^k (or powers of 10 only over
+// many decades); a band axis places categories.
+function niceStep(span, n) {
+  const raw = span / n;
+  const e = Math.floor(Math.log10(raw));
+  const f = raw / Math.pow(10, e);
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * Math.pow(10, e);
+}
+
+function tickLabel(v, step) {
+  if (Math.abs(v) < step / 2) return "0";
+  const e = Math.floor(Math.log10(step) + 1e-9);
+  if (Math.max(Math.abs(v), step) >= 1e6 || step < 1e-4) {
+    return trimZeros(v.toExponential(Math.max(0, Math.floor(Math.log10(Math.abs(v)) + 1e-9) - e)));
+  }
+  return v.toFixed(Math.max(0, -e));
+}
+
+function linearAxis(values, n, integer) {
+  let lo = Math.min(...values), hi = Math.max(...values);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) { lo = 0; hi = 1; }
+  if (hi === lo) { const d = lo === 0 ? 1 : Math.abs(lo) / 10; lo -= d; hi += d; }
+  let step = niceStep(hi - lo, n || 5);
+  if (integer) step = Math.max(1, Math.round(step));
+  const k0 = Math.floor(lo / step + 1e-9), k1 = Math.ceil(hi / step - 1e-9);
+  const ticks = [];
+  for (let k = k0; k <= k1; k++) ticks.push({ v: k * step, label: tickLabel(k * step, step) });
+  return { type: "linear", lo: k0 * step, hi: k1 * step, ticks, pos: (v) => (v - k0 * step) / ((k1 - k0) * step) };
+}
+
+function logAxis(lo, hi) {
+  const a = Math.floor(Math.log10(lo) + 1e-9), b = Math.ceil(Math.log10(hi) - 1e-9);
+  const mults = b - a <= 2 ? [1, 2, 5] : [1];
+  const stride = Math.max(1, Math.ceil((b - a) / 6));
+  const ticks = [];
+  for (let e = a; e <= b; e++) {
+    if ((e - a) % stride) continue;
+    for (const m of mults) {
+      const v = m * Math.pow(10, e);
+      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) ticks.push({ v, label: fmt(Number(v.toPrecision(12))) });
+    }
+  }
+  const l0 = Math.log(lo), l1 = Math.log(hi);
+  return { type: "log", lo, hi, ticks, pos: (v) => (Math.log(v) - l0) / (l1 - l0) };
+}
+
+function bandAxis(choices) {
+  const n = choices.length;
+  const index = new Map(choices.map((c, i) => [String(c), i]));
+  return {
+    type: "band", lo: 0, hi: n, ticks: choices.map((c, i) => ({ v: c, label: String(c), at: (i + 0.5) / n })),
+    pos: (v) => (index.has(String(v)) ? index.get(String(v)) + 0.5 : 0) / n, band: 1 / n,
+  };
+}
+
+// jitter spreads the points of one category over part of its band: a
+// deterministic offset in [-0.3, 0.3] from the decision ID.
+function jitter(id) {
+  const h = Math.sin(id * 12.9898) * 43758.5453;
+  return (h - Math.floor(h) - 0.5) * 0.6;
+}
+
+const FONT = '11px system-ui, "DejaVu Sans", sans-serif'; // the charts' text (app.css)
+const TITLE_FONT = '600 13px system-ui, "DejaVu Sans", sans-serif';
+let measurer = null;
+// textWidth is the width in pixels of a text of the charts.
+function textWidth(s, font) {
+  if (!measurer) measurer = document.createElement("canvas").getContext("2d");
+  measurer.font = font || FONT;
+  return measurer.measureText(s).width;
+}
+
+// legendItems draws legend entries (swatch + name) from (x, y), wrapping at
+// maxX; it returns the y below the last row.
+function legendItems(root, items, x0, y, maxX) {
+  let x = x0;
+  for (const it of items) {
+    const w = 20 + textWidth(it.name);
+    if (x > x0 && x + w > maxX) { x = x0; y += 16; }
+    const g = svg("g", { class: "legend-item" });
+    if (it.shape === "line" || it.shape === "dash") {
+      g.append(svg("line", { x1: x, x2: x + 14, y1: y - 4, y2: y - 4, stroke: it.color, "stroke-width": it.shape === "dash" ? 1.5 : 2.5, "stroke-dasharray": it.shape === "dash" ? "4 3" : null, class: "swatch" }));
+    } else if (it.shape === "ring") {
+      g.append(svg("circle", { cx: x + 7, cy: y - 4, r: 4, fill: "#fff", stroke: it.color, "stroke-width": 1.8, class: "swatch" }));
+    } else {
+      g.append(svg("rect", { x: x + 1, y: y - 9, width: 10, height: 10, rx: 2, fill: it.color, class: "swatch" }));
+    }
+    g.append(svg("text", { x: x + 18, y }, it.name));
+    root.append(g);
+    x += w + 10;
+  }
+  return y + 10;
+}
+
+// chart draws one SVG chart.
+//   o.title; o.w, o.h; o.x, o.y: axes (linearAxis, logAxis, bandAxis);
+//   o.xlabel, o.ylabel; o.legend: [{name, color, shape}] (omit for none);
+//   o.series: [{kind: "dots"|"line"|"hline", color, points, ...}] where a
+//   dots series has points {x, y, id, tip, ring} and a line [[x, y], ...]
+//   (step: true holds each value until the next point).
+function chart(id, o) {
+  const W = o.w || 560, H = o.h || 280, R = 16, B = 38;
+  const yw = Math.max(...o.y.ticks.map((t) => textWidth(t.label)));
+  const L = Math.max(40, Math.ceil(yw) + 14) + (o.ylabel ? 14 : 0);
+  const root = svg("svg", { id, class: "chart", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": o.title });
+  let title = o.title;
+  while (title.length > 4 && textWidth(title, TITLE_FONT) > W - 16) title = title.slice(0, -2) + "…";
+  const t = svg("text", { x: 8, y: 17, class: "title" }, title);
+  if (title !== o.title) t.append(svg("title", {}, o.title));
+  root.append(t);
+  const T = o.legend && o.legend.length ? legendItems(root, o.legend, 8, 35, W - 8) + 6 : 30;
+  const pw = W - L - R, ph = H - T - B;
+  const sx = (v) => L + o.x.pos(v) * pw;
+  const sy = (v) => H - B - o.y.pos(v) * ph;
+  root.dataset.plot = [L, T, pw, ph].join(",");
+  for (const tk of o.y.ticks) {
+    root.append(svg("line", { x1: L, x2: L + pw, y1: sy(tk.v), y2: sy(tk.v), class: "grid" }));
+    root.append(svg("text", { x: L - 6, y: sy(tk.v) + 4, "text-anchor": "end", class: "ytick" }, tk.label));
+  }
+  for (const tk of o.x.ticks) {
+    const x = tk.at != null ? L + tk.at * pw : sx(tk.v);
+    root.append(svg("line", { x1: x, x2: x, y1: H - B, y2: H - B + 4, class: "axis" }));
+    root.append(svg("text", { x, y: H - B + 15, "text-anchor": "middle", class: "xtick" }, tk.label));
+  }
+  root.append(svg("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis" }));
+  root.append(svg("line", { x1: L, x2: L + pw, y1: H - B, y2: H - B, class: "axis" }));
+  root.append(svg("text", { x: L + pw / 2, y: H - 6, "text-anchor": "middle", class: "xlabel" }, o.xlabel || "round"));
+  if (o.ylabel) root.append(svg("text", { x: 0, y: 0, transform: `translate(11,${T + ph / 2}) rotate(-90)`, "text-anchor": "middle", class: "ylabel" }, o.ylabel));
+  let npts = 0;
+  for (const s of o.series) {
+    if (s.kind === "dots") {
+      const g = svg("g", { class: "dots " + (s.cls || "") });
+      for (const p of s.points) {
+        const x = o.x.type === "band" ? L + (o.x.pos(p.x) + jitter(p.id) * o.x.band) * pw : sx(p.x);
+        const c = svg("circle", p.ring ? { cx: x.toFixed(2), cy: sy(p.y).toFixed(2), r: 3.4, fill: "#fff", stroke: s.color, "stroke-width": 1.6 } :
+          { cx: x.toFixed(2), cy: sy(p.y).toFixed(2), r: 2.8, fill: s.color, "fill-opacity": 0.8 });
+        if (p.id != null) c.setAttribute("data-id", String(p.id));
+        if (p.tip) c.append(svg("title", {}, p.tip));
+        g.append(c);
+      }
+      npts += s.points.length;
+      root.append(g);
+    } else if (s.kind === "hline") {
+      root.append(svg("line", { x1: L, x2: L + pw, y1: sy(s.y), y2: sy(s.y), stroke: s.color, "stroke-width": 1.5, "stroke-dasharray": "6 4", class: "threshold" }));
+    } else if (s.points.length) {
+      // A step line holds its value until the next point (the best so far).
+      const d = s.points.map(([x, y], i) => (i ? (s.step ? "H" + sx(x).toFixed(2) + "L" : "L") : "M") + sx(x).toFixed(2) + "," + sy(y).toFixed(2)).join("");
+      root.append(svg("path", { d, fill: "none", stroke: s.color, "stroke-width": s.width || 2, "stroke-dasharray": s.dash || null, class: "line " + (s.cls || "") }));
+      npts += s.points.length;
+    }
+  }
+  root.setAttribute("data-points", String(npts));
+  if (npts === 0) root.append(svg("text", { x: L + pw / 2, y: T + ph / 2, "text-anchor": "middle", class: "muted" }, "no observation yet"));
+  return root;
+}
+
+function thin(points, max) { // at most max vertices of a line, the last kept
+  if (points.length <= max) return points;
+  const k = Math.ceil(points.length / max);
+  return points.filter((_, i) => i % k === 0 || i === points.length - 1);
+}
+
+const KIND = {
+  "long-term": { figure: "long-term violation [Σ g]⁺", say: "the excess of the total over the limit: rounds under it make up for rounds over it" },
+  cumulative: { figure: "cumulative violation Σ [g]⁺", say: "every round's excess adds up; nothing makes up for it" },
+  "stage-wise": { figure: "violating rounds", say: "each round must keep the limit: the number of rounds that did not" },
+};
+
+function kindOf(c) { return c.kind || "long-term"; }
+
+// model computes from the decisions what the charts and cards show.
+function model(study, decs) {
+  const spec = study.spec;
+  const cons = spec.constraints || [];
+  const sign = spec.objective.goal === "minimize" ? -1 : 1;
+  const rows = decs.map((d) => {
+    const costsIn = cons.length === 0 || (d.costs && d.costs.length === cons.length);
+    const violated = cons.length > 0 && !!d.costs && d.costs.some((c, j) => c > cons[j].threshold);
+    return { d, status: d.abandoned ? "abandoned" : d.reward != null && costsIn ? "observed" : "pending", feasible: costsIn && !violated, violated };
+  });
+  const best = [];
+  let bestV = null, bestRow = null;
+  const hard = cons.map(() => []), soft = cons.map(() => []);
+  const sumPos = cons.map(() => 0), sum = cons.map(() => 0), count = cons.map(() => 0);
+  for (const r of rows) {
+    const d = r.d;
+    if (d.costs) d.costs.forEach((c, j) => {
+      const g = c - cons[j].threshold;
+      sum[j] += g;
+      if (g > 0) { sumPos[j] += g; count[j]++; }
+      hard[j].push([d.round, sumPos[j]]);
+      soft[j].push([d.round, Math.max(0, sum[j])]);
+    });
+    if (d.reward != null && r.feasible && (bestV === null || sign * d.reward > sign * bestV)) {
+      bestV = d.reward; bestRow = r;
+      best.push([d.round, bestV]);
+    } else if (bestV !== null) best.push([d.round, bestV]);
+  }
+  return { rows, best, bestRow, hard, soft, sumPos, sum, count };
+}
+
+function describeParams(d, spec) {
+  if (d.params) return Object.entries(d.params).map(([k, v]) => `${k}=${fmt(v)}`).join(", ");
+  return "x = [" + (d.x || []).map(fmt).join(", ") + "]";
+}
+
+function tipOf(r, spec) {
+  const d = r.d, cons = spec.constraints || [];
+  const parts = [`decision ${d.decision_id}, round ${d.round}: ${describeParams(d, spec)}`, `${spec.objective.name} = ${fmt(d.reward)}`];
+  cons.forEach((c, j) => parts.push(`${c.name} = ${d.costs ? fmt(d.costs[j]) : "pending"} (≤ ${fmt(c.threshold)})`));
+  if (r.violated) parts.push("infeasible");
+  return parts.join("\n");
+}
+
+function latest(rows, max) {
+  return rows.length > max ? rows.slice(rows.length - max) : rows;
+}
+
+// historyCharts: the objective per round with infeasible rounds marked and
+// the best feasible value so far; each constraint per round with its
+// threshold; each constraint's violation so far, both sums named.
+function historyCharts(study, m) {
+  const spec = study.spec, obj = spec.objective, cons = spec.constraints || [];
+  const rows = latest(m.rows.filter((r) => r.d.reward != null), MAX_DOTS);
+  const pts = (f) => rows.filter(f).map((r) => ({ x: r.d.round, y: r.d.reward, id: r.d.decision_id, tip: tipOf(r, spec), ring: !r.feasible }));
+  const feas = pts((r) => r.feasible), bad = pts((r) => r.violated), unknown = pts((r) => !r.feasible && !r.violated);
+  const best = thin(m.best, 2000);
+  const rounds = m.rows.map((r) => r.d.round);
+  const xAxis = linearAxis(rounds.length ? rounds : [1], 6, true);
+  const legend = [{ name: `${obj.name} (feasible)`, color: C.objective }];
+  if (cons.length) legend.push({ name: "infeasible: a constraint exceeded", color: C.infeasible, shape: "ring" });
+  if (unknown.length) legend.push({ name: "constraints not yet told", color: C.unknown, shape: "ring" });
+  legend.push({ name: "best feasible so far", color: C.best, shape: "line" });
+  const yv = rows.map((r) => r.d.reward).concat(best.map((p) => p[1]));
+  const charts = [chart("chart-objective", {
+    title: `${obj.name} per round (${obj.goal || "maximize"})`, x: xAxis, y: linearAxis(yv.length ? yv : [0, 1], 5), ylabel: obj.name, legend,
+    series: [{ kind: "line", color: C.best, points: best, cls: "best", step: true }, { kind: "dots", color: C.objective, points: feas, cls: "feasible" },
+      { kind: "dots", color: C.unknown, points: unknown, cls: "unknown" }, { kind: "dots", color: C.infeasible, points: bad, cls: "infeasible" }],
+  })];
+  cons.forEach((c, j) => {
+    const cr = latest(m.rows.filter((r) => r.d.costs), MAX_DOTS);
+    const p = (f) => cr.filter(f).map((r) => ({ x: r.d.round, y: r.d.costs[j], id: r.d.decision_id, tip: tipOf(r, spec), ring: r.d.costs[j] > c.threshold }));
+    const color = SERIES[j % SERIES.length];
+    const yv2 = cr.map((r) => r.d.costs[j]).concat([c.threshold]);
+    charts.push(chart("chart-constraint-" + j, {
+      title: `${c.name} per round (limit ≤ ${fmt(c.threshold)}, ${kindOf(c)})`, x: xAxis, y: linearAxis(yv2, 5), ylabel: c.name,
+      legend: [{ name: `${c.name} within the limit`, color }, { name: "over the limit", color: C.infeasible, shape: "ring" },
+        { name: `limit ${fmt(c.threshold)}`, color: C.threshold, shape: "dash" }],
+      series: [{ kind: "hline", y: c.threshold, color: C.threshold }, { kind: "dots", color, points: p((r) => r.d.costs[j] <= c.threshold), cls: "within" },
+        { kind: "dots", color: C.infeasible, points: p((r) => r.d.costs[j] > c.threshold), cls: "infeasible" }],
+    }));
+  });
+  cons.forEach((c, j) => {
+    const k = kindOf(c);
+    const hard = thin(m.hard[j], 2000), soft = thin(m.soft[j], 2000);
+    const yv3 = hard.map((p) => p[1]).concat(soft.map((p) => p[1]), [0]);
+    const mine = (kk) => (kk === k ? " ← this study's kind" : "");
+    charts.push(chart("chart-violation-" + j, {
+      title: `${c.name}: violation so far, g = ${c.name} − ${fmt(c.threshold)}`, x: xAxis, y: linearAxis(yv3, 5), ylabel: "violation",
+      legend: [{ name: "cumulative Σ [g]⁺" + mine("cumulative"), color: C.cumulative, shape: k === "cumulative" ? "line" : "dash" },
+        { name: "long-term [Σ g]⁺" + mine("long-term"), color: C.longTerm, shape: k === "long-term" ? "line" : "dash" }],
+      series: [{ kind: "line", color: C.cumulative, points: hard, width: k === "cumulative" ? 2.5 : 1.5, dash: k === "cumulative" ? null : "5 3", cls: "cumulative" },
+        { kind: "line", color: C.longTerm, points: soft, width: k === "long-term" ? 2.5 : 1.5, dash: k === "long-term" ? null : "5 3", cls: "long-term" }],
+    }));
+  });
+  return charts;
+}
+
+// paramList: the study's parameters, or its coordinates x1..xd.
+function paramList(spec, decs) {
+  if (spec.parameters && spec.parameters.length) return spec.parameters.map((p) => ({ ...p, get: (d) => (d.params ? d.params[p.name] : undefined) }));
+  const dim = decs.length ? (decs[0].x || []).length : 0;
+  const sp = spec.space || {};
+  return Array.from({ length: dim }, (_, i) => ({
+    name: "x" + (i + 1), type: "float", low: sp.lo ? sp.lo[i] : undefined, high: sp.hi ? sp.hi[i] : undefined, get: (d) => (d.x || [])[i],
+  }));
+}
+
+function paramAxis(p, values) {
+  if (p.type === "categorical") return bandAxis(p.choices);
+  if (p.log && p.low > 0) return logAxis(p.low, p.high);
+  const vs = values.concat(p.low != null ? [p.low, p.high] : []);
+  return linearAxis(vs.length ? vs : [0, 1], 4, p.type === "int");
+}
+
+// metricsOf: the objective and each constraint, as functions of a row.
+function metricsOf(spec) {
+  const cons = spec.constraints || [];
+  return [{ name: spec.objective.name, get: (r) => r.d.reward, limit: null, color: C.objective }]
+    .concat(cons.map((c, j) => ({ name: c.name, get: (r) => (r.d.costs ? r.d.costs[j] : undefined), limit: c.threshold, color: SERIES[j % SERIES.length] })));
+}
+
+// sliceCharts: each metric against each parameter (slice plots), every
+// observed decision a dot, infeasible ones as red rings.
+function sliceCharts(study, m, decs) {
+  const spec = study.spec;
+  const params = paramList(spec, decs);
+  const rows = latest(m.rows.filter((r) => r.status === "observed"), MAX_PARAM_POINTS);
+  const out = [];
+  metricsOf(spec).forEach((mt, i) => {
+    const vals = rows.map(mt.get).filter((v) => v != null);
+    const y = linearAxis((vals.length ? vals : [0, 1]).concat(mt.limit != null ? [mt.limit] : []), 4);
+    params.forEach((p, k) => {
+      const x = paramAxis(p, rows.map(p.get).filter((v) => typeof v === "number"));
+      const pts = (f) => rows.filter((r) => f(r) && mt.get(r) != null && p.get(r.d) != null)
+        .map((r) => ({ x: p.get(r.d), y: mt.get(r), id: r.d.decision_id, tip: tipOf(r, spec), ring: mt.limit != null ? mt.get(r) > mt.limit : r.violated }));
+      const bad = mt.limit != null ? (r) => mt.get(r) > mt.limit : (r) => r.violated;
+      const series = [{ kind: "dots", color: mt.color, points: pts((r) => !bad(r)), cls: "feasible" }, { kind: "dots", color: C.infeasible, points: pts(bad), cls: "infeasible" }];
+      if (mt.limit != null) series.unshift({ kind: "hline", y: mt.limit, color: C.threshold });
+      out.push(chart(`slice-${i}-${k}`, { title: `${mt.name} vs ${p.name}${p.log ? " (log)" : ""}`, w: 300, h: 230, x, y, xlabel: p.name, series }));
+    });
+  });
+  return { charts: out, columns: params.length, shown: rows.length };
+}
+
+// ramp maps t in [0, 1] to a light-to-dark blue (darker: better objective).
+function ramp(t) {
+  const a = [191, 219, 254], b = [30, 58, 138];
+  return "rgb(" + a.map((v, i) => Math.round(v + (b[i] - v) * t)).join(",") + ")";
+}
+
+// parallelChart: parallel coordinates, one axis per parameter and metric,
+// one line per observed decision; feasible lines shaded by the objective
+// (darker is better), infeasible ones red, the best feasible one orange.
+function parallelChart(study, m, decs) {
+  const spec = study.spec;
+  const params = paramList(spec, decs);
+  const rows = latest(m.rows.filter((r) => r.status === "observed"), MAX_PARAM_POINTS);
+  const metrics = metricsOf(spec);
+  const axes = params.map((p) => ({ name: p.name, get: (r) => p.get(r.d), axis: paramAxis(p, rows.map((r) => p.get(r.d)).filter((v) => typeof v === "number")) }))
+    .concat(metrics.map((mt) => {
+      const vals = rows.map(mt.get).filter((v) => v != null).concat(mt.limit != null ? [mt.limit] : []);
+      return { name: mt.name, get: mt.get, axis: linearAxis(vals.length ? vals : [0, 1], 4), limit: mt.limit };
+    }));
+  const W = Math.max(720, 140 * axes.length), H = 360, T = 64, B = 24, L = 60, R = 60;
+  const root = svg("svg", { id: "parallel", class: "chart", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "parallel coordinates" });
+  root.append(svg("text", { x: 8, y: 17, class: "title" }, `parallel coordinates: ${rows.length} observed decisions`));
+  legendItems(root, [{ name: `feasible (darker: better ${spec.objective.name})`, color: ramp(0.7) }, { name: "infeasible", color: C.infeasible, shape: "line" },
+    { name: "best feasible", color: C.best, shape: "line" }], 8, 35, W - 8);
+  const ax = (i) => L + i * (W - L - R) / Math.max(1, axes.length - 1);
+  const ay = (a, v) => H - B - a.axis.pos(v) * (H - T - B);
+  const sign = spec.objective.goal === "minimize" ? -1 : 1;
+  const rs = rows.filter((r) => r.feasible).map((r) => sign * r.d.reward);
+  const rlo = Math.min(...rs), rhi = Math.max(...rs);
+  const lines = svg("g", { class: "pc-lines" });
+  const ordered = rows.filter((r) => !r.feasible).concat(rows.filter((r) => r.feasible && r !== m.bestRow).sort((a, b) => sign * (a.d.reward - b.d.reward)));
+  if (m.bestRow && rows.includes(m.bestRow)) ordered.push(m.bestRow);
+  for (const r of ordered) {
+    const pts = axes.map((a, i) => {
+      const v = a.get(r);
+      const y = a.axis.type === "band" ? H - B - (a.axis.pos(v) + jitter(r.d.decision_id) * a.axis.band * 0.5) * (H - T - B) : ay(a, v);
+      return ax(i).toFixed(1) + "," + y.toFixed(1);
+    });
+    const best = r === m.bestRow;
+    const color = best ? C.best : r.feasible ? ramp(rhi > rlo ? (sign * r.d.reward - rlo) / (rhi - rlo) : 1) : C.infeasible;
+    const pl = svg("polyline", { points: pts.join(" "), fill: "none", stroke: color, "stroke-width": best ? 3 : 1.2, "stroke-opacity": r.feasible ? 0.85 : 0.35,
+      class: best ? "best" : r.feasible ? "feasible" : "infeasible", "data-id": r.d.decision_id });
+    pl.append(svg("title", {}, tipOf(r, spec)));
+    lines.append(pl);
+  }
+  root.append(lines);
+  axes.forEach((a, i) => {
+    const x = ax(i);
+    root.append(svg("line", { x1: x, x2: x, y1: T, y2: H - B, class: "pc-axis" }));
+    root.append(svg("text", { x, y: T - 8, "text-anchor": "middle", class: "pc-name" }, a.name));
+    for (const tk of a.axis.ticks) {
+      const y = tk.at != null ? H - B - tk.at * (H - T - B) : ay(a, tk.v);
+      root.append(svg("line", { x1: x - 3, x2: x, y1: y, y2: y, class: "axis" }));
+      root.append(svg("text", { x: x - 5, y: y + 4, "text-anchor": "end", class: "pc-tick" }, tk.label));
+    }
+    if (a.limit != null) {
+      const y = ay(a, a.limit);
+      root.append(svg("line", { x1: x - 7, x2: x + 7, y1: y, y2: y, stroke: C.threshold, "stroke-width": 2.5, class: "threshold" }));
+      root.append(svg("text", { x: x + 9, y: y + 4, class: "pc-limit" }, "≤ " + fmt(a.limit)));
+    }
+  });
+  root.setAttribute("data-lines", String(ordered.length));
+  return root;
+}
+
+function facts(study, sum, m) {
+  const spec = study.spec;
+  const f = (label, value, note, cls) => el("div", { class: "fact " + (cls || "") }, el("b", { text: value }), el("span", { class: "label", text: label }), note ? el("span", { class: "muted note", text: note }) : null);
+  const out = [
+    f("rounds", String(sum.rounds) + (sum.horizon ? " / " + sum.horizon : "")),
+    f("observed", String(sum.reward_observed)),
+    f("pending", String(sum.pending)),
+  ];
+  if (sum.abandoned) out.push(f("abandoned", String(sum.abandoned)));
+  if (sum.best) {
+    out.push(f(`best feasible ${spec.objective.name}`, fmt(sum.best.reward), `decision ${sum.best.decision_id}: ${describeParams(sum.best, spec)}`, "best"));
+  } else out.push(f(`best feasible ${spec.objective.name}`, "—", "no round yet within every limit", "best"));
+  (sum.constraints || []).forEach((c, j) => {
+    const k = KIND[c.kind] ? c.kind : "long-term";
+    const others = [];
+    if (k !== "cumulative") others.push(`cumulative Σ [g]⁺ = ${fmt(c.violation_hard)}`);
+    if (k !== "long-term") others.push(`long-term [Σ g]⁺ = ${fmt(c.violation_soft)}`);
+    if (k !== "stage-wise") others.push(`violating rounds = ${c.violation_count}`);
+    const card = f(`${c.name} (${k}): ${KIND[k].figure}`, fmt(c.violation),
+      `g = ${c.name} − ${fmt(c.threshold)} per round; ${KIND[k].say}. Also: ${others.join(" · ")}`, "violation");
+    card.id = "violation-" + j;
+    out.push(card);
+  });
+  return el("div", { class: "facts", id: "facts" }, ...out);
+}
+
+function explainViolation(spec) {
+  const cons = spec.constraints || [];
+  if (!cons.length) return null;
+  const kinds = [...new Set(cons.map(kindOf))];
+  return el("p", { class: "muted explain", id: "violation-help" },
+    "Each round, g = metric − limit (≤ 0 keeps the limit). ",
+    "cumulative Σ [g]⁺ adds each round's excess; long-term [Σ g]⁺ is the excess of the sum, where rounds under the limit make up for rounds over it; ",
+    "stage-wise counts the rounds over the limit. A constraint's card shows the figure of its kind (",
+    kinds.map((k) => `${k}: ${KIND[k] ? KIND[k].figure : k}`).join("; "), "); the violation charts draw both sums.");
+}
+
+function cell(v, cls) { // a number as shown, with the exact value as its tooltip
+  const td = el("td", { class: cls || "num", text: fmt(v) });
+  if (typeof v === "number") td.title = String(v);
+  return td;
+}
+
+function table(study, m) {
+  const spec = study.spec;
+  const cons = spec.constraints || [];
+  const pnames = (spec.parameters || []).map((p) => p.name);
+  const head = ["decision", "round", ...(pnames.length ? pnames : ["x"]), spec.objective.name, ...cons.map((c) => c.name), "status", "created"];
+  const rows = m.rows.slice(-TABLE_ROWS).reverse().map((r) => {
+    const d = r.d;
+    const where = pnames.length ? pnames.map((n) => cell(d.params ? d.params[n] : "", typeof (d.params || {})[n] === "number" ? "num" : "")) : [el("td", { text: "[" + (d.x || []).map(fmt).join(", ") + "]" })];
+    return el("tr", { class: d.abandoned ? "abandoned" : r.violated ? "violated" : "", "data-id": String(d.decision_id) },
+      el("td", { class: "num", text: String(d.decision_id) }), el("td", { class: "num", text: String(d.round) }), ...where,
+      cell(d.reward), ...cons.map((c, j) => cell(d.costs ? d.costs[j] : null)),
+      el("td", { text: r.status + (r.violated ? " (infeasible)" : "") }), el("td", { text: new Date(d.created).toLocaleTimeString() }));
+  });
+  return el("table", { id: "decisions" }, el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { text: h })))), el("tbody", {}, ...rows));
 }
 
 function setStatus(text) { document.getElementById("status").textContent = text; }
@@ -78,9 +585,9 @@ async function route() {
   generation++;
   document.getElementById("login").hidden = true;
   document.getElementById("logout").hidden = !sessionStorage.getItem(TOKEN_KEY);
-  const m = location.hash.match(/^#\/study\/([^/]+)$/);
+  const m = location.hash.match(/^#\/study\/([^/]+)(?:\/(parameters))?$/);
   try {
-    if (m) await studyPage(decodeURIComponent(m[1]), generation);
+    if (m) await studyPage(decodeURIComponent(m[1]), m[2] || "rounds", generation);
     else await listPage(generation);
   } catch (err) {
     if (err instanceof AuthError) showLogin(sessionStorage.getItem(TOKEN_KEY) ? "That token was refused." : "");
@@ -89,11 +596,10 @@ async function route() {
 }
 
 async function listPage(gen) {
-  const data = await api("/studies");
+  const { studies, more } = await listStudies();
   if (gen !== generation) return;
   const main = document.getElementById("main");
-  const studies = data.studies || [];
-  setStatus(`${studies.length} ${studies.length === 1 ? "study" : "studies"}`);
+  setStatus(`${studies.length}${more ? "+" : ""} ${studies.length === 1 ? "study" : "studies"}`);
   const rows = studies.map((s) =>
     el("tr", {},
       el("td", {}, el("a", { href: "#/study/" + encodeURIComponent(s.id), text: s.spec.name })),
@@ -101,7 +607,7 @@ async function listPage(gen) {
       el("td", { class: "num", text: String(s.rounds) }),
       el("td", { text: s.spec.horizon ? String(s.spec.horizon) : "open-ended" }),
       el("td", { text: s.spec.objective.name + " (" + (s.spec.objective.goal || "maximize") + ")" }),
-      el("td", { text: (s.spec.constraints || []).map((c) => `${c.name} ≤ ${fmt(c.threshold)}`).join(", ") }),
+      el("td", { text: (s.spec.constraints || []).map((c) => `${c.name} ≤ ${fmt(c.threshold)} (${kindOf(c)})`).join(", ") }),
       el("td", { text: new Date(s.created).toLocaleString() }),
       el("td", { class: "muted", text: s.id })));
   main.replaceChildren(
@@ -109,130 +615,30 @@ async function listPage(gen) {
     studies.length === 0 ? el("p", { class: "muted", text: "No study yet: create one with POST /studies (see /openapi.json)." }) :
       el("table", { id: "studies" },
         el("thead", {}, el("tr", {}, ...["name", "algorithm", "rounds", "horizon", "objective", "constraints", "created", "id"].map((h) => el("th", { text: h })))),
-        el("tbody", {}, ...rows)));
+        el("tbody", {}, ...rows)),
+    more ? el("p", { class: "muted", text: `The first ${MAX_STUDY_PAGES} pages of studies are shown.` }) : "");
   timer = setTimeout(() => { if (gen === generation) listPage(gen).catch(() => {}); }, REFRESH_MS * 2);
 }
 
-async function allDecisions(id) {
-  let out = [], after = 0;
+function complete(d, m) {
+  return d.abandoned || (d.reward != null && (m === 0 || (d.costs && d.costs.length === m)));
+}
+
+// decisionsOf reads the study's decisions; on a refresh only from the first
+// one not yet complete (earlier ones no longer change).
+async function decisionsOf(id, m) {
+  let decs = cache && cache.id === id ? cache.decs : [];
+  let after = decs.findIndex((d) => !complete(d, m));
+  if (after < 0) after = decs.length;
+  decs = decs.slice(0, after);
   for (;;) {
     const page = await api(`/studies/${encodeURIComponent(id)}/decisions?limit=${PAGE}&after=${after}`);
-    out = out.concat(page.decisions || []);
-    if (!page.next || out.length >= MAX_DECISIONS) return out;
+    decs = decs.concat(page.decisions || []);
+    if (!page.next || decs.length >= MAX_DECISIONS) break;
     after = page.next;
   }
-}
-
-// series computes what the charts show from the decisions.
-function series(study, decs) {
-  const spec = study.spec;
-  const cons = spec.constraints || [];
-  const sign = spec.objective.goal === "minimize" ? -1 : 1;
-  const reward = [], best = [], costs = cons.map(() => []), cum = cons.map(() => []);
-  const viol = cons.map(() => 0);
-  let bestV = null;
-  for (const d of decs) {
-    if (d.costs) {
-      d.costs.forEach((c, j) => {
-        costs[j].push([d.round, c]);
-        viol[j] += Math.max(0, c - cons[j].threshold);
-        cum[j].push([d.round, viol[j]]);
-      });
-    }
-    if (d.reward != null) {
-      reward.push([d.round, d.reward]);
-      const feasible = cons.length === 0 || (d.costs && d.costs.every((c, j) => c <= cons[j].threshold));
-      if (feasible && (bestV === null || sign * d.reward > sign * bestV)) bestV = d.reward;
-    }
-    if (bestV !== null) best.push([d.round, bestV]);
-  }
-  return { reward, best, costs, cum };
-}
-
-// chart draws an SVG chart of series [{name, points: [[x, y]], kind: "dots"|"line"|"hline", color, dash}].
-function chart(id, title, list, opts) {
-  const W = 560, H = 260, L = 58, R = 14, T = 26, B = 34;
-  const all = list.flatMap((s) => s.points);
-  const root = svg("svg", { id, class: "chart", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title });
-  root.append(svg("text", { x: L, y: 17, class: "title" }, title));
-  const npts = list.filter((s) => s.kind !== "hline").reduce((n, s) => n + s.points.length, 0);
-  root.setAttribute("data-points", String(npts));
-  if (npts === 0) {
-    root.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "muted" }, "no observation yet"));
-    return root;
-  }
-  let x0 = Math.min(...all.map((p) => p[0])), x1 = Math.max(...all.map((p) => p[0]));
-  let y0 = Math.min(...all.map((p) => p[1])), y1 = Math.max(...all.map((p) => p[1]));
-  if (x1 === x0) { x0 -= 1; x1 += 1; }
-  if (y1 === y0) { y0 -= 1; y1 += 1; }
-  const pad = (y1 - y0) * 0.06; y0 -= pad; y1 += pad;
-  const sx = (x) => L + (x - x0) / (x1 - x0) * (W - L - R);
-  const sy = (y) => H - B - (y - y0) / (y1 - y0) * (H - T - B);
-  let lastX = null;
-  for (let i = 0; i <= 4; i++) {
-    const y = y0 + (y1 - y0) * i / 4, x = Math.round(x0 + (x1 - x0) * i / 4);
-    root.append(svg("line", { x1: L, x2: W - R, y1: sy(y), y2: sy(y), class: "grid" }));
-    root.append(svg("text", { x: L - 6, y: sy(y) + 4, "text-anchor": "end" }, fmt(y)));
-    if (x !== lastX) root.append(svg("text", { x: sx(x), y: H - B + 15, "text-anchor": "middle" }, String(x))); // rounds: integers, once each
-    lastX = x;
-  }
-  root.append(svg("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis" }));
-  root.append(svg("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis" }));
-  root.append(svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, opts.xlabel || "round"));
-  let lx = W - R;
-  for (const s of list.slice().reverse()) { // legend, right-aligned
-    const t = svg("text", { x: lx, y: 17, "text-anchor": "end", fill: s.color }, "■ " + s.name);
-    root.append(t);
-    lx -= 12 + 7 * (s.name.length + 2);
-  }
-  for (const s of list) {
-    if (s.kind === "dots") {
-      const g = svg("g", { class: "dots", fill: s.color, "fill-opacity": 0.75 });
-      for (const [x, y] of s.points) g.append(svg("circle", { cx: sx(x).toFixed(1), cy: sy(y).toFixed(1), r: 2.6 }));
-      root.append(g);
-    } else if (s.kind === "hline") {
-      const y = sy(s.points[0][1]);
-      root.append(svg("line", { x1: L, x2: W - R, y1: y, y2: y, stroke: s.color, "stroke-width": 1.5, "stroke-dasharray": "6 4", class: "threshold" }));
-    } else {
-      const d = s.points.map(([x, y], i) => (i ? "L" : "M") + sx(x).toFixed(1) + "," + sy(y).toFixed(1)).join("");
-      root.append(svg("path", { d, fill: "none", stroke: s.color, "stroke-width": 2, class: "line" }));
-    }
-  }
-  return root;
-}
-
-function facts(study, sum) {
-  const f = (label, value) => el("div", { class: "fact" }, el("b", { text: value }), el("span", { class: "muted", text: label }));
-  const out = [
-    f("rounds", String(sum.rounds) + (sum.horizon ? " / " + sum.horizon : "")),
-    f("observed", String(sum.reward_observed)),
-    f("pending", String(sum.pending)),
-  ];
-  if (sum.abandoned) out.push(f("abandoned", String(sum.abandoned)));
-  if (sum.best) {
-    const where = sum.best.params ? Object.entries(sum.best.params).map(([k, v]) => `${k}=${fmt(v)}`).join(", ") : "x = [" + sum.best.x.map(fmt).join(", ") + "]";
-    out.push(f(`best feasible ${study.spec.objective.name} (decision ${sum.best.decision_id}: ${where})`, fmt(sum.best.reward)));
-  } else out.push(f("best feasible", "—"));
-  for (const c of sum.constraints || []) out.push(f(`${c.name}: ${c.kind} violation`, fmt(c.violation)));
-  return el("div", { class: "facts", id: "facts" }, ...out);
-}
-
-function table(study, decs) {
-  const spec = study.spec;
-  const cons = spec.constraints || [];
-  const pnames = (spec.parameters || []).map((p) => p.name);
-  const head = ["decision", "round", ...(pnames.length ? pnames : ["x"]), spec.objective.name, ...cons.map((c) => c.name), "status", "created"];
-  const rows = decs.slice(-TABLE_ROWS).reverse().map((d) => {
-    const violated = d.costs && d.costs.some((c, j) => c > cons[j].threshold);
-    const status = d.abandoned ? "abandoned" : d.reward != null && (cons.length === 0 || d.costs) ? "observed" : "pending";
-    const where = pnames.length ? pnames.map((n) => el("td", { text: fmt(d.params ? d.params[n] : "") })) : [el("td", { text: "[" + d.x.map(fmt).join(", ") + "]" })];
-    return el("tr", { class: d.abandoned ? "abandoned" : violated ? "violated" : "" },
-      el("td", { class: "num", text: String(d.decision_id) }), el("td", { class: "num", text: String(d.round) }), ...where,
-      el("td", { class: "num", text: fmt(d.reward) }),
-      ...cons.map((c, j) => el("td", { class: "num", text: d.costs ? fmt(d.costs[j]) : "" })),
-      el("td", { text: status }), el("td", { text: new Date(d.created).toLocaleTimeString() }));
-  });
-  return el("table", { id: "decisions" }, el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { text: h })))), el("tbody", {}, ...rows));
+  cache = { id, decs };
+  return decs;
 }
 
 async function downloadCSV(id, name) {
@@ -249,43 +655,51 @@ async function downloadCSV(id, name) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-async function studyPage(id, gen) {
-  const [study, sum, decs] = await Promise.all([
-    api(`/studies/${encodeURIComponent(id)}`), api(`/studies/${encodeURIComponent(id)}/summary`), allDecisions(id)]);
+async function studyPage(id, view, gen) {
+  const [study, sum] = await Promise.all([api(`/studies/${encodeURIComponent(id)}`), api(`/studies/${encodeURIComponent(id)}/summary`)]);
+  const decs = await decisionsOf(id, (study.spec.constraints || []).length);
   if (gen !== generation) return;
   const spec = study.spec;
-  const s = series(study, decs);
-  const obj = spec.objective;
-  const charts = [chart("chart-objective", `${obj.name} per round (${obj.goal || "maximize"})`, [
-    { name: obj.name, points: s.reward, kind: "dots", color: COLORS[0] },
-    { name: "best feasible so far", points: s.best, kind: "line", color: COLORS[1] }], {})];
-  (spec.constraints || []).forEach((c, j) => {
-    const pts = s.costs[j];
-    const list = [{ name: c.name, points: pts, kind: "dots", color: COLORS[(j + 2) % COLORS.length] }];
-    if (pts.length) list.push({ name: "threshold " + fmt(c.threshold), points: [[pts[0][0], c.threshold], [pts[pts.length - 1][0], c.threshold]], kind: "hline", color: "#b42318" });
-    charts.push(chart("chart-constraint-" + j, `${c.name} per round (≤ ${fmt(c.threshold)}, ${c.kind})`, list, {}));
-  });
-  if ((spec.constraints || []).length) {
-    charts.push(chart("chart-violation", "cumulative violation Σ [metric − threshold]⁺",
-      spec.constraints.map((c, j) => ({ name: c.name, points: s.cum[j], kind: "line", color: COLORS[(j + 2) % COLORS.length] })), {}));
-  }
+  const m = model(study, decs);
   const desc = [spec.algorithm, "seed " + spec.seed, spec.horizon ? "horizon " + spec.horizon : "open-ended",
     spec.parameters ? spec.parameters.map((p) => p.type === "categorical" ? `${p.name} ∈ {${p.choices.join(", ")}}` : `${p.name} ∈ [${fmt(p.low)}, ${fmt(p.high)}] ${p.type}${p.log ? " log" : ""}`).join("; ") :
       spec.space.type + " space"].join(" · ");
-  document.getElementById("main").replaceChildren(
+  const base = "#/study/" + encodeURIComponent(id);
+  const tabs = el("nav", { class: "tabs" },
+    el("a", { href: base, class: view === "rounds" ? "active" : "", id: "tab-rounds", text: "Rounds" }),
+    el("a", { href: base + "/parameters", class: view === "parameters" ? "active" : "", id: "tab-parameters", text: "Parameters (slices, parallel coordinates)" }));
+  let body;
+  if (view === "parameters") {
+    const sl = sliceCharts(study, m, decs);
+    const note = `Each metric against each parameter: ${sl.shown} observed decisions${sl.shown >= MAX_PARAM_POINTS ? " (the latest " + MAX_PARAM_POINTS + ")" : ""}; red rings break a limit (on the objective's row: some limit).`;
+    const legend = svg("svg", { class: "legend", width: 760, height: 24 });
+    legendItems(legend, [{ name: "within every limit", color: C.objective }, { name: "over a limit", color: C.infeasible, shape: "ring" },
+      { name: "limit", color: C.threshold, shape: "dash" }], 4, 16, 756);
+    body = [el("h2", { text: "Slices" }), el("p", { class: "muted", text: note }), legend,
+      el("div", { class: "slices", id: "slices" }, ...sl.charts),
+      el("h2", { text: "Parallel coordinates" }), el("div", { class: "scroll" }, parallelChart(study, m, decs))];
+    const grid = body[3];
+    grid.classList.add("cols-" + Math.min(sl.columns, 4));
+  } else {
+    const dots = m.rows.filter((r) => r.d.reward != null).length;
+    body = [el("div", { class: "charts" }, ...historyCharts(study, m)),
+      dots > MAX_DOTS ? el("p", { class: "muted", text: `The charts show the latest ${MAX_DOTS} of ${dots} observed rounds.` }) : null,
+      el("h2", { text: `Decisions (latest ${Math.min(decs.length, TABLE_ROWS)} of ${decs.length})` },
+        " ", el("button", { id: "csv", onclick: () => downloadCSV(id, spec.name), text: "download CSV" })),
+      table(study, m)];
+  }
+  const y = window.scrollY;
+  document.getElementById("main").replaceChildren(...[
     el("p", {}, el("a", { href: "#/", text: "← studies" })),
     el("h1", { id: "study-name", text: spec.name }),
     el("p", { class: "muted", text: desc + " · " + study.id }),
-    facts(study, sum),
-    el("div", { class: "charts" }, ...charts),
-    el("h2", { text: `Decisions (latest ${Math.min(decs.length, TABLE_ROWS)} of ${decs.length})` },
-      " ", el("button", { id: "csv", onclick: () => downloadCSV(id, spec.name), text: "download CSV" })),
-    table(study, decs));
+    facts(study, sum, m), explainViolation(spec), tabs, ...body].filter((x) => x != null));
+  window.scrollTo(0, y);
   setStatus(`${spec.name}: ${sum.rounds} rounds · refreshed ${new Date().toLocaleTimeString()}`);
   timer = setTimeout(() => {
     if (gen !== generation) return;
     if (document.hidden) { timer = setTimeout(() => route(), REFRESH_MS); return; }
-    studyPage(id, gen).catch((err) => setStatus("refresh failed: " + (err.message || err)));
+    studyPage(id, view, gen).catch((err) => setStatus("refresh failed: " + (err.message || err)));
   }, REFRESH_MS);
 }
 
