@@ -404,6 +404,37 @@ class Study:
             body["costs"] = [float(c) for c in costs]
         return self.client.request("POST", self._path("/observations"), body, self._key(idempotency_key, "tell"))
 
+    def enqueue(self, params: Optional[Mapping[str, Any]] = None, x: Optional[Sequence[float]] = None) -> Dict[str, Any]:
+        """Puts a point of your own first in line, as Optuna's ``enqueue_trial``.
+
+        The next :meth:`ask` returns it (after points enqueued before it); the
+        algorithm learns from its observation as if it had chosen it. Give
+        ``params`` (a study defined by parameters) or ``x`` (a space). Where
+        the learner picks among candidate points, the nearest one is used and
+        the answer's ``params`` say which.
+        """
+        body: Dict[str, Any] = {}
+        if params is not None:
+            body["params"] = dict(params)
+        if x is not None:
+            body["x"] = [float(v) for v in x]
+        return self.client.request("POST", self._path("/enqueue"), body, retry=False)
+
+    def add_trial(self, reward: float, costs: Sequence[float] = (), params: Optional[Mapping[str, Any]] = None,
+                  x: Optional[Sequence[float]] = None) -> Trial:
+        """Records a past measurement, as Optuna's ``add_trial`` or Ax's ``attach_trial``.
+
+        The point (``params`` or ``x``) and every metric measured there: the
+        study holds it as a decision its algorithm made and was told, so the
+        models learn from it. Returns the trial it became.
+        """
+        body: Dict[str, Any] = {"reward": float(reward), "costs": [float(c) for c in costs]}
+        if params is not None:
+            body["params"] = dict(params)
+        if x is not None:
+            body["x"] = [float(v) for v in x]
+        return Trial._from(self.client.request("POST", self._path("/trials"), body, retry=False))
+
     def abandon(self, trial: Any) -> Dict[str, Any]:
         """Abandons a pending trial: it takes no observation. Repeating it is a no-op."""
         did = trial.decision_id if isinstance(trial, Trial) else int(trial)

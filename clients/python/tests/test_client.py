@@ -118,6 +118,24 @@ class ClientTest(unittest.TestCase):
         self.assertIn("params.layers", rows[0])
         self.assertEqual(len(rows), 21)
 
+    def test_enqueue_and_past_measurements(self) -> None:
+        box = {"type": "box", "lo": [0, 0], "hi": [1, 1]}
+        study = self.client.create_study(name="py-told", space=box, objective="yield",
+                                         constraints=[{"name": "power", "threshold": 0.5, "kind": "cumulative"}],
+                                         algorithm="rpol-ucb", seed=3, horizon=60)
+        for i in range(20):
+            x = [(i % 5) / 4, (i // 5) / 3]
+            t = study.add_trial(reward=1 - (x[0] - 0.4) ** 2 - (x[1] - 0.6) ** 2, costs=[x[0]], x=x)
+            self.assertEqual((t.decision_id, t.x), (i + 1, x))
+        s = study.summary()
+        self.assertEqual((s["rounds"], s["reward_observed"], s["pending"]), (20, 20, 0))
+        answer = study.enqueue(x=[0.1, 0.9])
+        self.assertEqual(answer["queued"], 1)
+        self.assertEqual(study.ask().x, [0.1, 0.9])
+        with self.assertRaises(cbandit.APIError) as e:
+            study.enqueue(x=[2, 0])
+        self.assertEqual((e.exception.status, e.exception.field), (400, "x[0]"))
+
     def test_space_study_partial_and_abandoned(self) -> None:
         study = self.client.create_study(name="py-box", space={"type": "box", "lo": [0, 0], "hi": [1, 1]},
                                          objective="yield", constraints=[{"name": "power", "threshold": 0.5}],
