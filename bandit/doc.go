@@ -10,4 +10,14 @@
 //
 // Feedback may arrive late, out of order, or in parts (reward only, costs only).
 // Decide never blocks on missing feedback: an agent decides with what it has.
+//
+// Pending decisions are part of the state: several decisions can await
+// feedback at once (parallel workers, batches, delays), and an agent decides
+// knowing them — a GP agent conditions its models on them at their posterior
+// mean (GP-BUCB) and never repeats one, a randomised agent draws afresh per
+// decision — so a batch is distinct points. An evaluation that failed is
+// abandoned (Abandoner) and is pending no more. Decisions a person makes — a
+// point to try, a past measurement — enter through Imposer, as if the agent
+// had chosen them; the state stays a pure function of the calls, abandons
+// and impositions included.
 package bandit
