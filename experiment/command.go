@@ -122,6 +122,9 @@ func (c *Config) Command(quick bool) (string, error) {
 	if c.Past != "" {
 		b.WriteString(" --past " + q(c.Past))
 	}
+	if c.Defaults == "paper" {
+		b.WriteString(" --defaults paper")
+	}
 	b.WriteString(" --out DIR")
 	return b.String(), nil
 }

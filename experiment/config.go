@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/cbandit/cbandit/agent"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,6 +45,10 @@ type Config struct {
 	Async int `yaml:"async"`
 	// Past is a CSV of past measurements every agent is told first (ReadPast).
 	Past string `yaml:"past"`
+	// Defaults is "practical" (default: what whoever names no setting gets)
+	// or "paper": PaperDefaults for every algorithm that takes them, as the
+	// experiment files' algorithm_defaults give (cbandit run --defaults).
+	Defaults string `yaml:"defaults"`
 	// Quick overrides horizon and trials under --quick.
 	Quick *struct {
 		Horizon int `yaml:"horizon"`
@@ -236,6 +241,17 @@ func (c *Config) Spec(quick bool) (runner.Spec, error) {
 		return s, fmt.Errorf("batch = %d, async = %d: each must be ≥ 0, and batch, async and delay are exclusive", c.Batch, c.Async)
 	}
 	s.Batch, s.Async = c.Batch, c.Async
+	switch c.Defaults {
+	case "", "practical":
+		s.Defaults = "practical"
+		if len(c.AlgorithmDefaults) > 0 {
+			s.Defaults = "paper" // the files pin the papers' settings
+		}
+	case "paper":
+		s.Defaults = "paper"
+	default:
+		return s, fmt.Errorf("defaults = %q: want practical or paper", c.Defaults)
+	}
 	if c.Past != "" {
 		past, err := ReadPast(c.Past)
 		if err != nil {
@@ -256,7 +272,12 @@ func (c *Config) Spec(quick bool) (runner.Spec, error) {
 // algoParams is an entry's parameters plus the file's algorithm_defaults
 // that its algorithm documents and the entry does not set.
 func (c *Config) algoParams(a AlgoConfig) (bandit.Params, error) {
-	if len(c.AlgorithmDefaults) == 0 {
+	defs := c.AlgorithmDefaults
+	if c.Defaults == "paper" {
+		defs = maps.Clone(PaperDefaults)
+		maps.Copy(defs, c.AlgorithmDefaults)
+	}
+	if len(defs) == 0 {
 		return bandit.Params(a.Params), nil
 	}
 	spec, err := agent.Lookup(a.ID)
@@ -267,18 +288,26 @@ func (c *Config) algoParams(a AlgoConfig) (bandit.Params, error) {
 	for k, v := range a.Params {
 		ps[k] = v
 	}
-	for _, k := range sortedKeys(c.AlgorithmDefaults) {
+	for _, k := range sortedKeys(defs) {
 		if _, set := ps[k]; set {
 			continue
 		}
 		for _, d := range spec.Params {
 			if d.Name == k {
-				ps[k] = c.AlgorithmDefaults[k]
+				ps[k] = defs[k]
 			}
 		}
 	}
 	return ps, nil
 }
+
+// PaperDefaults are the papers' settings of the parameters that have
+// practical defaults (issues 14 and 24): the problem's units and constants,
+// its fixed kernel, the papers' β_t schedules, a grid of candidates, and
+// decisions made without regard to pending ones. Every experiment file pins
+// them as algorithm_defaults (a test checks it); cbandit run --defaults paper
+// gives them to any run.
+var PaperDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore"}
 
 // PaperValues returns the paper's reference numbers and their source.
 func (c *Config) PaperValues() (map[string]map[string]float64, string) {

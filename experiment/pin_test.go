@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/cbandit/cbandit/agent"
@@ -14,7 +15,7 @@ import (
 // were; and algorithm_defaults reaches no algorithm that does not take the
 // parameter.
 func TestReproductionsPinThePapersSettings(t *testing.T) {
-	want := map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}
+	want := PaperDefaults
 	checked := 0
 	for _, dir := range []string{"ckb", "rpol", "penalty", "stagewise"} {
 		for _, name := range EmbeddedNames(dir) {
@@ -50,5 +51,22 @@ func TestReproductionsPinThePapersSettings(t *testing.T) {
 	}
 	if checked < 30 {
 		t.Fatalf("only %d pinned parameters checked", checked)
+	}
+}
+
+// TestPaperDefaultsAreTheFilesPins: every experiment file that pins the
+// papers' settings pins exactly PaperDefaults, so `cbandit run --defaults
+// paper` gives an algorithm what the reproductions give it.
+func TestPaperDefaultsAreTheFilesPins(t *testing.T) {
+	for _, dir := range []string{"ckb", "rpol", "penalty", "stagewise"} {
+		for _, name := range EmbeddedNames(dir) {
+			c, err := Embedded(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.AlgorithmDefaults) > 0 && !maps.Equal(c.AlgorithmDefaults, PaperDefaults) {
+				t.Errorf("%s: algorithm_defaults = %v, PaperDefaults = %v", name, c.AlgorithmDefaults, PaperDefaults)
+			}
+		}
 	}
 }

@@ -91,6 +91,12 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 	}
 	fmt.Fprintf(&b, "- horizon: %d rounds\n", s.Horizon)
 	fmt.Fprintf(&b, "- trials: %d (trial i is the same problem instance, noise and delays for every algorithm)\n", s.Trials)
+	switch s.Defaults {
+	case "practical":
+		b.WriteString("- defaults: practical (metrics standardised, hyperparameters fitted, constant widths, pending decisions conditioned on; docs/defaults.md) where an algorithm's parameters do not say otherwise; `--defaults paper` gives the papers' settings\n")
+	case "paper":
+		b.WriteString("- defaults: the papers' settings (problem's units and kernel, β_t schedules, candidate grid, pending decisions ignored) where an algorithm's parameters do not say otherwise\n")
+	}
 	if s.Batch > 1 {
 		fmt.Fprintf(&b, "- parallel evaluations: batches of %d (q decisions, then their feedback); rounds are evaluations, so every figure is per evaluation, and batch k ends at round %d·k\n", s.Batch, s.Batch)
 	}

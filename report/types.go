@@ -42,6 +42,9 @@ type Summary struct {
 	Horizon int               `json:"horizon"`
 	Trials  int               `json:"trials"`
 	Seed    uint64            `json:"seed"`
+	// Defaults is "practical" or "paper": the settings the algorithms ran
+	// with where a run names none (cbandit run --defaults).
+	Defaults string `json:"defaults,omitempty"`
 	// Batch and Async (> 1) say how the run evaluated several decisions at
 	// once (runner.Spec); rounds are evaluations either way.
 	Batch      int                  `json:"batch,omitempty"`

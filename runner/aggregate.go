@@ -75,6 +75,7 @@ func Collect(spec *Spec, rounds []int, metrics []string, jobs []Job) (*Output, e
 		Horizon:    spec.Horizon,
 		Trials:     spec.Trials,
 		Seed:       spec.Seed,
+		Defaults:   spec.Defaults,
 		Batch:      spec.Batch,
 		Async:      spec.Async,
 		Algorithms: map[string]report.Algorithm{},

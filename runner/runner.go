@@ -62,6 +62,9 @@ type Spec struct {
 	// (bandit.Imposer) with their values; the run's T rounds follow, and
 	// only they are scored.
 	Past []Past
+	// Defaults names the defaults the algorithms ran with ("practical" or
+	// "paper"), for the outputs.
+	Defaults string
 	// Batch q > 1: decisions come q at a time, and their feedback arrives
 	// after the q-th (a batch of parallel evaluations). Async q > 1: q
 	// workers, each decision's feedback arrives just before the decision q

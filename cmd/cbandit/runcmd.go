@@ -47,6 +47,7 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 		quiet := fs.Bool("quiet", false, "no progress bar")
 		batch := fs.Int("batch", 0, "q > 1: decide q points, then observe all q (parallel evaluations); rounds stay evaluations")
 		async := fs.Int("async", 0, "q > 1: q asynchronous workers (each decision sees q − 1 pending)")
+		defaults := fs.String("defaults", "practical", "practical: what whoever names no setting gets (docs/defaults.md); paper: the papers' settings, as the experiment files pin them")
 		past := fs.String("past", "", "CSV of past measurements every algorithm is told first (header: x1..xd or arm, reward, g1..gm with g ≤ 0 feasible)")
 		if err := fs.Parse(args); err != nil {
 			return err
@@ -66,8 +67,8 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 			if cfg, err = experiment.Load(*config); err != nil {
 				return err
 			}
-			if *batch != 0 || *async != 0 || *past != "" {
-				return fmt.Errorf("run: --batch and --async go with --problem; an experiment file sets batch: or async:")
+			if *batch != 0 || *async != 0 || *past != "" || *defaults != "practical" {
+				return fmt.Errorf("run: --batch, --async, --past and --defaults go with --problem; an experiment file sets batch:, async:, past: or algorithm_defaults:")
 			}
 			for _, s := range sets {
 				if err := cfg.Set(s); err != nil {
@@ -88,7 +89,7 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 			if err != nil {
 				return fmt.Errorf("run: --param: %w", err)
 			}
-			cfg = &experiment.Config{Problem: *prob, Params: pp, Horizon: *horizon, Trials: *trials, Seed: *seedFlag, Batch: *batch, Async: *async, Past: *past}
+			cfg = &experiment.Config{Problem: *prob, Params: pp, Horizon: *horizon, Trials: *trials, Seed: *seedFlag, Batch: *batch, Async: *async, Past: *past, Defaults: *defaults}
 			for _, entry := range strings.Split(*algos, ",") {
 				a, err := experiment.ParseAlgoEntry(entry)
 				if err != nil {
