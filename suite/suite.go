@@ -95,6 +95,8 @@ type RunResult struct {
 	// Duplicates counts suggestions within DuplicateFraction of the box's
 	// diameter of a pending decision's point.
 	Duplicates int `json:"duplicates"`
+	// Points are the suggestions in decision order (for traces; not saved).
+	Points [][]float64 `json:"-"`
 	// SecondsPerRound is the wall time of ask + tell per round.
 	SecondsPerRound float64 `json:"seconds_per_round"`
 }
@@ -411,7 +413,7 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 		}
 	}
 	reg, vio := ScoreRun(&p, fa, xs, LongTerm(job.Algorithm))
-	return RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, SecondsPerRound: spent.Seconds() / float64(horizon)}, nil
+	return RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon)}, nil
 }
 
 // DuplicateFraction: a suggestion closer to a pending decision's point than
