@@ -654,20 +654,22 @@ var laterDefaults = map[int][]defaultsPin{
 	// 1 → 2 (issue 14): the practical defaults, for every algorithm that
 	// takes them.
 	1: {{params: map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}}},
-	// 2 → 3 (issue 14): standardise=on for the GP agents standardised
-	// after the first ones (ckb family, rpol-ucb, rpol-sw-ucb, config).
-	2: {{algorithms: []string{"rpol-censored-ucb", "scgp-ucb", "igp-ucb", "penalty-noiseless", "penalty-noisy", "admmbo"},
-		params: map[string]string{"standardise": "off"}}},
+	// 2 → 3 (issue 14): standardise=on for the GP agents that take it
+	// without the other practical defaults (no widths parameter:
+	// rpol-censored-ucb, scgp-ucb, igp-ucb, penalty-*, admmbo), standardised
+	// after the first ones.
+	2: {{unless: "widths", params: map[string]string{"standardise": "off"}}},
 	// 3 → 4 (issue 24): pending decisions hallucinated (GP-BUCB) by every
 	// algorithm that takes the parameter.
 	3: {{params: map[string]string{"pending": "ignore"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are
-// the earlier values, for the algorithms listed (nil: every algorithm).
+// the earlier values, for every algorithm that takes them except those that
+// take the parameter unless (as declared in their Params).
 type defaultsPin struct {
-	algorithms []string
-	params     map[string]string
+	unless string
+	params map[string]string
 }
 
 // pinEarlierDefaults sets on ps, for a study of generation gen, the values
@@ -684,7 +686,7 @@ func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
 	}
 	for g := gen; g < api.DefaultsPractical; g++ {
 		for _, pin := range laterDefaults[g] {
-			if pin.algorithms != nil && !slices.Contains(pin.algorithms, algorithm) {
+			if pin.unless != "" && slices.ContainsFunc(spec.Params, func(d bandit.ParamDoc) bool { return d.Name == pin.unless }) {
 				continue
 			}
 			for _, d := range spec.Params {
