@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -70,21 +71,9 @@ func TestImposeAsIfChosen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.Action.Arm != b.Action.Arm || !equalX(a.Action.X, b.Action.X) {
+			if a.Action.Arm != b.Action.Arm || !slices.Equal(a.Action.X, b.Action.X) {
 				t.Errorf("%s on %s: next decision %v after imposing, %v after choosing", name, pname, b.Action, a.Action)
 			}
 		}
 	}
-}
-
-func equalX(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

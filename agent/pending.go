@@ -109,19 +109,7 @@ func (a *RPOL) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, erro
 	}
 	a.t = r.T
 	a.rule.AdvanceTo(r.T)
-	d := a.ledger.Record(r.T, act, 0)
-	if a.kind == rpolCensored {
-		if err := a.sf.addPoint(act.X); err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
-		}
-		for _, c := range a.sg {
-			if err := c.addPoint(act.X); err != nil {
-				return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
-			}
-		}
-		a.xs = append(a.xs, d.Action.X)
-	}
-	return d, nil
+	return a.record(r.T, act)
 }
 
 // Impose implements bandit.Imposer.

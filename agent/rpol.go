@@ -290,19 +290,25 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
-	d := a.ledger.Record(r.T, act, 0)
-	if a.kind == rpolCensored {
-		// The decision enters the kernel matrices now, censored to 0 (§5).
-		if err := a.sf.addPoint(act.X); err != nil {
+	return a.record(r.T, act)
+}
+
+// record records a decision; RPOL-CensoredUCB enters it into the kernel
+// matrices now, censored to 0 until its feedback arrives (000 §5).
+func (a *RPOL) record(t int, act bandit.Action) (bandit.Decision, error) {
+	d := a.ledger.Record(t, act, 0)
+	if a.kind != rpolCensored {
+		return d, nil
+	}
+	if err := a.sf.addPoint(act.X); err != nil {
+		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+	}
+	for _, c := range a.sg {
+		if err := c.addPoint(act.X); err != nil {
 			return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
 		}
-		for _, c := range a.sg {
-			if err := c.addPoint(act.X); err != nil {
-				return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
-			}
-		}
-		a.xs = append(a.xs, d.Action.X)
 	}
+	a.xs = append(a.xs, d.Action.X)
 	return d, nil
 }
 

@@ -227,29 +227,46 @@ func (g *Exact) Add(x []float64, y float64) error {
 	if g.pend > 0 {
 		return fmt.Errorf("gp: Exact.Add with %d pending points (Unpend first)", g.pend)
 	}
+	t := len(g.ys)
+	if err := g.row("Exact.Add", x, false); err != nil {
+		return err
+	}
+	f := g.f
+	r := f.row(t)
+	g.gain += 0.5 * math.Log1p(f.sig2[t]/f.lam)
+	g.v = append(g.v, (y-floats.Dot(r[:t], g.v))/r[t])
+	g.ys = append(g.ys, y)
+	return nil
+}
+
+// row makes row t = Len() of the factor hold the point x: a shared factor's
+// row when it already holds x there, else a new row (after taking a private
+// copy of a shared factor whose row t is another point). pending marks the
+// rows Pend adds, which Unpend drops.
+func (g *Exact) row(op string, x []float64, pending bool) error {
+	if err := checkPoint(op, x); err != nil {
+		return err
+	}
 	f := g.f
 	if len(f.pts) > 0 && len(x) != len(f.pts[0]) {
-		return fmt.Errorf("gp: Exact.Add x has dimension %d, earlier points have %d", len(x), len(f.pts[0]))
+		return fmt.Errorf("gp: %s x has dimension %d, earlier points have %d", op, len(x), len(f.pts[0]))
 	}
 	t := len(g.ys)
 	if t < len(f.pts) && !equalPoint(f.pts[t], x) {
 		g.detach()
 		f = g.f
 	}
-	if t == len(f.pts) {
-		kxx := f.k.Eval(x, x)
-		if math.IsNaN(kxx) || math.IsInf(kxx, 0) || kxx < 0 {
-			return fmt.Errorf("gp: Exact.Add kernel %v gives k(x,x) = %v at x = %v", f.k, kxx, x)
-		}
-		if err := f.add(append([]float64(nil), x...), kxx); err != nil {
-			return err
-		}
+	if t < len(f.pts) {
+		return nil
 	}
-	r := f.row(t)
-	g.gain += 0.5 * math.Log1p(f.sig2[t]/f.lam)
-	g.v = append(g.v, (y-floats.Dot(r[:t], g.v))/r[t])
-	g.ys = append(g.ys, y)
-	return nil
+	kxx := f.k.Eval(x, x)
+	if math.IsNaN(kxx) || math.IsInf(kxx, 0) || kxx < 0 {
+		return fmt.Errorf("gp: %s kernel %v gives k(x,x) = %v at x = %v", op, f.k, kxx, x)
+	}
+	if pending && f.pendFrom < 0 {
+		f.pendFrom = t
+	}
+	return f.add(append([]float64(nil), x...), kxx)
 }
 
 // Predict returns the posterior mean μ_t(x) and variance σ_t²(x) (clamped at

@@ -1,8 +1,6 @@
 package gp
 
 import (
-	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -18,30 +16,11 @@ import (
 // everywhere becomes the posterior variance given x, the mean is unchanged.
 // The information gain is not changed. Unpend removes every pending point.
 func (g *Exact) Pend(x []float64) error {
-	if err := checkPoint("Exact.Pend", x); err != nil {
+	t := len(g.ys)
+	if err := g.row("Exact.Pend", x, true); err != nil {
 		return err
 	}
 	f := g.f
-	if len(f.pts) > 0 && len(x) != len(f.pts[0]) {
-		return fmt.Errorf("gp: Exact.Pend x has dimension %d, earlier points have %d", len(x), len(f.pts[0]))
-	}
-	t := len(g.ys)
-	if t < len(f.pts) && !equalPoint(f.pts[t], x) {
-		g.detach()
-		f = g.f
-	}
-	if t == len(f.pts) {
-		kxx := f.k.Eval(x, x)
-		if math.IsNaN(kxx) || math.IsInf(kxx, 0) || kxx < 0 {
-			return fmt.Errorf("gp: Exact.Pend kernel %v gives k(x,x) = %v at x = %v", f.k, kxx, x)
-		}
-		if f.pendFrom < 0 {
-			f.pendFrom = t
-		}
-		if err := f.add(append([]float64(nil), x...), kxx); err != nil {
-			return err
-		}
-	}
 	if g.pend == 0 {
 		g.real = t
 	}
