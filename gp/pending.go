@@ -1,7 +1,6 @@
 package gp
 
 import (
-
 	"gonum.org/v1/gonum/floats"
 )
 
