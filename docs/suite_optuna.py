@@ -51,8 +51,11 @@ Run by hand from the repository root with Debian's python and optuna
 
     OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run
     OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run --modes sequential --seeds 10 \\
-        --json /tmp/seq10.json --md /tmp/seq10.md
+        --units natural --json /tmp/seq10.json --md /tmp/seq10.md
     /usr/bin/python3 docs/suite_optuna.py report     # docs/suite_optuna.md again from the JSON
+    OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run --modes batch-4-nolie,batch-8-nolie,async-4-nolie \\
+        --json /tmp/nolie.json --md /tmp/nolie.md
+    /usr/bin/python3 docs/suite_optuna.py merge /tmp/nolie.json   # its modes added to docs/suite_optuna.{json,md}
 
 `run` writes docs/suite_optuna.json (every seed; rewritten after every
 problem, so an interrupted run keeps what it did) and docs/suite_optuna.md.
@@ -174,14 +177,15 @@ def run(args):
     probs = [(pi, p) for pi, p in enumerate(ref.PROBLEMS) if not args.problems or p["name"] in args.problems.split(",")]
     out = {"made_by": "docs/suite_optuna.py run", "optuna": optuna.__version__, "numpy": np.__version__,
            "python": sys.version.split()[0], "T": args.T, "seeds": list(range(1, args.seeds + 1)),
-           "dup_fraction_of_diameter": DUP_FRACTION, "modes": {}, "wall_seconds": {}}
+           "units": args.units.split(","), "dup_fraction_of_diameter": DUP_FRACTION, "modes": {},
+           "wall_seconds": {}}
     start = time.time()
     for mo in modes:
         t_mode = time.time()
         out["modes"][mo] = {}
         for pi, p in probs:
             res = {}
-            for units in UNITS:
+            for units in out["units"]:
                 per = []
                 for s in out["seeds"]:
                     r = run_one(pi, p, facts[p["name"]], s, units, args.T, mo)
@@ -206,6 +210,8 @@ def run(args):
 
 def write_md(out, path):
     T, seeds = out["T"], len(out["seeds"])
+    units_run = out.get("units", list(UNITS))
+    both = len(units_run) == 2
     L = [
         "# The practical-defaults suite: Optuna's constrained TPE",
         "",
@@ -215,88 +221,144 @@ def write_md(out, path):
         " defaults otherwise (`constant_liar=True` in the parallel modes); one float parameter per"
         " coordinate over the box; direction = the problem's goal (minimise); the value told is the"
         " noisy objective and the constraints are noisy metric − threshold ≤ 0, both in the study's unit"
-        " system. T = %d, %d seeds, noise std 2 %% of each metric's range (the reference's stream of"
-        " (seed, problem, round), so the same noise as docs/suite_reference.md, not as the Go runs)."
-        " Scores over rounds t > T/2 on the true functions in natural units: late regret = mean"
-        " (f* − f(x_t)) / range(f); late violation = mean max_j [g_j(x_t)]⁺ / range(g_j) (per round)."
-        " Mean over seeds; Δ = scaled − natural. Round t is the t-th suggestion in the order asked."
-        % (out["optuna"], out["numpy"], out["python"], T, seeds),
+        " system. T = %d, %d seeds (TPE seed = suite seed), unit systems: %s; noise std 2 %% of each"
+        " metric's range (the reference's stream of (seed, problem, round), so the same noise as"
+        " docs/suite_reference.md, not as the Go runs). Scores over rounds t > T/2 on the true functions"
+        " in natural units: late regret = mean (f* − f(x_t)) / range(f); late violation = mean max_j"
+        " [g_j(x_t)]⁺ / range(g_j) (per round). Mean over seeds; Δ = scaled − natural. Round t is the"
+        " t-th suggestion in the order asked."
+        % (out["optuna"], out["numpy"], out["python"], T, seeds, ", ".join(units_run)),
         "",
         "Modes: `sequential` (ask, tell); `batch-q` (ask q trials, then tell all q); `async-q` (q workers:"
-        " keep q trials running, tell the oldest, ask a new one). **dup** = fraction of the T suggestions"
-        " within %g × the box diameter (Euclidean, box coordinates) of a trial running when it was asked"
-        " (issue 24's measure; 0 by construction in `sequential`)." % out["dup_fraction_of_diameter"],
+        " keep q trials running, tell the oldest, ask a new one); `*-nolie`: the same without"
+        " `constant_liar` (controls). **dup** = fraction of the T suggestions within %g × the box diameter"
+        " (Euclidean, box coordinates) of a trial running when it was asked (issue 24's measure; 0 by"
+        " construction in `sequential`)." % out["dup_fraction_of_diameter"],
+        "",
+        "How to read it:",
+        "",
+        "- TPE uses only the order of the objective values and of the summed positive constraint values"
+        " (feasible trials first, by objective; infeasible ones by summed violation); m ↦ 1000·m + 50"
+        " keeps both orders, so the two unit systems give the same suggestions and Δ = 0.",
+        "- With `constant_liar=True` Optuna 3.1 counts a running trial as the worst one: objective +∞"
+        " and, with constraints, infeasible with violation +∞. It lands in the \"above\" Parzen"
+        " estimator, which steers new samples away from it; the number of \"below\" trials is set by the"
+        " completed trials only. The 10 random startup trials count completed trials, so in `batch-8`"
+        " the first 16 suggestions are random.",
+        "- dup in box coordinates: on pressure-vessel the box diameter (≈ 233) is set by L ∈ [10, 240],"
+        " so the tolerance is loose in Tₛ, Tₕ ∈ [0, 1]; the JSON also has `dup_unit_cube` (distance in"
+        " the unit cube ≤ 10⁻³·√d).",
+        "- Three seeds are few for TPE: per seed, late regret on gramacy is either ≈ 0 or ≈ 0.12 (the"
+        " run settles near the global minimum or near the local one at (0, 0.75)), and on hartmann6 seed 1"
+        " of `batch-4` and `batch-8` stays at ≈ 0.35 in another basin (late x ≈ (0.40, 0.73, 0.06, 0.53,"
+        " 0.11, 0.08) in `batch-4`); differences between modes of that size are within the seed-to-seed"
+        " spread.",
         "",
     ]
     for mo, probs in out["modes"].items():
         kind, q, liar = MODES[mo]
         L.append("## %s (constant_liar=%s)" % (mo, liar))
         L.append("")
-        hdr = "| problem | regret (natural) | violation (natural) | regret (scaled) | violation (scaled) | Δ regret | Δ violation |"
-        sep = "|---|---|---|---|---|---|---|"
+        cols = []
+        for u in units_run:
+            cols += ["regret (%s)" % u, "violation (%s)" % u]
+        if both:
+            cols += ["Δ regret", "Δ violation"]
         if kind != "sequential":
-            hdr += " dup (natural) | dup (scaled) |"
-            sep += "---|---|"
-        hdr += " ms/trial |"
-        sep += "---|"
-        L += [hdr, sep]
+            cols += ["dup (%s)" % u for u in units_run]
+        cols.append("ms/trial")
+        L += ["| problem | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
         for name, res in probs.items():
-            n, s = res["natural"], res["scaled"]
-            row = "| %s | %.4f | %.4f | %.4f | %.4f | %+.4f | %+.4f |" % (
-                name, n["regret"], n["violation"], s["regret"], s["violation"],
-                s["regret"] - n["regret"], s["violation"] - n["violation"])
+            cells = []
+            for u in units_run:
+                cells += ["%.4f" % res[u]["regret"], "%.4f" % res[u]["violation"]]
+            if both:
+                n, sc = res["natural"], res["scaled"]
+                cells += ["%+.4f" % (sc["regret"] - n["regret"]), "%+.4f" % (sc["violation"] - n["violation"])]
             if kind != "sequential":
-                row += " %.3f | %.3f |" % (n["dup"], s["dup"])
-            row += " %.1f |" % (500 * (n["s_per_trial"] + s["s_per_trial"]))
-            L.append(row)
+                cells += ["%.3f" % res[u]["dup"] for u in units_run]
+            cells.append("%.1f" % (1e3 * np.mean([res[u]["s_per_trial"] for u in units_run])))
+            L.append("| %s | " % name + " | ".join(cells) + " |")
         L += ["", "Wall time of the mode (%d studies of %d trials): %.0f s." % (
-            len(probs) * len(UNITS) * seeds, T, out["wall_seconds"].get(mo, float("nan"))), ""]
+            len(probs) * len(units_run) * seeds, T, out["wall_seconds"].get(mo, float("nan"))), ""]
+    u0 = units_run[0]
     if len(out["modes"]) > 1:
-        L += ["## Late regret (natural units) by mode", ""]
+        L += ["## Late regret / late violation (%s units) by mode" % u0, ""]
         mos = list(out["modes"])
         L.append("| problem | " + " | ".join(mos) + " |")
         L.append("|---|" + "---|" * len(mos))
         for name in next(iter(out["modes"].values())):
             L.append("| %s | " % name + " | ".join(
-                "%.4f / %.4f" % (out["modes"][mo][name]["natural"]["regret"], out["modes"][mo][name]["natural"]["violation"])
+                "%.4f / %.4f" % (out["modes"][mo][name][u0]["regret"], out["modes"][mo][name][u0]["violation"])
                 if name in out["modes"][mo] else "" for mo in mos) + " |")
-        L += ["", "(regret / violation, mean over seeds)", ""]
+        L += ["", "(mean over seeds)", ""]
     if "sequential" in out["modes"]:
         seq = out["modes"]["sequential"]
         L += ["## Sequential TPE against the figures issue 25 quotes", "",
-              "| problem | issue 25 | this run (natural) | this run (scaled) | seeds: min … max (natural) |",
+              "| problem | issue 25 | this run: regret (%s) | seeds: min … max | late violation |" % u0,
               "|---|---|---|---|---|"]
         for name, v in ISSUE25.items():
             if name not in seq:
                 continue
-            per = [r["regret"] for r in seq[name]["natural"]["per_seed"]]
-            L.append("| %s | %.3f | %.4f | %.4f | %.4f … %.4f |" % (
-                name, v, seq[name]["natural"]["regret"], seq[name]["scaled"]["regret"], min(per), max(per)))
-        L.append("")
+            per = [r["regret"] for r in seq[name][u0]["per_seed"]]
+            L.append("| %s | %.3f | %.4f | %.4f … %.4f | %.4f |" % (
+                name, v, seq[name][u0]["regret"], min(per), max(per), seq[name][u0]["violation"]))
+        over = [name for name in seq if seq[name][u0]["violation"] > 0.01]
+        L += ["", "Late violation above 0.01 (issue 25's bar for cbandit): %s." % (", ".join(over) or "none"), ""]
     L += ["## Per seed (regret, violation, dup)", ""]
     for mo, probs in out["modes"].items():
         for name, res in probs.items():
-            for units in UNITS:
+            for units in units_run:
                 L.append("- %s, %s, %s: %s" % (mo, name, units, ", ".join(
                     "(%.4f, %.4f, %.3f)" % (r["regret"], r["violation"], r["dup"]) for r in res[units]["per_seed"])))
     L.append("")
-    L.append("Total wall time: %.0f s on one core of a shared 2-core machine." % out["wall_seconds"].get("total", float("nan")))
+    ws = out["wall_seconds"]
+    L.append("Wall time: %s; total %.0f s, on one core of a shared 2-core machine." % (", ".join(
+        "%s %.0f s" % (k, v) for k, v in ws.items() if k != "total"), ws.get("total", float("nan"))))
     with open(path, "w") as fh:
         fh.write("\n".join(L) + "\n")
 
 
+def merge(args):
+    """Add the modes of other runs' JSON files (same T, seeds, units) to --json; rewrite --md."""
+    with open(args.json) as fh:
+        out = json.load(fh)
+    for path in args.files:
+        with open(path) as fh:
+            o = json.load(fh)
+        for k in ("T", "seeds", "optuna", "dup_fraction_of_diameter"):
+            if o.get(k) != out.get(k):
+                sys.exit("%s: %s differs (%r, %r)" % (path, k, o.get(k), out.get(k)))
+        if o.get("units", list(UNITS)) != out.get("units", list(UNITS)):
+            sys.exit("%s: units differ" % path)
+        out["modes"].update(o["modes"])
+        for k, v in o["wall_seconds"].items():
+            if k == "total":
+                out["wall_seconds"]["total"] = out["wall_seconds"].get("total", 0.0) + v
+            else:
+                out["wall_seconds"][k] = v
+    with open(args.json, "w") as fh:
+        json.dump(out, fh, indent=1)
+        fh.write("\n")
+    write_md(out, args.md)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("cmd", choices=["run", "report"])
+    ap.add_argument("cmd", choices=["run", "report", "merge"])
+    ap.add_argument("files", nargs="*", help="merge: JSON files of other runs to add to --json")
     ap.add_argument("--modes", default=DEFAULT_MODES, help="comma-separated, of: " + ", ".join(MODES))
     ap.add_argument("--problems", default="", help="comma-separated names (default: all six)")
     ap.add_argument("--T", type=int, default=200)
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--units", default=",".join(UNITS), help="natural,scaled (default both)")
     ap.add_argument("--json", default="docs/suite_optuna.json")
     ap.add_argument("--md", default="docs/suite_optuna.md")
     args = ap.parse_args()
     if args.cmd == "run":
         run(args)
+    elif args.cmd == "merge":
+        merge(args)
     else:
         with open(args.json) as fh:
             write_md(json.load(fh), args.md)
