@@ -50,15 +50,18 @@ Run by hand from the repository root with Debian's python and optuna
 (apt-get install python3-optuna python3-sklearn; Optuna 3.1.0), never in CI:
 
     OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run
-    OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run --modes sequential --seeds 10 \\
-        --units natural --json /tmp/seq10.json --md /tmp/seq10.md
+    OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run --modes sequential,batch-4,batch-8,async-4 \\
+        --seeds 10 --units natural --json docs/suite_optuna_seeds10.json --md docs/suite_optuna_seeds10.md
     /usr/bin/python3 docs/suite_optuna.py report     # docs/suite_optuna.md again from the JSON
     OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run --modes batch-4-nolie,batch-8-nolie,async-4-nolie \\
         --json /tmp/nolie.json --md /tmp/nolie.md
     /usr/bin/python3 docs/suite_optuna.py merge /tmp/nolie.json   # its modes added to docs/suite_optuna.{json,md}
 
 `run` writes docs/suite_optuna.json (every seed; rewritten after every
-problem, so an interrupted run keeps what it did) and docs/suite_optuna.md.
+problem, so an interrupted run keeps what it did) and docs/suite_optuna.md;
+docs/suite_optuna.md also sets the 10-seed run beside the 3-seed one when
+docs/suite_optuna_seeds10.json exists (--compare). The defaults run about
+7 minutes, the controls 4 and the 10-seed run 9 on one core here.
 """
 
 import argparse
@@ -175,7 +178,7 @@ def run(args):
         if mo not in MODES:
             sys.exit("unknown mode %s (have %s)" % (mo, ", ".join(MODES)))
     probs = [(pi, p) for pi, p in enumerate(ref.PROBLEMS) if not args.problems or p["name"] in args.problems.split(",")]
-    out = {"made_by": "docs/suite_optuna.py run", "optuna": optuna.__version__, "numpy": np.__version__,
+    out = {"made_by": "docs/suite_optuna.py " + " ".join(sys.argv[1:]), "optuna": optuna.__version__, "numpy": np.__version__,
            "python": sys.version.split()[0], "T": args.T, "seeds": list(range(1, args.seeds + 1)),
            "units": args.units.split(","), "dup_fraction_of_diameter": DUP_FRACTION, "modes": {},
            "wall_seconds": {}}
@@ -205,17 +208,18 @@ def run(args):
             with open(args.json, "w") as fh:
                 json.dump(out, fh, indent=1)
                 fh.write("\n")
-    write_md(out, args.md)
+    write_md(out, args.md, load_compare(args.compare))
 
 
-def write_md(out, path):
+def write_md(out, path, compare=None):
+    """The report; compare: another run's JSON (e.g. more seeds), shown beside this one by mode."""
     T, seeds = out["T"], len(out["seeds"])
     units_run = out.get("units", list(UNITS))
     both = len(units_run) == 2
     L = [
         "# The practical-defaults suite: Optuna's constrained TPE",
         "",
-        "Made by `OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py run` (Optuna %s, numpy %s,"
+        "Made by `OMP_NUM_THREADS=1 nice /usr/bin/python3 %s` (Optuna %s, numpy %s,"
         " Python %s; Debian's `python3-optuna`), which imports the problems, the noisy measurement and the"
         " scoring of `docs/suite_reference.py`. Every study: `TPESampler(seed=seed, constraints_func=...)`,"
         " defaults otherwise (`constant_liar=True` in the parallel modes); one float parameter per"
@@ -227,7 +231,7 @@ def write_md(out, path):
         " in natural units: late regret = mean (f* − f(x_t)) / range(f); late violation = mean max_j"
         " [g_j(x_t)]⁺ / range(g_j) (per round). Mean over seeds; Δ = scaled − natural. Round t is the"
         " t-th suggestion in the order asked."
-        % (out["optuna"], out["numpy"], out["python"], T, seeds, ", ".join(units_run)),
+        % (out["made_by"], out["optuna"], out["numpy"], out["python"], T, seeds, ", ".join(units_run)),
         "",
         "Modes: `sequential` (ask, tell); `batch-q` (ask q trials, then tell all q); `async-q` (q workers:"
         " keep q trials running, tell the oldest, ask a new one); `*-nolie`: the same without"
@@ -248,11 +252,11 @@ def write_md(out, path):
         "- dup in box coordinates: on pressure-vessel the box diameter (≈ 233) is set by L ∈ [10, 240],"
         " so the tolerance is loose in Tₛ, Tₕ ∈ [0, 1]; the JSON also has `dup_unit_cube` (distance in"
         " the unit cube ≤ 10⁻³·√d).",
-        "- Three seeds are few for TPE: per seed, late regret on gramacy is either ≈ 0 or ≈ 0.12 (the"
-        " run settles near the global minimum or near the local one at (0, 0.75)), and on hartmann6 seed 1"
-        " of `batch-4` and `batch-8` stays at ≈ 0.35 in another basin (late x ≈ (0.40, 0.73, 0.06, 0.53,"
-        " 0.11, 0.08) in `batch-4`); differences between modes of that size are within the seed-to-seed"
-        " spread.",
+        "- A few seeds are few for TPE: per seed, late regret on gramacy is either ≈ 0 or ≈ 0.12 (the"
+        " run settles near the global minimum or near the local one at (0, 0.75)); on hartmann6 it ranges"
+        " from 0.10 to 0.50 (e.g. seed 1 of `batch-4` stays in another basin, late x ≈ (0.40, 0.73, 0.06,"
+        " 0.53, 0.11, 0.08)); differences between modes of that size are within the seed-to-seed spread"
+        " (see the comparison with more seeds below, where there is one).",
         "",
     ]
     for mo, probs in out["modes"].items():
@@ -305,6 +309,23 @@ def write_md(out, path):
                 name, v, seq[name][u0]["regret"], min(per), max(per), seq[name][u0]["violation"]))
         over = [name for name in seq if seq[name][u0]["violation"] > 0.01]
         L += ["", "Late violation above 0.01 (issue 25's bar for cbandit): %s." % (", ".join(over) or "none"), ""]
+    if compare is not None:
+        L += ["## Beside a run over %d seeds (%s units; %s)" % (
+            len(compare["seeds"]), ", ".join(compare.get("units", list(UNITS))), compare.get("file", "")), "",
+              "Late regret / late violation, natural units, mean over seeds; ± is the standard error of the"
+              " mean over the %d seeds. Seeds 1–%d of both runs are the same studies." % (
+                  len(compare["seeds"]), min(len(compare["seeds"]), seeds)), "",
+              "| problem | mode | %d seeds | %d seeds |" % (seeds, len(compare["seeds"])), "|---|---|---|---|"]
+        for name in next(iter(compare["modes"].values())):
+            for mo, probs in compare["modes"].items():
+                if name not in probs or mo not in out["modes"] or name not in out["modes"][mo]:
+                    continue
+                a, b = out["modes"][mo][name]["natural"], probs[name]["natural"]
+                rb = [r["regret"] for r in b["per_seed"]]
+                L.append("| %s | %s | %.4f / %.4f | %.4f ± %.4f / %.4f |" % (
+                    name, mo, a["regret"], a["violation"], b["regret"],
+                    np.std(rb, ddof=1) / math.sqrt(len(rb)) if len(rb) > 1 else float("nan"), b["violation"]))
+        L.append("")
     L += ["## Per seed (regret, violation, dup)", ""]
     for mo, probs in out["modes"].items():
         for name, res in probs.items():
@@ -317,6 +338,15 @@ def write_md(out, path):
         "%s %.0f s" % (k, v) for k, v in ws.items() if k != "total"), ws.get("total", float("nan"))))
     with open(path, "w") as fh:
         fh.write("\n".join(L) + "\n")
+
+
+def load_compare(path):
+    if not path:
+        return None
+    with open(path) as fh:
+        o = json.load(fh)
+    o["file"] = path
+    return o
 
 
 def merge(args):
@@ -332,6 +362,7 @@ def merge(args):
         if o.get("units", list(UNITS)) != out.get("units", list(UNITS)):
             sys.exit("%s: units differ" % path)
         out["modes"].update(o["modes"])
+        out["made_by"] += "; " + o["made_by"] + "; docs/suite_optuna.py merge " + path
         for k, v in o["wall_seconds"].items():
             if k == "total":
                 out["wall_seconds"]["total"] = out["wall_seconds"].get("total", 0.0) + v
@@ -340,7 +371,7 @@ def merge(args):
     with open(args.json, "w") as fh:
         json.dump(out, fh, indent=1)
         fh.write("\n")
-    write_md(out, args.md)
+    write_md(out, args.md, load_compare(args.compare))
 
 
 def main():
@@ -354,14 +385,19 @@ def main():
     ap.add_argument("--units", default=",".join(UNITS), help="natural,scaled (default both)")
     ap.add_argument("--json", default="docs/suite_optuna.json")
     ap.add_argument("--md", default="docs/suite_optuna.md")
+    ap.add_argument("--compare", default=None,
+                    help="another run's JSON shown beside by mode (default: docs/suite_optuna_seeds10.json when"
+                         " writing docs/suite_optuna.md and it exists)")
     args = ap.parse_args()
+    if args.compare is None and args.md == "docs/suite_optuna.md" and os.path.exists("docs/suite_optuna_seeds10.json"):
+        args.compare = "docs/suite_optuna_seeds10.json"
     if args.cmd == "run":
         run(args)
     elif args.cmd == "merge":
         merge(args)
     else:
         with open(args.json) as fh:
-            write_md(json.load(fh), args.md)
+            write_md(json.load(fh), args.md, load_compare(args.compare))
 
 
 if __name__ == "__main__":
