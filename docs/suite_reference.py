@@ -264,15 +264,41 @@ def fit(X, y, prev=None):
     return gp
 
 
+def load_facts(path="problem/testdata/suite_values.json"):
+    """Ranges and optimum of every problem, by name, from the JSON `values` wrote."""
+    with open(path) as fh:
+        vals = {q["name"]: q for q in json.load(fh)["problems"]}
+    return {name: {"obj_range": q["objective_range"], "cons_range": q["constraint_ranges"], "opt": q["optimum"]}
+            for name, q in vals.items()}
+
+
+def thresholds(p, units):
+    """The constraints' thresholds in the unit system (m -> a m + b)."""
+    a, b = (1.0, 0.0) if units == "natural" else (1000.0, 50.0)
+    return np.array([a * t + b for _, t in p["cons"]])
+
+
+def observe(pi, p, fa, x, seed, t, units):
+    """What the user measures at x in round t: the objective and constraint
+    metrics in the unit system plus Gaussian noise of std 2 % of each
+    metric's range (times a), from a stream of (seed, problem, round) only."""
+    a, b = (1.0, 0.0) if units == "natural" else (1000.0, 50.0)
+    m = len(p["cons"])
+    noise = [0.02 * (fa["obj_range"][1] - fa["obj_range"][0])] + \
+        [0.02 * (r[1] - r[0]) for r in fa["cons_range"]]
+    f, c = metrics(p, x)
+    z = np.random.default_rng([seed, pi, t, 11]).standard_normal(1 + m)
+    fobs = a * f + b + a * noise[0] * z[0]
+    cobs = [a * c[j] + b + a * noise[1 + j] * z[1 + j] for j in range(m)]
+    return fobs, cobs
+
+
 def run_one(pi, p, fa, seed, units, T):
     d = len(p["lo"])
     lo, hi = np.array(p["lo"], float), np.array(p["hi"], float)
-    a, b = (1.0, 0.0) if units == "natural" else (1000.0, 50.0)
     m = len(p["cons"])
-    thr = np.array([a * t + b for _, t in p["cons"]])
+    thr = thresholds(p, units)
     sign = -1.0 if p["goal"] == "minimize" else 1.0  # reward = sign * objective
-    noise = [0.02 * (fa["obj_range"][1] - fa["obj_range"][0])] + \
-        [0.02 * (r[1] - r[0]) for r in fa["cons_range"]]
     rng = np.random.default_rng([seed, pi, 7])
     U, Y, G = [], [], []
     xs = []
@@ -299,10 +325,7 @@ def run_one(pi, p, fa, seed, units, T):
             else:
                 u = cand[int(np.argmin(np.maximum(lcb, 0).sum(axis=1)))]
         x = lo + (hi - lo) * u
-        f, c = metrics(p, x)
-        z = np.random.default_rng([seed, pi, t, 11]).standard_normal(1 + m)
-        fobs = a * f + b + a * noise[0] * z[0]
-        cobs = [a * c[j] + b + a * noise[1 + j] * z[1 + j] for j in range(m)]
+        fobs, cobs = observe(pi, p, fa, x, seed, t, units)
         U.append(u)
         Y.append(sign * fobs)
         G.append([cobs[j] - thr[j] for j in range(m)])
@@ -332,12 +355,10 @@ def score(p, fa, xs, T):
 def run_all(T=200, seeds=3):
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", category=UserWarning)
-    with open("problem/testdata/suite_values.json") as fh:
-        vals = {q["name"]: q for q in json.load(fh)["problems"]}
+    facts_by_name = load_facts()
     rows = []
     for pi, p in enumerate(PROBLEMS):
-        q = vals[p["name"]]
-        fa = {"obj_range": q["objective_range"], "cons_range": q["constraint_ranges"], "opt": q["optimum"]}
+        fa = facts_by_name[p["name"]]
         res = {}
         for units in ("natural", "scaled"):
             per = []
