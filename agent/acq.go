@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
@@ -205,13 +207,53 @@ func gpInfo(name string, cfg Config) (bandit.Info, error) {
 	if err != nil {
 		return bandit.Info{}, err
 	}
-	if cfg.Info.Kernel == nil && !o.Fit {
-		return bandit.Info{}, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
+	in := cfg.Info
+	if DomainOf(in) == DomainContextual {
+		return bandit.Info{}, fmt.Errorf("%s models functions over a fixed domain; the problem's action sets change every round (contextual: lc-lucb, safe-lts)", name)
+	}
+	if in.Kernel == nil {
+		if !o.Fit {
+			return bandit.Info{}, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
+		}
+		// No prior kernel, and hyper fits one: until the first fit (2(d+2)
+		// observations) the models use the fit's first start
+		// (gp.DefaultStarts): ARD Matérn-5/2, σ² = 1, ℓ_d = 0.2·side_d.
+		k, err := fitStartKernel(in.Domain)
+		if err != nil {
+			return bandit.Info{}, fmt.Errorf("%s: %w", name, err)
+		}
+		in.Kernel = k
 	}
 	if o.Standardise {
-		return model.StandardInfo(cfg.Info), nil
+		return model.StandardInfo(in), nil
 	}
-	return cfg.Info, nil
+	return in, nil
+}
+
+// fitStartKernel is the kernel a GP with fitted hyperparameters starts from
+// when the problem gives none: the first of gp.DefaultStarts on dom's sides
+// (a box's, or the spread of the arms' coordinates; 1 where 0).
+func fitStartKernel(dom domain.Domain) (gp.Kernel, error) {
+	var lo, hi []float64
+	switch d := dom.(type) {
+	case *domain.Box:
+		lo, hi = d.Lo, d.Hi
+	case *domain.Finite:
+		lo, hi = slices.Clone(d.Points[0]), slices.Clone(d.Points[0])
+		for _, x := range d.Points {
+			for i, v := range x {
+				lo[i], hi[i] = math.Min(lo[i], v), math.Max(hi[i], v)
+			}
+		}
+	}
+	ls := make([]float64, len(lo))
+	for i := range ls {
+		ls[i] = 0.2
+		if s := hi[i] - lo[i]; s > 0 {
+			ls[i] *= s
+		}
+	}
+	return gp.NewARD(model.FitNu, ls, 1)
 }
 
 // standardiseOnly reads standardise for the GP agents that take it without
