@@ -197,8 +197,10 @@ func checkAlgo(a Algo, spec Spec, info bandit.Info) error {
 	misfit := func(err error) error {
 		return fmt.Errorf("algorithm %s does not run on problem %s: %w (cbandit list --fits shows which do)", a.Label, spec.Problem, err)
 	}
-	if err := s.Fits(info); err != nil {
-		return misfit(err)
+	if len(s.Can.Domains) > 0 { // an undeclared algorithm: its factory decides
+		if err := s.Fits(info); err != nil {
+			return misfit(err)
+		}
 	}
 	cfg := agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params, Seed: AgentSeed(spec.Seed, 0, a.Label)}
 	if _, err := agent.New(a.ID, cfg); err != nil {
