@@ -46,15 +46,15 @@ func (a *StageOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 var stageOptParams = []bandit.ParamDoc{
-	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (Sui et al. 2018 take T0 as an input; 001 does not state it; our choice)"},
-	{Name: "eps", Default: "0", Doc: "expansion stops early when every expander's constraint interval is narrower than ε (Sui et al. 2018, §4)"},
+	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (an input of Sui et al. 2018; 001 does not state it)"},
+	{Name: "eps", Default: "0", Doc: "stop expanding when every expander's interval is narrower than ε (Sui et al. 2018, §4)"},
 }
 
 func init() {
 	Register(Spec{
 		Name:    "stageopt",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingHallucinate},
-		Summary: "StageOpt: safe expansion for T0 rounds, then GP-UCB inside the safe set; GP safe set as SafeOpt's reference implementation (or the Lipschitz rule) (needs a safe seed)",
+		Summary: "StageOpt: safe expansion for T0 rounds, then GP-UCB inside it (safe seed)",
 		Source:  "Sui, Zhuang, Burdick, Yue 2018 (ICML), Alg. 1; safe set and expanders as safeopt's reference implementation; baseline of 001 §5",
 		Params:  append(append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...), stageOptParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
