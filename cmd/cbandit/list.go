@@ -191,17 +191,23 @@ func listFits(w io.Writer) error {
 			return "?"
 		}
 		c := s.Can
-		switch {
-		case !c.Takes(agent.DomainOf(*in)):
-			return "D"
-		case c.NeedsSafe && in.Safe == nil:
-			return "S"
-		case c.NeedsFullInfo && !in.FullInfo:
-			return "F"
-		case c.NeedsStage && in.Stage == nil:
-			return "W"
+		err := s.Fits(*in)
+		if err != nil {
+			// The declaration's reason, by the order Spec.Fits checks.
+			switch {
+			case !c.Takes(agent.DomainOf(*in)):
+				return "D"
+			case c.NeedsSafe && in.Safe == nil:
+				return "S"
+			case c.NeedsFullInfo && !in.FullInfo:
+				return "F"
+			case c.NeedsStage && in.Stage == nil:
+				return "W"
+			}
+		} else {
+			_, err = agent.New(s.Name, agent.Config{Info: *in, Horizon: horizon, Seed: 1})
 		}
-		if _, err := agent.New(s.Name, agent.Config{Info: *in, Horizon: horizon, Seed: 1}); err != nil {
+		if err != nil {
 			msg := strings.TrimPrefix(err.Error(), s.Name)
 			msg = strings.TrimLeft(msg, ": ")
 			key := number.ReplaceAllString(msg, "#")
