@@ -112,7 +112,7 @@ var practicalDocs = []bandit.ParamDoc{
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
 	initDoc,
 	constraintFitDoc,
-	{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points, 3+ dims; issue 14) or grid (the papers')"},
+	{Name: "candidates", Default: "halton", Doc: "candidate set of a box the acquisition is maximised over before the local refinement: halton = 1024 Halton points in 3 or more dimensions, the grid in 1–2 (model.SpaceFilling; issue 14, docs/defaults.md); grid = ⌈1024^{1/d}⌉ points per side (the reproductions' setting)"},
 }
 
 // constraintFitDoc documents constraint-fit (issue 14; docs/defaults.md,

@@ -436,7 +436,7 @@ func init() {
 	Register(Spec{
 		Name:    "lc-lucb",
 		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Pending: PendingCount},
-		Summary: "LC-LUCB: optimistic reward, pessimistic cost, star-convex sets (stage-wise)",
+		Summary: "LC-LUCB: optimistic reward, pessimistic cost over star-convex action sets (stage-wise constraint w.h.p.)",
 		Source:  "004 Alg. 1, §4.1, Prop. 11, Lemma 14, Thm. 19; §4.4 (m constraints); Remark 12, App. F.1 (unknown r₀, c₀)",
 		Params:  stageParams,
 		New:     newLCLUCB,

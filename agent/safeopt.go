@@ -64,7 +64,7 @@ func init() {
 	Register(Spec{
 		Name:    "safeopt",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingHallucinate, DefaultFor: []string{KindPerRound + "+safe"}},
-		Summary: "SafeOpt: safe expansion by maximisers and expanders (needs a safe seed)",
+		Summary: "SafeOpt: safe exploration with maximisers and expanders; GP safe set as the reference implementation (or the Lipschitz rule of the paper) (needs a safe seed)",
 		Source:  "Sui, Gotovos, Burdick, Krause 2015 (ICML), Alg. 1; Berkenkamp et al.'s reference implementation (safeopt); baseline of 001 §5",
 		Params:  append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...),
 		New: func(cfg Config) (bandit.Agent, error) {

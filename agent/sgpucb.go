@@ -84,7 +84,7 @@ func init() {
 	Register(Spec{
 		Name:    "sgp-ucb",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Randomised: true, Pending: PendingHallucinate},
-		Summary: "SGP-UCB: explore the certified safe set, then GP-UCB in it (safe seed)",
+		Summary: "SGP-UCB: random exploration of the known safe set (certified from the safe seed's stated cost), then GP-UCB in the pessimistic safe set (needs a safe seed)",
 		Source:  "Amani, Alizadeh, Thrampoulidis 2020 (L4DC), SGP-UCB; baseline of 001 §5",
 		Params: append(append([]bandit.ParamDoc(nil), safeParams...),
 			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 derive it; 001 does not state it)"}),

@@ -20,7 +20,6 @@ import (
 	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/client"
 	"github.com/cbandit/cbandit/internal/seed"
-	"github.com/cbandit/cbandit/optimize"
 	"github.com/cbandit/cbandit/problem"
 	"github.com/cbandit/cbandit/service"
 	"github.com/cbandit/cbandit/service/api"
@@ -192,18 +191,16 @@ func (o Options) Jobs() []Job {
 	return jobs
 }
 
-// LongTerm reports whether the algorithm's constraints are long-term — the
-// strictest kind its declaration keeps is long-term (agent.Caps.Kinds: the
-// ckb family, the penalty agents, oco-bandit): its studies use kind
-// "long-term" and its violation is scored on the late average of g. The
-// others use "cumulative" (which the service refuses a long-term algorithm).
+// LongTerm reports whether the algorithm's constraints are long-term
+// (ckb-*): its studies use kind "long-term" and its violation is scored on
+// the late average of g.
 func LongTerm(algorithm string) bool {
 	id, _, err := ParseEntry(algorithm)
 	if err != nil {
 		id = algorithm
 	}
 	s, err := agent.Lookup(id)
-	return err == nil && optimize.Strictest(s) == optimize.LongTerm
+	return err == nil && s.Can.Honours(agent.KindLongTerm)
 }
 
 // ParseEntry reads an algorithm entry of Options.Algorithms: an algorithm ID
