@@ -153,11 +153,13 @@ func listFits(w io.Writer) error {
 		info        *bandit.Info
 	}
 	cols := make([]col, len(probs))
+	var unbuilt []string // why a problem cannot be built here
 	for j, ps := range probs {
 		cols[j].name = ps.Name
 		p, err := problem.New(ps.Name, nil, 1)
 		if err != nil {
-			cols[j].about = "cannot be built here: " + err.Error()
+			cols[j].about = "not built here, see below"
+			unbuilt = append(unbuilt, err.Error())
 			continue
 		}
 		in := p.Info()
@@ -245,6 +247,9 @@ func listFits(w io.Writer) error {
 		key = append(key, fmt.Sprintf("%d %s (%s)", j+1, c.name, c.about))
 	}
 	writePacked(bw, "  ", key)
+	for _, e := range unbuilt {
+		writeWrapped(bw, "  ? ", "    ", e)
+	}
 	fmt.Fprintln(bw, "Declared (agent.Caps):")
 	var dk []string
 	for _, d := range declared {
