@@ -4,18 +4,20 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
 
 // inducingDoc documents the opt-in sparse GP of every GP agent on a box.
 var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
-	Doc: "M > 0: APPROXIMATE sparse GP (DTC/VFE predictive, Titsias 2009) with M inducing points chosen from the candidates by greedy variance, O(M²) per observation; 0 = exact GP (issue 17). Box domains only"}
+	Doc: "M > 0: APPROXIMATE sparse GP, M inducing points, O(M²) per observation (Titsias 2009); 0: exact"}
 
 // standardiseDoc, hyperDoc and practicalDocs document the practical defaults of
 // issue 14 on the GP agents that take them (ckb family, rpol-ucb,
@@ -24,14 +26,14 @@ var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
 // experiment files (algorithm_defaults). docs/defaults.md has the evidence.
 var (
 	standardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
-		Doc: "on: every GP sees its metric standardised by running estimates (objective: centred and scaled; constraint: scaled, its prior mean at the threshold; refreshed at 1, 2, 4, … observations), and the problem's B, G, R, RG, λ, Slater replaced by standardised values (B = G = 3, λ = 0.01, R = RG = 0.1, δ = 1; model.StandardInfo): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the papers' setting)"}
+		Doc: "on: metrics standardised, decisions free of units (issue 14); off: papers' units; docs/parameters.md"}
 	hyperDoc = bandit.ParamDoc{Name: "hyper", Default: "auto",
-		Doc: "fit: each GP's ARD Matérn-5/2 lengthscales, signal variance and noise variance by maximum a posteriori (type-II likelihood, Rasmussen & Williams 2006 §5.4.1, plus BoTorch's weak Gamma priors; bounded, deterministic restarts, warm started), refit at 2(d+2), 4(d+2), … observations (doubling: bounded amortised cost); fixed: the problem's kernel and the agent's λ (the papers' setting); auto: fit when the actions have coordinates (a box, or arms with coordinates), else fixed (issue 14; docs/defaults.md)"}
+		Doc: "fit: ARD Matérn-5/2 by MAP at 2(d+2), 4(d+2), …; fixed: the problem's; auto: fit if coordinates"}
 )
 
 // initDoc documents the initial design of the practical defaults.
 var initDoc = bandit.ParamDoc{Name: "init", Default: "none",
-	Doc: "initial design, as Ax and BoTorch start with quasi-random trials: the first N rounds play the points of a Halton sequence over the box, shifted at random modulo the box (a Cranley–Patterson rotation from the agent's seed), instead of the rule's choice; their observations update the models (and RPOL's penalty, eq. 12, which counts every observed cost; CKB's dual is left as it is); none: N = 0; auto: N = 2(d+2), the count of the first hyperparameter fit (model.FirstFit), when the hyperparameters are fitted on a box, else 0; or an integer N ≥ 0 (a box only). Off by default: measured, it neither lowered RPOL-UCB's violation on gardner nor the suite's regret consistently (docs/defaults.md)"}
+	Doc: "N shifted Halton points first (Ax/BoTorch): none, auto = 2(d+2), or N; no gain measured, off"}
 
 // initDesign is an agent's initial design (parameter init): pts[t−1] is
 // the point of round t ≤ len(pts).
@@ -105,7 +107,7 @@ const (
 // constraint-fit, candidates.
 var practicalDocs = []bandit.ParamDoc{
 	standardiseDoc, hyperDoc,
-	{Name: "widths", Default: "practical", Doc: "practical: constant confidence widths μ ± β σ, β = beta-f for the objective and beta-g for the constraints (issue 14; docs/defaults.md has the sweep behind the values); theory: the paper's β_t schedule (reproductions pin it)"},
+	{Name: "widths", Default: "practical", Doc: "practical: μ ± βσ with beta-f, beta-g (issue 14, docs/defaults.md); theory: the paper's β_t"},
 	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
 	initDoc,
@@ -117,7 +119,7 @@ var practicalDocs = []bandit.ParamDoc{
 // constraintFitDoc documents constraint-fit (issue 14; docs/defaults.md,
 // "Third look").
 var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "threshold",
-	Doc: "how a constraint's hyperparameters are fitted (with hyper = fit or auto): threshold = to its values about the threshold, the prior mean; centred = to its values about their mean, as scikit-learn's normalize_y and BoTorch fit them, with the prior mean kept at the threshold and the signal variance σ²_c + m̄² covering the values' distance from it. On gardner (300 trials) centred keeps every trial of rpol-ucb, config and ckb-ucb off the infeasible edges and out of the far feasible region (mean regret −16 to 47 against the default's 81 to 245) at ckb-ucb's cost (violation 0.08 → 0.12): opt-in, docs/defaults.md"}
+	Doc: "threshold: fit g about its threshold; centred: about its mean (opt-in; docs/parameters.md)"}
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -206,13 +208,53 @@ func gpInfo(name string, cfg Config) (bandit.Info, error) {
 	if err != nil {
 		return bandit.Info{}, err
 	}
-	if cfg.Info.Kernel == nil && !o.Fit {
-		return bandit.Info{}, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
+	in := cfg.Info
+	if DomainOf(in) == DomainContextual {
+		return bandit.Info{}, fmt.Errorf("%s models functions over a fixed domain; the problem's action sets change every round (contextual: lc-lucb, safe-lts)", name)
+	}
+	if in.Kernel == nil {
+		if !o.Fit {
+			return bandit.Info{}, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
+		}
+		// No prior kernel, and hyper fits one: until the first fit (2(d+2)
+		// observations) the models use the fit's first start
+		// (gp.DefaultStarts): ARD Matérn-5/2, σ² = 1, ℓ_d = 0.2·side_d.
+		k, err := fitStartKernel(in.Domain)
+		if err != nil {
+			return bandit.Info{}, fmt.Errorf("%s: %w", name, err)
+		}
+		in.Kernel = k
 	}
 	if o.Standardise {
-		return model.StandardInfo(cfg.Info), nil
+		return model.StandardInfo(in), nil
 	}
-	return cfg.Info, nil
+	return in, nil
+}
+
+// fitStartKernel is the kernel a GP with fitted hyperparameters starts from
+// when the problem gives none: the first of gp.DefaultStarts on dom's sides
+// (a box's, or the spread of the arms' coordinates; 1 where 0).
+func fitStartKernel(dom domain.Domain) (gp.Kernel, error) {
+	var lo, hi []float64
+	switch d := dom.(type) {
+	case *domain.Box:
+		lo, hi = d.Lo, d.Hi
+	case *domain.Finite:
+		lo, hi = slices.Clone(d.Points[0]), slices.Clone(d.Points[0])
+		for _, x := range d.Points {
+			for i, v := range x {
+				lo[i], hi[i] = math.Min(lo[i], v), math.Max(hi[i], v)
+			}
+		}
+	}
+	ls := make([]float64, len(lo))
+	for i := range ls {
+		ls[i] = 0.2
+		if s := hi[i] - lo[i]; s > 0 {
+			ls[i] *= s
+		}
+	}
+	return gp.NewARD(model.FitNu, ls, 1)
 }
 
 // standardiseOnly reads standardise for the GP agents that take it without

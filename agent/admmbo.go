@@ -17,20 +17,20 @@ import (
 // sin x + sin y on [0,6]² that 002 App. E.1 runs with this code).
 var admmboParams = append(append(append([]bandit.ParamDoc(nil), withoutParam(igpParams[3:], "standardise")...),
 	bandit.ParamDoc{Name: "standardise", Default: "on",
-		Doc: "on: f's GP standardised (centred and scaled by running estimates, refreshed at 1, 2, 4, … observations) and the augmented Lagrangian −f + ρ/2‖x − z + y/ρ‖² built on the standardised f, so ρ, the duals y, the ρ adaptation and the stopping rule are in standardised units; each g_j's GP scaled (prior mean at the threshold), feasibility g_j/s_j ≤ tolc with s_j its running scale, λ = 0.01 by default (model.StandardInfo): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units (the public code's setting)"}),
+		Doc: "on: f standardised, g scaled, ADMM in unit-free terms (issue 14); off: the public code's units"}),
 	bandit.ParamDoc{Name: "rho", Default: "0.1", Doc: "initial ADMM penalty ρ (toy1: rho = .1)"},
 	bandit.ParamDoc{Name: "M", Default: "50", Doc: "feasibility subproblem 1[g(z) > 0] + ρ/(2M)‖x − z + y/ρ‖² (bayesfeas.m h_func, EI_Z.m; toy1: M = 50)"},
 	bandit.ParamDoc{Name: "mu", Default: "10", Doc: "ρ adaptation: ρ·τ when mean‖r‖ > μ·mean‖s‖, ρ/τ when μ·mean‖r‖ < mean‖s‖ (ADMMBO.m: mu = 10)"},
 	bandit.ParamDoc{Name: "tau", Default: "2", Doc: "ρ adaptation factor τ (ADMMBO.m: thai = 2); 1 keeps ρ fixed"},
-	bandit.ParamDoc{Name: "abstol", Default: "0.05", Doc: "stopping rule ε_pri = √d·abstol + relax·reltol·max(‖x‖, ‖z_j‖), ε_dual = √d·abstol + relax·reltol·‖ρ y_j‖ (ADMMBO.m: ABSTOL = 0.05)"},
+	bandit.ParamDoc{Name: "abstol", Default: "0.05", Doc: "absolute tolerance of the stopping rule's ε_pri and ε_dual (ADMMBO.m: ABSTOL = 0.05)"},
 	bandit.ParamDoc{Name: "reltol", Default: "0.05", Doc: "stopping rule, relative tolerance (ADMMBO.m: RELTOL = 0.05)"},
 	bandit.ParamDoc{Name: "relax", Default: "1.5", Doc: "stopping rule, factor on reltol (ADMMBO.m: relaxp = relaxd = 1.5)"},
-	bandit.ParamDoc{Name: "init", Default: "2", Doc: "initial design: points shared by f and every g before the first subproblem (toy1: initial_num = 2, drawn from its stored X0; ours uniformly random)"},
+	bandit.ParamDoc{Name: "init", Default: "2", Doc: "initial points shared by f and every g (toy1: initial_num = 2; ours uniformly random)"},
 	bandit.ParamDoc{Name: "budget-f1", Default: "10", Doc: "BO queries of the optimality subproblem in the first ADMM iteration (toy1: initial_bud_f = 10)"},
 	bandit.ParamDoc{Name: "budget-c1", Default: "50", Doc: "BO queries of each feasibility subproblem in the first ADMM iteration (toy1: initial_bud_c = 50)"},
 	bandit.ParamDoc{Name: "budget", Default: "5", Doc: "BO queries of every subproblem in later ADMM iterations (toy1: final_bud = 5)"},
-	bandit.ParamDoc{Name: "iters", Default: "0", Doc: "maximum ADMM iterations; 0 = toy1's 1 + round((100(N+1) − N·budget-c1 − budget-f1)/((N+1)·budget)), N constraints (15 on gardner)"},
-	bandit.ParamDoc{Name: "tolc", Default: "0.01", Doc: "incumbent: a point counts as feasible when every observed g_j ≤ tolc (ADMMBO.m incumbent_update: tolC = 0.01); with standardise=on g_j/s_j ≤ tolc"},
+	bandit.ParamDoc{Name: "iters", Default: "0", Doc: "maximum ADMM iterations; 0: toy1's rule from the budgets (15 on gardner; docs/parameters.md)"},
+	bandit.ParamDoc{Name: "tolc", Default: "0.01", Doc: "incumbent feasible when every observed g_j ≤ tolc (ADMMBO.m: tolC = 0.01; g_j/s_j if standardised)"},
 )
 
 // withoutParam returns docs without the parameter named name (admmbo takes
@@ -519,7 +519,7 @@ func init() {
 	Register(Spec{
 		Name:    "admmbo",
 		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindPerRound}, Randomised: true, Pending: PendingHallucinate},
-		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, per the authors' public code (M, ρ adaptation, stopping rule, budgets) (baseline)",
+		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, as the authors' code (baseline)",
 		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of 002 App. E; departures in doc",
 		Params:  admmboParams,
 		New:     newADMMBO,

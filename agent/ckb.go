@@ -15,13 +15,13 @@ import (
 
 // ckbParams are shared by every CKB variant (001 Alg. 1 = 003 Alg. 1).
 var ckbParams = append([]bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (001 Thm. 1); our choice, the paper leaves it open"},
+	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (001 Thm. 1); the paper leaves it open: our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = 001 Thm. 1)"},
 	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (001 Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
 	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (001 Thm. 1: V = G√T/ρ)"},
 	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
-	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (every arm ties under the prior; Chowdhury & Gopalan's code draws the first arm uniformly) or safe (the problem's known safe action, the start the safe-BO baselines of 001 §5 are given; needed for N = 0 when a random arm can be infeasible)"},
+	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
 	inducingDoc,
 }, practicalDocs...)
 
@@ -353,7 +353,7 @@ func init() {
 	Register(Spec{
 		Name:    "ckb-ts",
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
-		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint posterior draws for f and g)",
+		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
 		Source:  "001 Alg. 1, Def. 1 (ii), Cor. 2 (= 003 CKB-TS)",
 		Params:  ckbParams,
 		New: func(cfg Config) (bandit.Agent, error) {
@@ -363,7 +363,7 @@ func init() {
 	Register(Spec{
 		Name:    "ckb-rand",
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
-		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per function per round)",
+		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per round)",
 		Source:  "001 Alg. 1, Def. 2, Cor. 3, App. D.4 (= 003 CKB-Rand)",
 		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), randParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
@@ -378,7 +378,7 @@ func init() {
 
 // randParams select the distribution of Z_t for RandGP-UCB.
 var randParams = []bandit.ParamDoc{
-	{Name: "z", Default: "gaussian", Doc: "distribution of Z_t: gaussian N(0, β_t²) (001 Cor. 3), uniform on N points of [0, 2β_t] (001 App. D.4), fixed Z_t = β_t (= GP-UCB)"},
+	{Name: "z", Default: "gaussian", Doc: "Z_t: gaussian N(0, β_t²) (001 Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)"},
 	{Name: "z-points", Default: "10", Doc: "number N of grid points of z=uniform (001 App. D.4 leaves N open; our choice)"},
 }
 

@@ -19,7 +19,7 @@ type box struct {
 }
 
 var ckbRestartParams = append(append([]bandit.ParamDoc(nil), ckbParams...),
-	bandit.ParamDoc{Name: "H", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉ with P_T = 2", Doc: "restart period: the GP posteriors are reset every H rounds (Deng et al. 2022 / Zhou & Shroff 2021 restart schedule; γ_T ≈ (ln T)^{d+1}); as RPOL-SWUCB's W so that both forget at the same rate"})
+	bandit.ParamDoc{Name: "H", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉ with P_T = 2", Doc: "restart period: GPs reset every H rounds (Deng et al. 2022), forgetting as fast as RPOL-SWUCB's W"})
 
 func (a *CKB) setupBox(name string, cfg Config, o ckbOptions) error {
 	if b, ok := cfg.Info.Domain.(*domain.Box); ok {
@@ -61,7 +61,7 @@ func init() {
 	Register(Spec{
 		Name:    "ckb-restart-ucb",
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
-		Summary: "CKB-UCB whose GP posteriors restart every H rounds (non-stationary baseline)",
+		Summary: "CKB-UCB with GP posteriors restarted every H rounds (non-stationary)",
 		Source:  "Deng et al. 2022 (CKB-RestartUCB), baseline of 000 §7",
 		Params:  ckbRestartParams,
 		New: func(cfg Config) (bandit.Agent, error) {

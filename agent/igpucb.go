@@ -16,8 +16,8 @@ var igpParams = []bandit.ParamDoc{
 	{Name: "delta", Default: "0.05", Doc: "δ in β_s = B + R√(2(γ_{s−1}+1+log(1/δ))) (002 Alg. 1, line 3); 002 leaves δ open: our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_s (1 = 002 Alg. 1)"},
 	{Name: "B", Default: "problem's B", Doc: "RKHS-norm bound B of the objective (002 Alg. 1; Ass. 3/5 for F_l); App. E does not give it"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "λ of eq. (3)–(4): noise regarded as N(0, λ) (002 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
-	{Name: "kernel", Default: "problem", Doc: "prior kernel k_l: problem (the problem's kernel), se, matern12, matern32, matern52 (002 eq. 1–2; App. E uses Matérn ν = 2.5)"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "λ of eq. (3)–(4): noise taken as N(0, λ) (002 §2); 1+2/T: 000 §2's value"},
+	{Name: "kernel", Default: "problem", Doc: "prior kernel: problem, se, matern12, matern32, matern52 (002 eq. 1–2; App. E: Matérn 5/2)"},
 	{Name: "lengthscale", Default: "1", Doc: "u of eq. (1)–(2) when kernel ≠ problem; App. E does not give it: our choice"},
 	{Name: "variance", Default: "1", Doc: "prior variance of the kernel when kernel ≠ problem (our choice)"},
 	inducingDoc,
@@ -33,7 +33,7 @@ var igpParams = []bandit.ParamDoc{
 // practical defaults (hyper, widths, candidates) are not taken: these agents
 // keep their papers' kernels and widths.
 var igpStandardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
-	Doc: "on: the objective's GP sees its metric centred and scaled by running estimates (refreshed at 1, 2, 4, … observations), every cost the agent uses is divided by a running scale of its metric, and B, R, λ come from model.StandardInfo (B = 3, R = 0.1, λ = 0.01; an explicit B or lambda is then in standardised units): an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the papers' setting)"}
+	Doc: "on: f standardised, costs scaled, unit-free constants (issue 14); off: the papers' units"}
 
 // igpCore is IGP-UCB (002 Alg. 1) run on an objective that is a fixed
 // linear combination F = y − Σ_j w_j h_j of functions observed at the same

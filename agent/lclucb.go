@@ -21,9 +21,9 @@ import (
 var stageParams = []bandit.ParamDoc{
 	{Name: "delta", Default: "0.05", Doc: "failure probability δ of the confidence sets (004 Thm. 10); our choice, 004 leaves δ open"},
 	{Name: "lambda", Default: "1", Doc: "regulariser λ of Σ_t = λI + Σ XXᵀ (004 (3); λ = 1 in 004 §4.5)"},
-	{Name: "alpha-r", Default: "1 + 2(1 − r₀)/min_i(τ_i − c₀⁽ⁱ⁾)", Doc: "reward scaling α_r (004 Thm. 19, Thm. 24, Thm. 27; after a warm start 1 + 6Δ̂_r/Δ̂_c, see warm-start)"},
+	{Name: "alpha-r", Default: "1 + 2(1 − r₀)/min_i(τ_i − c₀⁽ⁱ⁾)", Doc: "reward scaling α_r (004 Thm. 19, 24, 27); 1 + 6Δ̂_r/Δ̂_c after a warm start"},
 	{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (004 Thm. 19, Thm. 24, Thm. 27)"},
-	{Name: "warm-start", Default: "false", Doc: "unknown r₀, c₀: play x₀ until r̂₀ + 3√(2log(2T/δ)/t) ≤ 1 and ĉ₀ + 3√(2log(2T/δ)/t) ≤ τ (004 Alg. 5, (52)–(53)), then estimate μ in all directions and set α_r = 1 + 6Δ̂_r/Δ̂_c, which meets Lemma 18's condition since Δ̂ ∈ [Δ/2, 3Δ/2] (App. F.1)"},
+	{Name: "warm-start", Default: "false", Doc: "unknown r₀, c₀: play x₀ until they are estimated, then set α_r (004 Alg. 5, App. F.1)"},
 }
 
 // stageCommon is the state every stage-wise agent shares.

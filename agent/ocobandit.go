@@ -10,7 +10,7 @@ import (
 )
 
 var ocoParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "T^{-3/4}", Doc: "primal-dual step size α (the T^{-3/4} order of bandit OCO with long-term constraints); 002 App. E tunes it 'for the best performance' without giving it: our choice"},
+	{Name: "alpha", Default: "T^{-3/4}", Doc: "primal-dual step α, order T^{-3/4} (bandit OCO); 002 App. E does not give it: our choice"},
 	{Name: "delta", Default: "0.1·(shortest box side)", Doc: "exploration radius δ of the one-point gradient estimate (our choice)"},
 	{Name: "eta", Default: "0.1", Doc: "dual regulariser η in λ ← [(1 − αη)λ + α ĉ]⁺ (our choice)"},
 }
@@ -152,7 +152,7 @@ func init() {
 	Register(Spec{
 		Name:    "oco-bandit",
 		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
-		Summary: "constrained online convex optimisation with one-point bandit gradient estimates (baseline)",
+		Summary: "constrained online convex optimisation, one-point gradients (baseline)",
 		Source:  "Cao & Liu 2018 (IEEE TAC), baseline of 002 App. E; our reading, see doc",
 		Params:  ocoParams,
 		New:     newOCOBandit,

@@ -51,7 +51,7 @@ type OPB struct {
 // opbParams are the parameters of OPB (δ enters through δ′ = δ/(4KT), Thm. 31).
 var opbParams = func() []bandit.ParamDoc {
 	ps := []bandit.ParamDoc{
-		{Name: "delta", Default: "0.05", Doc: "failure probability δ; β_a(t) = √(2 log(1/δ′)/T_a(t)) with δ′ = δ/(4KT) (004 Thm. 31); our choice of δ, 004 leaves it open"},
+		{Name: "delta", Default: "0.05", Doc: "failure probability δ, δ′ = δ/(4KT) in β_a(t) (004 Thm. 31); 004 leaves δ open: our choice"},
 		{Name: "alpha-r", Default: "m = 1: 1 + 2(1 − r̄₁)/(τ − c̄₁); m > 1: 1 + 2/min_i(τ_i − c̄₁⁽ⁱ⁾)", Doc: "reward scaling α_r (004 Thm. 31; Thm. 45 for m constraints)"},
 		{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (004 Thm. 31, Thm. 45)"},
 	}
@@ -252,7 +252,7 @@ func init() {
 	Register(Spec{
 		Name:    "opb",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
-		Summary: "OPB: LP over policies with optimistic rewards and pessimistic costs (K-armed, stage-wise constraint in expectation)",
+		Summary: "OPB: optimistic–pessimistic LP over policies, K arms (stage-wise, in mean)",
 		Source:  "004 Alg. 3, §5.2, (37), Lemma 30, Thm. 31; App. D.4 (m constraints); App. F.1 (unknown r̄₁, c̄₁)",
 		Params:  opbParams,
 		New:     newOPB,

@@ -315,14 +315,14 @@ func (a *OPLB) Model() *linear.Safe { return a.model }
 
 var oplbParams = append(append([]bandit.ParamDoc(nil), stageParams...), bandit.ParamDoc{
 	Name: "nodes", Default: "200000",
-	Doc: "budget of simplices per round for the exact search of (34) (linear.PolicySolver); a round that exhausts it plays the best feasible policy found (the incumbent, feasible for (33)) and is counted in the run's diagnostics (uncertified_rounds, uncertified_fraction, gap_mean, gap_max: relative gaps at the budget). Not in 004, which leaves (34)'s solver open (§5.1.1)",
+	Doc: "simplex budget per round for (34); beyond it the incumbent, reported in diagnostics (our choice)",
 })
 
 func init() {
 	Register(Spec{
 		Name:    "oplb",
 		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
-		Summary: "OPLB: optimistic–pessimistic policies over a finite linear action set (stage-wise constraint in expectation); problem (34) solved exactly",
+		Summary: "OPLB: optimistic–pessimistic policies, linear actions; (34) solved exactly",
 		Source:  "004 Alg. 2, §5.1, Prop. 25, Thm. 27; (34) solved globally by branch-and-bound over simplices with a certified gap (linear.PolicySolver)",
 		Params:  oplbParams,
 		New:     newOPLB,
@@ -330,7 +330,7 @@ func init() {
 	Register(Spec{
 		Name:    "oplb-lp",
 		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
-		Summary: "OPLB with (34) relaxed to the LP (37) over per-action widths (mean of the norms instead of the norm of the mean action): safe and optimistic, more conservative",
+		Summary: "OPLB with (34) relaxed to the LP (37): safe, optimistic, more conservative",
 		Source:  "004 Alg. 2 with the relaxation documented in agent/oplb.go (LP (37), support ≤ m+1, 004 Lemma 30, App. D.4)",
 		Params:  stageParams,
 		New:     newOPLBLP,

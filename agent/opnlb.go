@@ -394,7 +394,7 @@ func init() {
 	Register(Spec{
 		Name:    "opnlb",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsStage: true, NeedsClass: true, Randomised: true, Pending: PendingDraw},
-		Summary: "OPNLB: optimistic–pessimistic policies for finite nonlinear function classes (stage-wise constraint in expectation)",
+		Summary: "OPNLB: optimistic–pessimistic policies, finite nonlinear function classes",
 		Source:  "004 Alg. 4, §5.3, Lemma 37, Thm. 38",
 		Params:  opnlbParams,
 		New:     newOPNLB,

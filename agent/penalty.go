@@ -11,7 +11,7 @@ import (
 var penaltyCommon = []bandit.ParamDoc{
 	{Name: "S", Default: "20", Doc: "epoch length S (002 App. E.1.1: S = 20)"},
 	{Name: "L", Default: "⌈T/S⌉", Doc: "number of epochs L (002 Alg. 2–3: T = LS); enters β through δ/L; L·S must cover the horizon"},
-	{Name: "history", Default: "epoch", Doc: "epoch: a fresh IGP-UCB run per epoch, as 002 Alg. 2 and 3 are written (\"Run IGP-UCB(F_l, k_l, B, R, λ, δ/L, S) for S iterations\", step 3); all: the GP of F_l keeps every past observation, re-weighted by the current κ (exact by linearity, see igpCore) — our variant, labelled where used"},
+	{Name: "history", Default: "epoch", Doc: "epoch: a fresh IGP-UCB per epoch (002 Alg. 2–3); all: every observation kept (our variant)"},
 }
 
 var penaltyNoiselessParams = append(append(append([]bandit.ParamDoc(nil), igpParams...), penaltyCommon...),
@@ -211,7 +211,7 @@ func init() {
 	Register(Spec{
 		Name:    "penalty-noiseless",
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
-		Summary: "GP-UCB with noiseless constraints: IGP-UCB on f − Σκ_j(ψ(g_j)−1), multiplicative κ epochs",
+		Summary: "GP-UCB on f − Σκ_j(ψ(g_j)−1), multiplicative κ epochs (noiseless g)",
 		Source:  "002 §5, Alg. 2 (ψ of eq. 9–10), Thm. 1",
 		Params:  penaltyNoiselessParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newPenalty("penalty-noiseless", false, cfg) },

@@ -15,7 +15,7 @@ import (
 var rpolParams = []bandit.ParamDoc{
 	{Name: "p", Default: "0.05", Doc: "failure probability p ∈ (0,1) in β_t (000 §4–6); the paper leaves it open: our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on the confidence widths (1 = 000's β_t^f, β_t^g, v_t, Γ_t)"},
-	{Name: "lambda", Default: "1+2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (000 §2), i.e. the likelihood noise variance, the same meaning in every GP agent"},
+	{Name: "lambda", Default: "1+2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (000 §2): the likelihood noise variance"},
 	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (000 §3, Initialization)"},
 }
 
@@ -23,14 +23,14 @@ var rpolParams = []bandit.ParamDoc{
 var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc), practicalDocs...)
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
-	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window m (000 §5): feedback later than m rounds is censored; §7 does not give m, we take twice the Poisson mean 15 (ρ_m ≈ 0.9999)"},
-	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: the widths of 000 §5 (β_t with R + B_r and v_t = B_r Σ σ_t(x_s) + β_t); matched: OUR VARIANT, RPOL-UCB's §4 width β_t on the censored means (the §5 width dominates the scores on gardner, see experiments/rpol/delayed.yaml)"},
-	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: the censored GPs see standardised values (objective centred and scaled, constraints scaled, by running estimates over the revealed feedback, refreshed at 1, 2, 4, … revealed values), so a censored value 0 is the prior mean (objective) or the threshold (constraint); costs enter the penalty divided by their metric's scale; B, G, R, RG from model.StandardInfo (B = G = 3, R = RG = 0.1), so B_r = B + R√(2 log T) and B_c are standardised too: an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the paper's setting)"})
+	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window (000 §5): later feedback is censored; 2 × the Poisson mean 15 (§7 gives none)"},
+	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: 000 §5's widths; matched: OUR VARIANT, §4's β_t on the censored means (docs/parameters.md)"},
+	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: censored GPs see standardised values, costs scaled (issue 14); off: the paper's units"})
 
 var rpolSWParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (000 Thm. 4) with γ_T ≈ (ln T)^{d+1} (000 §2, SE kernel)"},
 	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (000 §6); unknown in §7, we count one unit per change (two changes)"},
-	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed Σ_{s=t0}^{t−1}‖f_s − f_{s+1}‖ inside the window for Γ_t = C·variation (000 §6); the learner cannot know it, 0 switches Γ_t off (see report)"},
+	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed variation of f within the window, Γ_t = C·variation (000 §6); 0 switches Γ_t off"},
 	inducingDoc,
 ), practicalDocs...)
 

@@ -15,18 +15,18 @@ import (
 
 // safeParams are shared by the safe-BO baselines.
 var safeParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (IGP-UCB form of Chowdhury & Gopalan 2017, as 001 uses for every method), with R divided by √λ when λ < 1 so that the bound of their Thm. 2 (stated for λ = 1 + η) holds for the posterior actually used; our choice"},
+	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t (Chowdhury & Gopalan 2017; R/√λ when λ < 1); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = the theory value)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
 }
 
 // lipschitzParam is the Lipschitz constant of the safe-set rule of SafeOpt
 // and StageOpt.
-var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g w.r.t. the kernel metric d(x,x') = √(k(x,x)+k(x',x')−2k(x,x')); ‖g‖_k ≤ G gives |g(x)−g(x')| ≤ G·d(x,x') (reproducing property + Cauchy–Schwarz, 001 Ass. 3); a problem that knows the RKHS norm states it as LipG"}
+var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g in the kernel metric (001 Ass. 3: G bounds it)"}
 
 // safeSetParams choose the safe-set rule of SafeOpt and StageOpt.
 var safeSetParams = []bandit.ParamDoc{
-	{Name: "safe-set", Default: "gp", Doc: "gp: the rule of the public SafeOpt reference implementation (Berkenkamp et al., safeopt.SafeOpt without a Lipschitz constant): safe set = seed ∪ {x : μ_g + βσ_g < 0 ∀j}, recomputed each round with a constant β, expanders found by a hypothetical observation at the lower bound of g; lipschitz: Sui et al. 2015 theory (Lipschitz safe set, intervals intersected over rounds, β_t of IGP-UCB)"},
+	{Name: "safe-set", Default: "gp", Doc: "gp: SafeOpt's reference implementation (GP safe set, constant β); lipschitz: Sui et al. 2015"},
 	{Name: "beta", Default: "2", Doc: "safe-set=gp: the constant confidence multiplier β (2, the reference implementation's default)"},
 	lipschitzParam,
 }

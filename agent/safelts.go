@@ -53,10 +53,10 @@ type SafeLTS struct {
 }
 
 var safeLTSParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "failure probability δ, used only with delta-schedule=fixed (δ′ = δ/(4T), Moradipari et al. 2019's analysis); our choice"},
-	{Name: "delta-schedule", Default: "authors", Doc: "authors: δ_t = 1/(1+t) for both radii, as the code 004's authors ran (constrainedBandits, LinTS); fixed: δ′ = δ/(4T)"},
+	{Name: "delta", Default: "0.05", Doc: "failure probability δ with delta-schedule=fixed (δ′ = δ/(4T), Moradipari et al. 2019)"},
+	{Name: "delta-schedule", Default: "authors", Doc: "authors: δ_t = 1/(1+t), as 004's authors ran it (constrainedBandits); fixed: δ′ = δ/(4T)"},
 	{Name: "lambda", Default: "1", Doc: "regulariser λ (004 §4.5: λ = 1 for both algorithms; the authors' scripts use 0.1)"},
-	{Name: "kappa", Default: "1/min(1, τ − c₀)", Doc: "inflation of the noise part of the TS radius (constrainedBandits LinTS: 1/min(1, τ), x₀ = 0; Moradipari et al. 2019 state 1 + 2/C on the whole radius)"},
+	{Name: "kappa", Default: "1/min(1, τ − c₀)", Doc: "inflation of the noise part of the TS radius (constrainedBandits LinTS: 1/min(1, τ))"},
 	{Name: "sqrt-d", Default: "true", Doc: "sample with covariance d·ρ_t²Σ_t⁻¹ (constrainedBandits LinTS) instead of ρ_t²Σ_t⁻¹"},
 }
 
@@ -246,7 +246,7 @@ func init() {
 	Register(Spec{
 		Name:    "safe-lts",
 		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
-		Summary: "Safe-LTS baseline: linear Thompson sampling restricted to the estimated safe set",
+		Summary: "Safe-LTS: linear Thompson sampling in the estimated safe set (baseline)",
 		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code 004's authors ran (constrainedBandits LinTS); the baseline of 004 §4.5",
 		Params:  safeLTSParams,
 		New:     newSafeLTS,

@@ -19,7 +19,7 @@ var scgpParams = []bandit.ParamDoc{
 	{Name: "V-scale", Default: "1", Doc: "multiplier on V_t = δ√t/(8B) (001 Thm. 3)"},
 	{Name: "eps-scale", Default: "1", Doc: "multiplier on ε_t = 1/√t (001 Thm. 3)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2)"},
-	{Name: "standardise", Default: "on", Doc: "on: f's GP sees its metric centred and scaled by running estimates (refreshed at 1, 2, 4, … observations), each constraint sample g_{j,t}(x) is divided by the running scale of every sample of g_j so far (all arms, all rounds), and B, R, λ, δ come from model.StandardInfo (B = 3, R = 0.1, λ = 0.01, δ = 1), so V_t = δ√t/(8B), ε_t = 1/√t and the queues are unit-free: an affine change of a metric's units leaves the decisions unchanged (issue 14; docs/defaults.md); off: the problem's units and constants (the paper's setting)"},
+	{Name: "standardise", Default: "on", Doc: "on: f standardised, constraint samples scaled, unit-free (issue 14); off: the paper's units"},
 }
 
 // SCGP is SCGP-UCB, 001 Algorithm 2: GP-UCB for f, the i.i.d. constraint
@@ -185,7 +185,7 @@ func init() {
 	Register(Spec{
 		Name:    "scgp-ucb",
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, NeedsFullInfo: true, Pending: PendingHallucinate},
-		Summary: "SCGP-UCB: GP-UCB with a virtual queue on sampled constraints (stochastic full constraint information)",
+		Summary: "SCGP-UCB: GP-UCB with a virtual queue on sampled constraints (full info)",
 		Source:  "001 Alg. 2, §4, Thm. 3",
 		Params:  scgpParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newSCGP(cfg) },

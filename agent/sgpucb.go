@@ -88,7 +88,7 @@ func init() {
 		Summary: "SGP-UCB: random exploration of the known safe set (certified from the safe seed's stated cost), then GP-UCB in the pessimistic safe set (needs a safe seed)",
 		Source:  "Amani, Alizadeh, Thrampoulidis 2020 (L4DC), SGP-UCB; baseline of 001 §5",
 		Params: append(append([]bandit.ParamDoc(nil), safeParams...),
-			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 set it from the problem constants; 001 does not state it; our choice)"}),
+			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 derive it; 001 does not state it)"}),
 		New: func(cfg Config) (bandit.Agent, error) {
 			c, err := newSafeCore("sgp-ucb", cfg, ruleNone)
 			if err != nil {

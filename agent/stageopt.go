@@ -47,8 +47,8 @@ func (a *StageOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 var stageOptParams = []bandit.ParamDoc{
-	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (Sui et al. 2018 take T0 as an input; 001 does not state it; our choice)"},
-	{Name: "eps", Default: "0", Doc: "expansion stops early when every expander's constraint interval is narrower than ε (Sui et al. 2018, §4)"},
+	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (an input of Sui et al. 2018; 001 does not state it)"},
+	{Name: "eps", Default: "0", Doc: "stop expanding when every expander's interval is narrower than ε (Sui et al. 2018, §4)"},
 }
 
 func init() {

@@ -1,7 +1,9 @@
 package bandit
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,6 +77,9 @@ func (p Params) Float(owner, key string, def float64) (float64, error) {
 		return def, nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s: parameter %s = %q: out of range (a float64's magnitude is at most %g)", owner, key, s, math.MaxFloat64)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: parameter %s = %q: not a number", owner, key, s)
 	}
@@ -88,6 +93,9 @@ func (p Params) Int(owner, key string, def int) (int, error) {
 		return def, nil
 	}
 	v, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s: parameter %s = %q: out of range (an integer in [%d, %d])", owner, key, s, math.MinInt, math.MaxInt)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: parameter %s = %q: not an integer", owner, key, s)
 	}

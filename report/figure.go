@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -100,7 +101,6 @@ func Figure(curves []Curve, metric string, title, ylabel string, timeAverage boo
 	sel = sortedCurves(sel)
 
 	p := newPlot(title, "round", ylabel)
-	var drawn plotter.XYs // every vertex drawn, to place the legend
 	for _, c := range sel {
 		if len(c.Mean) != len(c.Rounds) || len(c.Stderr) != len(c.Rounds) {
 			return nil, fmt.Errorf("figure: curve (algorithm %q, metric %q): %d rounds, %d means, %d stderrs",
@@ -130,8 +130,6 @@ func Figure(curves []Curve, metric string, title, ylabel string, timeAverage boo
 		}
 		p.Add(ln)
 		p.Legend.Add(c.Algorithm, thumbs...)
-		drawn = append(drawn, densify(upper)...)
-		drawn = append(drawn, densify(lower)...)
 	}
 	// Cumulative metrics start at zero: show the origin.
 	if p.X.Min > 0 {
@@ -140,67 +138,7 @@ func Figure(curves []Curve, metric string, title, ylabel string, timeAverage boo
 	if p.Y.Min > 0 {
 		p.Y.Min = 0
 	}
-	placeLegend(p, drawn, len(sel))
 	return p, nil
-}
-
-// densify returns the vertices of the polyline xys with points added along
-// each segment, so that a segment crossing a region is seen there.
-func densify(xys plotter.XYs) plotter.XYs {
-	const steps = 16
-	if len(xys) < 2 {
-		return slices.Clone(xys)
-	}
-	out := make(plotter.XYs, 0, steps*(len(xys)-1)+1)
-	for i := 1; i < len(xys); i++ {
-		a, b := xys[i-1], xys[i]
-		for k := 0; k < steps; k++ {
-			f := float64(k) / steps
-			out = append(out, plotter.XY{X: a.X + f*(b.X-a.X), Y: a.Y + f*(b.Y-a.Y)})
-		}
-	}
-	return append(out, xys[len(xys)-1])
-}
-
-// placeLegend puts the legend in the corner of the data area that covers the
-// fewest of the drawn points, preferring top left, then top right, bottom
-// right and bottom left. It must be called once the axis ranges are final.
-func placeLegend(p *plot.Plot, drawn plotter.XYs, entries int) {
-	// Approximate extent of the legend as a fraction of the data area.
-	const w = 0.3
-	h := math.Min(0.6, 0.05+0.06*float64(entries))
-	dx, dy := p.X.Max-p.X.Min, p.Y.Max-p.Y.Min
-	corners := []struct{ top, left bool }{{true, true}, {true, false}, {false, false}, {false, true}}
-	best, bestCount := 0, -1
-	for i, c := range corners {
-		n := 0
-		for _, pt := range drawn {
-			fx, fy := 0.5, 0.5
-			if dx > 0 {
-				fx = (pt.X - p.X.Min) / dx
-			}
-			if dy > 0 {
-				fy = (pt.Y - p.Y.Min) / dy
-			}
-			inX := (c.left && fx <= w) || (!c.left && fx >= 1-w)
-			inY := (c.top && fy >= 1-h) || (!c.top && fy <= h)
-			if inX && inY {
-				n++
-			}
-		}
-		if bestCount < 0 || n < bestCount {
-			best, bestCount = i, n
-		}
-	}
-	c := corners[best]
-	p.Legend.Top, p.Legend.Left = c.top, c.left
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), vg.Points(-6)
-	if !c.left {
-		p.Legend.XOffs = -p.Legend.XOffs
-	}
-	if !c.top {
-		p.Legend.YOffs = -p.Legend.YOffs
-	}
 }
 
 // curvePoints returns the finite points of c (divided by the round when
@@ -256,7 +194,6 @@ func BoxFigure(groups map[string][][]float64, checkpoints []int, title, ylabel s
 	sort.Strings(algs)
 
 	p := newPlot(title, "round", ylabel)
-	var drawn plotter.XYs // box extents, to place the legend
 	// Boxes of one checkpoint share about 80% of its slot of the data area
 	// (roughly 85% of the figure width).
 	slot := 0.85 * float64(FigureWidth) / float64(len(checkpoints))
@@ -290,10 +227,6 @@ func BoxFigure(groups map[string][][]float64, checkpoints []int, title, ylabel s
 			b.GlyphStyle.Color = col
 			p.Add(b)
 			nonEmpty = true
-			x := float64(k) + float64(b.Offset)/slot
-			for j := 0; j <= 8; j++ {
-				drawn = append(drawn, plotter.XY{X: x, Y: b.Min + float64(j)/8*(b.Max-b.Min)})
-			}
 		}
 		p.Legend.Add(a, swatch{fill: translucent(col, 0x60), edge: col})
 	}
@@ -307,7 +240,6 @@ func BoxFigure(groups map[string][][]float64, checkpoints []int, title, ylabel s
 	p.NominalX(names...)
 	p.X.Label.Text = "round"
 	p.X.Min, p.X.Max = -0.5, float64(len(checkpoints))-0.5
-	placeLegend(p, drawn, len(algs))
 	return p, nil
 }
 
@@ -324,16 +256,79 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 }
 
 // SavePlot writes p as dir/base.svg and dir/base.png, both
-// [FigureWidth]×[FigureHeight] (800×500 px in the PNG). Errors name the file.
+// [FigureWidth]×[FigureHeight] (800×500 px in the PNG), with the legend
+// outside the data area (DrawLegendOutside). Errors name the file.
 func SavePlot(p *plot.Plot, dir, base string) error {
 	if p == nil {
 		return fmt.Errorf("report: saving %s: nil plot", filepath.Join(dir, base))
 	}
-	for _, ext := range []string{".svg", ".png"} {
-		path := filepath.Join(dir, base+ext)
-		if err := p.Save(FigureWidth, FigureHeight, path); err != nil {
+	for _, ext := range []string{"svg", "png"} {
+		path := filepath.Join(dir, base+"."+ext)
+		if err := savePlot(p, path, ext); err != nil {
 			return fmt.Errorf("report: writing %s: %w", path, err)
 		}
 	}
 	return nil
+}
+
+func savePlot(p *plot.Plot, path, format string) (err error) {
+	c, err := draw.NewFormattedCanvas(FigureWidth, FigureHeight, format)
+	if err != nil {
+		return err
+	}
+	DrawLegendOutside(p, draw.New(c))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	_, err = c.WriteTo(f)
+	return err
+}
+
+// legendGap is the space between the plot and a legend beside or below it.
+const legendGap = 10 * vg.Inch / 72
+
+// DrawLegendOutside draws p on c with its legend beside the plot, to the
+// right of it, or below it when the legend is wider than a third of c:
+// never over the lines and bands (issue 27: the legend covered the bands of
+// violation_count.png wherever it was placed inside).
+func DrawLegendOutside(p *plot.Plot, c draw.Canvas) {
+	plotC, legC, leg, ok := legendLayout(p, c)
+	if !ok {
+		p.Draw(c)
+		return
+	}
+	saved := p.Legend
+	p.Legend = plot.NewLegend() // no entries: Plot.Draw draws none inside
+	p.Draw(plotC)
+	p.Legend = saved
+	leg.Draw(legC)
+}
+
+// legendLayout splits c into the plot's canvas and the legend's (beside or
+// below), and returns the legend set to fill its canvas from the top left;
+// ok is false for a legend without entries.
+func legendLayout(p *plot.Plot, c draw.Canvas) (plotC, legC draw.Canvas, leg plot.Legend, ok bool) {
+	leg = p.Legend
+	r := leg.Rectangle(c)
+	w, h := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	if w <= 0 || h <= 0 {
+		return c, c, leg, false
+	}
+	leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
+	if w <= (c.Max.X-c.Min.X)/3 {
+		// Beside the data area, its top below the title.
+		top := vg.Length(0)
+		if p.Title.Text != "" {
+			top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+		}
+		return draw.Crop(c, 0, -(w + 2*legendGap), 0, 0), draw.Crop(c, c.Max.X-c.Min.X-w-legendGap, 0, 0, -top), leg, true
+	}
+	// Below, with a gap under it for the last entry's descent.
+	return draw.Crop(c, 0, 0, h+2*legendGap, 0), draw.Crop(c, legendGap, 0, legendGap, -(c.Max.Y - c.Min.Y - h - legendGap)), leg, true
 }

@@ -37,8 +37,10 @@ func writePairwise(b *strings.Builder, s *Summary, algs []string) {
 		"95 %% interval by the paired t distribution, mean(d) ± t₀.₉₇₅,ₙ₋₁ · sd(d)/√n. "+
 		"Lower is better for every metric here; *A lower* / *B lower* when the interval excludes 0, *no difference shown* otherwise. "+
 		"Wins count the trials where each is lower (ties apart).\n\n", s.Trials)
+	var allZero []string // metrics whose paired differences are all exactly 0
 	for _, m := range pairwiseMetrics {
 		var rows []string
+		nonzero := false
 		for i := 0; i < len(algs); i++ {
 			for j := i + 1; j < len(algs); j++ {
 				if sameIDOnly && ids[algs[i]] != ids[algs[j]] {
@@ -68,6 +70,7 @@ func writePairwise(b *strings.Builder, s *Summary, algs []string) {
 				if p.Lo == 0 && p.Hi == 0 && p.Mean == 0 {
 					verdict = "identical"
 				}
+				nonzero = nonzero || p.AWins+p.BWins > 0
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %d / %d / %d | %s |\n", mdCell(algs[i]), mdCell(algs[j]),
 					formatNum(p.Mean), interval, p.AWins, p.Ties, p.BWins, verdict))
 			}
@@ -75,10 +78,17 @@ func writePairwise(b *strings.Builder, s *Summary, algs []string) {
 		if len(rows) == 0 {
 			continue
 		}
+		if !nonzero {
+			allZero = append(allZero, m)
+			continue
+		}
 		fmt.Fprintf(b, "### %s\n\n| A | B | mean A − B | 95 %% interval | A wins / ties / B wins | verdict |\n|---|---|---:|---:|---:|---|\n", m)
 		for _, r := range rows {
 			b.WriteString(r)
 		}
 		b.WriteString("\n")
+	}
+	if len(allZero) > 0 {
+		fmt.Fprintf(b, "Not tabulated: %s, whose paired differences are all exactly 0 (every pair, every trial).\n\n", strings.Join(allZero, ", "))
 	}
 }

@@ -207,6 +207,34 @@ func DelaySeed(base uint64, trial, t int) uint64 { return seed.Derive(base, "del
 // ProblemSeed is the seed of trial i's problem instance.
 func ProblemSeed(base uint64, trial int) uint64 { return seed.Derive(base, "problem", trial) }
 
+// checkAlgo builds algorithm a on a problem that discloses info, and says
+// why it cannot: an unknown algorithm; a problem its declaration does not
+// fit (agent.Spec.Fits) or its factory refuses with default parameters;
+// else a bad parameter, named first with its value.
+func checkAlgo(a Algo, spec Spec, info bandit.Info) error {
+	s, err := agent.Lookup(a.ID)
+	if err != nil {
+		return err
+	}
+	misfit := func(err error) error {
+		return fmt.Errorf("algorithm %s does not run on problem %s: %w (cbandit list --fits shows which do)", a.Label, spec.Problem, err)
+	}
+	if len(s.Can.Domains) > 0 { // an undeclared algorithm: its factory decides
+		if err := s.Fits(info); err != nil {
+			return misfit(err)
+		}
+	}
+	cfg := agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params, Seed: AgentSeed(spec.Seed, 0, a.Label)}
+	if _, err := agent.New(a.ID, cfg); err != nil {
+		cfg.Params = nil
+		if _, err0 := agent.New(a.ID, cfg); err0 != nil {
+			return misfit(err0)
+		}
+		return fmt.Errorf("%w (algorithm %s on problem %s)", err, a.Label, spec.Problem)
+	}
+	return nil
+}
+
 // Run executes the spec. It checks every algorithm against a first problem
 // instance before starting, so configuration errors surface at once. A
 // sharded run (Shards > 0) returns its jobs only; [Collect] combines the jobs
@@ -226,8 +254,8 @@ func Run(ctx context.Context, spec Spec) (*Output, error) {
 	for _, a := range spec.Algos {
 		info := p0.Info()
 		info.Horizon = spec.Horizon
-		if _, err := agent.New(a.ID, agent.Config{Info: info, Horizon: spec.Horizon, Params: a.Params, Seed: AgentSeed(spec.Seed, 0, a.Label)}); err != nil {
-			return nil, fmt.Errorf("algorithm %s does not run on problem %s: %w (cbandit list --fits shows which do)", a.Label, spec.Problem, err)
+		if err := checkAlgo(a, spec, info); err != nil {
+			return nil, err
 		}
 	}
 	p0 = nil

@@ -24,10 +24,20 @@
 //
 // A study is a search space (a box, or a finite set of points), an objective
 // metric (maximised or minimised), m constraint metrics each with a threshold
-// (g_j = metric_j − threshold_j ≤ 0) and a kind (cumulative, long-term or
-// stage-wise: which violation figure the summary reports), an algorithm ID
-// with its parameters, a seed and a horizon T. The service builds the
-// learner's bandit.Info from it:
+// (g_j = metric_j − threshold_j ≤ 0) and a kind (stage-wise: every round
+// within the threshold; cumulative: the sum of the violations kept small;
+// long-term: the average), an algorithm ID with its parameters, a seed and a
+// horizon T. The kind is which violation the algorithm keeps small and the
+// summary reports. A study that names no algorithm gets one chosen from its
+// constraints (the registry's declarations, agent.Caps.DefaultFor, read by
+// optimize.Choose: the default for the strictest kind — stage-wise: config,
+// or safeopt with prior.safe on a points space; cumulative: rpol-ucb;
+// long-term: ckb-ucb; no constraints: igp-ucb), recorded in algorithm with
+// the reason in algorithm_choice. A constraint without a kind gets the
+// strictest kind its algorithm keeps, stage-wise when none is named; a kind
+// the algorithm does not keep (agent.Caps.Kinds, or a weaker kind than one
+// listed) is a 400 naming both. The service builds the learner's
+// bandit.Info from the study:
 //
 //   - Domain: a points space is a finite domain over its points. A box space
 //     is given to the learner as a finite, deterministic candidate set inside

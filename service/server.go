@@ -319,6 +319,9 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if spec.Defaults < 1 || spec.Defaults > api.DefaultsPractical {
 		return spec, nil, invalid("defaults", "= %d: must be from 1 (the defaults before issue 14) to %d (the current practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
 	}
+	if e := resolveAlgorithm(&spec); e != nil {
+		return spec, nil, e
+	}
 	// A box with neither native nor candidates given — a box space, or
 	// parameters that are all floats — is optimised as a box by an
 	// algorithm that can (the practical defaults); the others get the

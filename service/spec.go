@@ -13,6 +13,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/optimize"
 	"github.com/cbandit/cbandit/service/api"
 )
 
@@ -138,10 +139,8 @@ func normalize(s *api.StudySpec) *apiError {
 			return e
 		}
 		switch c.Kind {
-		case "":
-			c.Kind = api.KindLongTerm
 		case api.KindCumulative, api.KindLongTerm, api.KindStageWise:
-		default:
+		default: // resolveAlgorithm filled in an absent kind
 			return invalid(f+".kind", "= %q: accepted are %q, %q, %q", c.Kind, api.KindCumulative, api.KindLongTerm, api.KindStageWise)
 		}
 	}
@@ -172,7 +171,7 @@ func normalize(s *api.StudySpec) *apiError {
 	if s.Space.Type == api.SpaceBox {
 		n, field = s.Space.Candidates, "space.candidates"
 	}
-	if s.Space.Type == api.SpaceContextual && !contextualAlgorithms[s.Algorithm] {
+	if spec, _ := agent.Lookup(s.Algorithm); s.Space.Type == api.SpaceContextual && !spec.Can.Takes(agent.DomainContextual) {
 		return invalid("algorithm", "= %q: contextual studies are served by %s (per-round action sets, 004 §4); use a points space for other algorithms", s.Algorithm, contextualList())
 	}
 	if s.FullInfo && (s.Space.Type == api.SpaceContextual || s.Space.Native) {
@@ -442,11 +441,87 @@ func defaultL(s *api.StudySpec) float64 {
 	return L
 }
 
-// contextualAlgorithms serve contextual studies: the stage-wise linear
-// algorithms of 004 §4, which take each round's action set.
-var contextualAlgorithms = map[string]bool{"lc-lucb": true, "safe-lts": true}
+// contextualList names the algorithms that serve contextual studies (the
+// stage-wise linear algorithms of 004 §4, which take each round's action
+// set), from their declarations.
+func contextualList() string {
+	var names []string
+	for _, s := range agent.All() {
+		if s.Can.Takes(agent.DomainContextual) {
+			names = append(names, strconv.Quote(s.Name))
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
-func contextualList() string { return `"lc-lucb" and "safe-lts"` }
+// resolveAlgorithm settles the algorithm and the constraints' kinds of a
+// definition before it is normalized: a definition that names no algorithm
+// gets one chosen from its constraints (optimize.Choose: the default the
+// registry declares for the strictest kind, on the study's domain, with or
+// without a safe point), recorded with the reason in algorithm_choice; a
+// constraint without a kind gets the strictest kind the algorithm keeps
+// (stage-wise when the algorithm was chosen); a kind the named algorithm
+// does not keep is refused, naming both.
+func resolveAlgorithm(s *api.StudySpec) *apiError {
+	if s.AlgorithmChoice != "" {
+		return invalid("algorithm_choice", "is set by the service when it chooses the algorithm, not on creation")
+	}
+	kinds := make([]optimize.Kind, len(s.Constraints))
+	for j, c := range s.Constraints {
+		if optimize.ValidKind(optimize.Kind(c.Kind)) != nil {
+			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: accepted are %q, %q, %q", c.Kind, api.KindStageWise, api.KindCumulative, api.KindLongTerm)
+		}
+		kinds[j] = optimize.Kind(c.Kind)
+	}
+	if s.Algorithm == "" {
+		ch, err := optimize.Choose(kinds, s.Prior.Safe != nil, requestDomain(s))
+		if err != nil {
+			return invalid("algorithm", "is absent and none is chosen: %v; name one (cbandit list)", err)
+		}
+		s.Algorithm, s.AlgorithmChoice = ch.Algorithm, "no algorithm named; "+ch.Reason
+		for j := range s.Constraints {
+			s.Constraints[j].Kind = string(ch.Kinds[j])
+		}
+		return nil
+	}
+	spec, err := agent.Lookup(s.Algorithm)
+	if err != nil {
+		return invalid("algorithm", "%v", err)
+	}
+	for j := range s.Constraints {
+		c := &s.Constraints[j]
+		if c.Kind == "" {
+			c.Kind = string(optimize.DefaultKind(&spec))
+			continue
+		}
+		if err := optimize.CheckKeeps(spec, optimize.Kind(c.Kind)); err != nil {
+			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: %v", c.Kind, err)
+		}
+	}
+	return nil
+}
+
+// requestDomain is the kind of domain (agent.Domain*) a definition gives
+// its learner, read before normalization (decodeStudy's rule): a box — a
+// box space, or parameters that are all floats — unless a candidate set,
+// full information or the defaults of generation 1 make it finite; points;
+// contextual.
+func requestDomain(s *api.StudySpec) string {
+	box := s.Space.Type == api.SpaceBox && len(s.Parameters) == 0
+	if len(s.Parameters) > 0 {
+		box = true
+		for _, p := range s.Parameters {
+			box = box && p.Type == ParamFloat
+		}
+	}
+	switch {
+	case s.Space.Type == api.SpaceContextual:
+		return agent.DomainContextual
+	case box && (s.Space.Native || (s.Space.Candidates == 0 && !s.FullInfo && s.Defaults >= api.DefaultsNativeBox)):
+		return agent.DomainBox
+	}
+	return agent.DomainFinite
+}
 
 // normalizeStage checks what stage-wise algorithms are told (004 §2): the
 // safe point's known values, the function classes, a contextual study's

@@ -300,7 +300,7 @@ func TestDiffTrees(t *testing.T) {
 // refused pair names both the algorithm and the problem.
 func TestListFits(t *testing.T) {
 	out := mustRun(t, "list", "--fits")
-	for _, want := range []string{"rkhs-synthetic (", "✓ ", "ckb-ucb", "✗ oplb: "} {
+	for _, want := range []string{"rkhs-synthetic (", "✓ ", "ckb-ucb", "\noplb ", "W needs the stage-wise facts"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("list --fits lacks %q:\n%s", want, out[:min(len(out), 2000)])
 		}

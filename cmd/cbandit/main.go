@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -39,7 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				return exit(c.run(ctx, []string{"--help"}, stdout, stderr), stderr)
+				return exit(c.run(ctx, []string{"--help"}, stdout, stdout), stderr)
 			}
 		}
 		usage(stdout)
@@ -51,7 +52,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	if wantsHelp(args[1:]) {
+		// Asked-for help goes to stdout (exit 0); usage after a mistake
+		// stays on stderr.
+		return exit(c.run(ctx, args[1:], stdout, stdout), stderr)
+	}
 	return exit(c.run(ctx, args[1:], stdout, stderr), stderr)
+}
+
+// wantsHelp reports whether a command's arguments ask for its help (-h,
+// -help or --help before a "--").
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// checkWorkers refuses a --workers below 1.
+func checkWorkers(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--workers = %d: must be at least 1 (parallel jobs; default %d, the number of CPUs)", n, runtime.GOMAXPROCS(0))
+	}
+	return nil
 }
 
 func exit(err error, stderr io.Writer) int {

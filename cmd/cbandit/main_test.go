@@ -34,6 +34,10 @@ func TestCLIBadInput(t *testing.T) {
 		{[]string{"run", "--config", filepath.Join(dir, "missing.yaml"), "--out", dir}, "no such file"},
 		{[]string{"run", "--problem", "rkhs-synthetic", "--algos", "ckb-ucb", "--shard", "2/2", "--out", dir}, "--shard"},
 		{[]string{"reproduce", "nope", "--out", dir}, `unknown paper "nope"`},
+		{[]string{"run", "--problem", "gardner", "--algos", "ckb-ucb", "--workers", "0", "--out", dir}, "--workers = 0: must be at least 1"},
+		{[]string{"reproduce", "ckb", "--workers", "0", "--out", dir}, "--workers = 0: must be at least 1"},
+		{[]string{"run", "--problem", "gardner", "--param", "noise_f=1e400", "--algos", "ckb-ucb", "--out", dir}, `noise_f = "1e400": out of range`},
+		{[]string{"run", "--problem", "gardner", "--algos", "ckb-ucb:alpha=-5", "--out", dir}, "cbandit: ckb-ucb: parameter alpha = -5: must be in (0, 1) (algorithm ckb-ucb:alpha=-5 on problem gardner)"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(c.args...)
@@ -45,9 +49,11 @@ func TestCLIBadInput(t *testing.T) {
 
 func TestCLIHelpAndList(t *testing.T) {
 	for _, cmd := range []string{"run", "list", "reproduce", "check"} {
-		code, _, stderr := runCLI(cmd, "--help")
-		if code != 0 || !strings.Contains(stderr, "Usage: cbandit "+cmd) {
-			t.Errorf("%s --help: exit %d, %q", cmd, code, stderr)
+		for _, h := range [][]string{{cmd, "--help"}, {cmd, "-h"}, {"help", cmd}} {
+			code, stdout, stderr := runCLI(h...)
+			if code != 0 || !strings.Contains(stdout, "Usage: cbandit "+cmd) || stderr != "" {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want the usage on stdout, exit 0", h, code, stdout, stderr)
+			}
 		}
 	}
 	code, out, _ := runCLI("list")
@@ -93,8 +99,8 @@ func TestCLISuite(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, want it to contain %q", c.args, code, stderr, c.want)
 		}
 	}
-	if code, _, stderr := runCLI("suite", "--help"); code != 0 || !strings.Contains(stderr, "Usage: cbandit suite") || !strings.Contains(stderr, "long-term (ckb-*)") {
-		t.Fatalf("suite --help: exit %d, %q", code, stderr)
+	if code, stdout, _ := runCLI("suite", "--help"); code != 0 || !strings.Contains(stdout, "Usage: cbandit suite") || !strings.Contains(stdout, "long-term (ckb-*)") {
+		t.Fatalf("suite --help: exit %d, %q", code, stdout)
 	}
 	code, out, stderr := runCLI("suite", "--problems", "suite-gardner", "--horizon", "20", "--seeds", "1", "--quiet", "--out", dir)
 	if code != 0 {

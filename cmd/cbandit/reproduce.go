@@ -40,6 +40,9 @@ func init() {
 		if *out == "" {
 			return fmt.Errorf("reproduce: --out DIR is required")
 		}
+		if err := checkWorkers(*workers); err != nil {
+			return fmt.Errorf("reproduce: %w", err)
+		}
 		var papers []experiment.Paper
 		if name == "all" {
 			papers = experiment.Papers()

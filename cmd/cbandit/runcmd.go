@@ -58,6 +58,9 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 		if *out == "" {
 			return fmt.Errorf("run: --out DIR is required")
 		}
+		if err := checkWorkers(*workers); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
 		var cfg *experiment.Config
 		var err error
 		if *config != "" {

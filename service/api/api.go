@@ -76,7 +76,16 @@ type Objective struct {
 type Constraint struct {
 	Name      string  `json:"name"`
 	Threshold float64 `json:"threshold"`
-	// Kind is "cumulative", "long-term" (default) or "stage-wise".
+	// Kind is which violation the algorithm keeps small: "stage-wise"
+	// (every round within the threshold), "cumulative" (the sum of the
+	// violations) or "long-term" (the average). Absent: the strictest kind
+	// the study's algorithm keeps (ckb-*: long-term, rpol-*: cumulative,
+	// config and the safe and stage-wise algorithms: stage-wise), or
+	// "stage-wise" when the study names no algorithm. A kind the algorithm
+	// does not keep is refused (400, naming both); an algorithm keeps a kind
+	// it declares or a weaker one (every round feasible ⇒ no cumulative
+	// violation; [Σg]⁺ ≤ Σ[g]⁺). The kind also picks the violation the
+	// summary reports.
 	Kind string `json:"kind,omitempty"`
 }
 
@@ -146,8 +155,16 @@ type StudySpec struct {
 	Space       Space        `json:"space"`
 	Objective   Objective    `json:"objective"`
 	Constraints []Constraint `json:"constraints"`
-	// Algorithm is a registered algorithm ID, e.g. "ckb-ucb".
+	// Algorithm is a registered algorithm ID, e.g. "ckb-ucb". Absent: the
+	// service chooses one from the constraints' kinds, the space and a safe
+	// point (stage-wise: config, or safeopt with prior.safe on a points
+	// space; cumulative: rpol-ucb; long-term: ckb-ucb; mixed kinds: the
+	// default for the strictest), records it here and says why in
+	// AlgorithmChoice.
 	Algorithm string `json:"algorithm"`
+	// AlgorithmChoice is set by the service when the definition named no
+	// algorithm: why it chose Algorithm (refused on creation).
+	AlgorithmChoice string `json:"algorithm_choice,omitempty"`
 	// Params are the algorithm's parameters; values may be JSON strings or
 	// numbers.
 	Params map[string]any `json:"params,omitempty"`

@@ -1,0 +1,205 @@
+package optimize
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cbandit/cbandit/agent"
+)
+
+// Kind says which violation of a constraint metric ≤ limit is to be kept
+// small. The names are the service's (api.Kind*) and the registry's
+// (agent.Kind*).
+type Kind string
+
+// Constraint kinds, strictest first.
+const (
+	// PerRound: every round within the limit (a latency SLO): g(x_t) ≤ 0
+	// in each round, as far as the algorithm's models can tell (004, safe
+	// BO, CONFIG).
+	PerRound Kind = agent.KindPerRound
+	// Cumulative: the sum of the violations Σ_t [g(x_t)]⁺ kept small (000).
+	Cumulative Kind = agent.KindCumulative
+	// LongTerm: the average within the limit, [Σ_t g(x_t)]⁺ kept small:
+	// slack in some rounds may pay for violations in others (001, 002, 003).
+	LongTerm Kind = agent.KindLongTerm
+)
+
+// strictness orders the kinds: a bound on a stricter violation bounds the
+// weaker ones (every round feasible ⇒ Σ_t [g]⁺ = 0; [Σ_t g]⁺ ≤ Σ_t [g]⁺).
+func strictness(k Kind) int {
+	switch k {
+	case PerRound:
+		return 3
+	case Cumulative:
+		return 2
+	case LongTerm:
+		return 1
+	}
+	return 0
+}
+
+// meaning is one phrase per kind, for the reasons Choose gives.
+func meaning(k Kind) string {
+	switch k {
+	case PerRound:
+		return "every round within its limit"
+	case Cumulative:
+		return "the sum of the violations kept small"
+	case LongTerm:
+		return "the average within its limit; slack in some rounds may pay for violations in others"
+	}
+	return ""
+}
+
+// ValidKind refuses a kind that is none of PerRound, Cumulative, LongTerm
+// (the empty kind is accepted: DefaultKind or Choose decides it).
+func ValidKind(k Kind) error {
+	if k == "" || strictness(k) > 0 {
+		return nil
+	}
+	return fmt.Errorf("kind %q: accepted are %q, %q, %q", k, PerRound, Cumulative, LongTerm)
+}
+
+// Keeps reports whether the algorithm s keeps a constraint of kind k: its
+// declaration (agent.Caps.Kinds) lists k or a stricter kind. An algorithm
+// that lists no kind keeps none (it ignores its constraints, e.g. igp-ucb).
+func Keeps(s agent.Spec, k Kind) bool {
+	for _, h := range s.Can.Kinds {
+		if strictness(Kind(h)) >= strictness(k) && strictness(k) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Strictest returns the strictest kind s keeps ("" when it keeps none).
+func Strictest(s agent.Spec) Kind {
+	var best Kind
+	for _, h := range s.Can.Kinds {
+		if strictness(Kind(h)) > strictness(best) {
+			best = Kind(h)
+		}
+	}
+	return best
+}
+
+// DefaultKind is the kind of a constraint that gives none: the strictest
+// kind the algorithm keeps (ckb-ucb: long-term, rpol-ucb: cumulative,
+// config: per round), and PerRound when no algorithm is named or the named
+// one keeps no kind (a limit holds in every round unless said otherwise).
+func DefaultKind(s *agent.Spec) Kind {
+	if s != nil {
+		if k := Strictest(*s); k != "" {
+			return k
+		}
+	}
+	return PerRound
+}
+
+// CheckKeeps refuses a constraint kind the algorithm s does not keep,
+// naming both. An algorithm that keeps no kind (it ignores its constraints
+// by design, as its summary says: igp-ucb) accepts any kind, whose
+// violation is then only measured.
+func CheckKeeps(s agent.Spec, k Kind) error {
+	if len(s.Can.Kinds) == 0 || Keeps(s, k) {
+		return nil
+	}
+	return fmt.Errorf("%s does not keep %s constraints (%s): it keeps %s; for %s constraints name %s, or name no algorithm and one is chosen",
+		s.Name, k, meaning(k), strings.Join(s.Can.Kinds, " and "), k, defaultsFor(k))
+}
+
+// defaultsFor names the algorithms declared as the defaults for kind k.
+func defaultsFor(k Kind) string {
+	var names []string
+	for _, s := range agent.All() {
+		for _, d := range s.Can.DefaultFor {
+			if d == string(k) || d == string(k)+"+safe" {
+				names = append(names, s.Name)
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "an algorithm that keeps them (cbandit list)"
+	}
+	return strings.Join(names, " or ")
+}
+
+// Choice is the algorithm chosen for a problem that names none, and why.
+type Choice struct {
+	// Algorithm is a registered algorithm ID.
+	Algorithm string
+	// Kinds are the constraints' kinds, with DefaultKind where none was
+	// given (one per constraint).
+	Kinds []Kind
+	// Reason says why, in one sentence.
+	Reason string
+}
+
+// Choose picks the algorithm for constraints of the given kinds (one per
+// constraint; "" is PerRound) on a domain of kind dom (agent.DomainBox,
+// agent.DomainFinite, agent.DomainContextual), with a known safe point or
+// not, from the declarations (agent.Choose, agent.Caps.DefaultFor): the
+// default for the strictest kind, which keeps the weaker ones too
+// (per round → config, or safeopt on a finite space with a safe point;
+// cumulative → rpol-ucb; long-term → ckb-ucb). Without constraints it is
+// an algorithm declared to keep none (GP-UCB on the objective).
+func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
+	c := Choice{Kinds: make([]Kind, len(kinds))}
+	defaulted := false
+	var strict Kind
+	for i, k := range kinds {
+		if err := ValidKind(k); err != nil {
+			return Choice{}, err
+		}
+		if k == "" {
+			k, defaulted = PerRound, true
+		}
+		c.Kinds[i] = k
+		if strictness(k) > strictness(strict) {
+			strict = k
+		}
+	}
+	if len(kinds) == 0 {
+		for _, s := range agent.All() {
+			if len(s.Can.Kinds) == 0 && s.Can.Takes(dom) && !s.Can.NeedsSafe && !s.Can.NeedsStage && !s.Can.NeedsFullInfo {
+				c.Algorithm = s.Name
+				c.Reason = fmt.Sprintf("no constraints: %s, %s [%s]", s.Name, s.Summary, s.Source)
+				return c, nil
+			}
+		}
+		return Choice{}, fmt.Errorf("no algorithm without constraints takes a %s domain", dom)
+	}
+	s, err := agent.Choose(string(strict), safe, dom)
+	if err != nil {
+		return Choice{}, err
+	}
+	c.Algorithm = s.Name
+	var b strings.Builder
+	distinct := slices.Compact(slices.Sorted(slices.Values(c.Kinds)))
+	note := ""
+	if defaulted {
+		note = fmt.Sprintf("; a constraint without a kind is %s", PerRound)
+	}
+	if len(distinct) == 1 {
+		fmt.Fprintf(&b, "%s constraints (%s%s)", strict, meaning(strict), note)
+	} else {
+		names := make([]string, len(distinct))
+		for i, k := range distinct {
+			names[i] = string(k)
+		}
+		fmt.Fprintf(&b, "constraints of kinds %s, the strictest %s (%s%s)", strings.Join(names, " and "), strict, meaning(strict), note)
+	}
+	fmt.Fprintf(&b, ": %s, the default declared for them", s.Name)
+	if safe && slices.Contains(s.Can.DefaultFor, string(strict)+"+safe") {
+		fmt.Fprintf(&b, " with a safe point on a %s space", dom)
+	}
+	if len(distinct) > 1 {
+		b.WriteString(", which keeps the weaker kinds too (every round feasible ⇒ no cumulative violation; [Σg]⁺ ≤ Σ[g]⁺)")
+	}
+	fmt.Fprintf(&b, " — %s [%s]", s.Summary, s.Source)
+	c.Reason = b.String()
+	return c, nil
+}

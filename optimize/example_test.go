@@ -1,0 +1,87 @@
+package optimize_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"math"
+
+	"github.com/cbandit/cbandit/optimize"
+)
+
+// A made-up service: its throughput rises with the batch size (x[0], on a
+// log scale in [0, 1]) and is best at a cache fraction x[1] of 0.6; its
+// latency (ms) rises with both. Maximise the throughput with the latency
+// at most 50 ms in every round: no algorithm named, so one is chosen from
+// the constraint.
+func ExampleRun() {
+	system := func(x []float64) (float64, []float64) {
+		u, frac := x[0], x[1]
+		throughput := 1200 * (0.45 + 0.55*u) * (1 - 0.5*(frac-0.6)*(frac-0.6))
+		latency := 10 + 54*math.Pow(u, 1.5) + 20*(frac-0.3)*(frac-0.3)
+		return throughput, []float64{latency}
+	}
+	res, err := optimize.Run(context.Background(), system, optimize.Options{
+		Lo: []float64{0, 0}, Hi: []float64{1, 1},
+		Constraints: []optimize.Constraint{{Name: "latency_ms", Max: 50}},
+		Horizon:     60, Seed: 1,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	late := 0
+	for _, t := range res.Trials[40:] {
+		if !t.Feasible {
+			late++
+		}
+	}
+	fmt.Println(res.Algorithm, res.Kinds[0])
+	fmt.Printf("best throughput %.0f at latency ≤ 50: %v; violating rounds in the last 20: %d\n",
+		res.Best.Objective, res.Best.Metrics[0] <= 50, late)
+	// Output:
+	// config stage-wise
+	// best throughput 1065 at latency ≤ 50: true; violating rounds in the last 20: 0
+}
+
+// An ask/tell study in process: evaluations may run anywhere, several at
+// a time; the algorithm decides knowing the pending ones.
+func ExampleStudy() {
+	s, err := optimize.NewStudy(optimize.Options{
+		Lo: []float64{-2}, Hi: []float64{2}, Minimize: true,
+		Constraints: []optimize.Constraint{{Name: "budget", Max: 1, Kind: optimize.Cumulative}},
+		Horizon:     20, Seed: 3,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		a, _ := s.Ask() // two pending at once
+		b, _ := s.Ask()
+		for _, t := range []optimize.Trial{a, b} {
+			x := t.X[0]
+			if err := s.Tell(t.ID, (x-0.5)*(x-0.5), []float64{math.Abs(x)}); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	name, _ := s.Algorithm()
+	fmt.Println(name, s.Best().Feasible)
+	// Output:
+	// rpol-ucb true
+}
+
+// Choose names the algorithm for a set of constraint kinds, and why.
+func ExampleChoose() {
+	for _, kinds := range [][]optimize.Kind{{optimize.PerRound}, {optimize.Cumulative}, {optimize.LongTerm}, {optimize.LongTerm, optimize.Cumulative}} {
+		c, err := optimize.Choose(kinds, false, "box")
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(kinds, "→", c.Algorithm)
+	}
+	// Output:
+	// [stage-wise] → config
+	// [cumulative] → rpol-ucb
+	// [long-term] → ckb-ucb
+	// [long-term cumulative] → rpol-ucb
+}
