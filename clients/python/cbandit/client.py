@@ -239,7 +239,7 @@ class Client:
     def create_study(self, name: str, *, space: Optional[Mapping[str, Any]] = None,
                      parameters: Optional[Sequence[Mapping[str, Any]]] = None,
                      objective: Any = None, constraints: Optional[Sequence[Mapping[str, Any]]] = None,
-                     algorithm: str = "ckb-ucb", seed: int = 0, **more: Any) -> "Study":
+                     algorithm: Optional[str] = None, seed: int = 0, **more: Any) -> "Study":
         """Creates a study and returns it.
 
         Args:
@@ -252,7 +252,8 @@ class Client:
             objective: the objective metric: ``{"name": "accuracy", "goal": "maximize"}``,
                 or just its name.
             constraints: ``[{"name": "latency", "threshold": 0.5, "kind": "long-term"}]``.
-            algorithm: an algorithm of ``cbandit list`` (default ``"ckb-ucb"``).
+            algorithm: an algorithm of ``cbandit list``; none: the server chooses
+                one from the constraints' kinds and says why (``algorithm_choice``).
             seed: the study's seed.
             **more: further fields of the study definition (``horizon``,
                 ``params``, ``prior``, ``epoch``, ``full_info``), see the
@@ -268,7 +269,9 @@ class Client:
         if isinstance(objective, str):
             objective = {"name": objective}
         spec: Dict[str, Any] = {"name": name, "objective": objective or {"name": "objective"},
-                                "constraints": list(constraints or []), "algorithm": algorithm, "seed": seed}
+                                "constraints": list(constraints or []), "seed": seed}
+        if algorithm:
+            spec["algorithm"] = algorithm
         if space is not None:
             spec["space"] = dict(space)
         if parameters is not None:
