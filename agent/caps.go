@@ -74,6 +74,35 @@ type Caps struct {
 	DefaultFor []string
 }
 
+// String is the declaration in one line, for cbandit list --verbose.
+func (c Caps) String() string {
+	var parts []string
+	if len(c.Domains) > 0 {
+		parts = append(parts, "domains "+strings.Join(c.Domains, ", "))
+	}
+	if len(c.Kinds) > 0 {
+		parts = append(parts, "keeps "+strings.Join(c.Kinds, ", ")+" constraints")
+	}
+	for _, n := range []struct {
+		on   bool
+		what string
+	}{{c.NeedsSafe, "a safe action"}, {c.NeedsFullInfo, "full information"}, {c.NeedsStage, "stage-wise facts"}, {c.NeedsClass, "function classes"}} {
+		if n.on {
+			parts = append(parts, "needs "+n.what)
+		}
+	}
+	if c.Randomised {
+		parts = append(parts, "randomised")
+	}
+	if c.Pending != "" {
+		parts = append(parts, "pending decisions: "+c.Pending)
+	}
+	if len(c.DefaultFor) > 0 {
+		parts = append(parts, "the default for "+strings.Join(c.DefaultFor, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Takes reports whether c lists the domain dom.
 func (c Caps) Takes(dom string) bool { return slices.Contains(c.Domains, dom) }
 

@@ -53,13 +53,16 @@ func list(w io.Writer, verbose bool) error {
 		nameW = max(nameW, utf8.RuneCountInString(s.Name))
 	}
 	indent := 2 + nameW + 2
-	entry := func(name, summary, source string, ps []bandit.ParamDoc) {
+	entry := func(name, summary, source, can string, ps []bandit.ParamDoc) {
 		head := "  " + name + strings.Repeat(" ", nameW-utf8.RuneCountInString(name)+2)
 		if !verbose {
 			fmt.Fprintln(bw, head+cut(summary, listWidth-indent))
 			return
 		}
 		writeWrapped(bw, head, strings.Repeat(" ", indent), summary+" ["+source+"]")
+		if can != "" {
+			writeWrapped(bw, strings.Repeat(" ", indent)+"can: ", strings.Repeat(" ", indent+5), can)
+		}
 		for _, p := range ps {
 			first := strings.Repeat(" ", indent) + p.Name + "=" + p.Default + "  "
 			if utf8.RuneCountInString(first) > listWidth/2 { // a long default: its doc below
@@ -75,11 +78,11 @@ func list(w io.Writer, verbose bool) error {
 	}
 	fmt.Fprintln(bw, "PROBLEMS"+more)
 	for _, s := range problem.All() {
-		entry(s.Name, s.Summary, s.Source, s.Params)
+		entry(s.Name, s.Summary, s.Source, "", s.Params)
 	}
 	fmt.Fprintln(bw, "\nALGORITHMS"+more+"; which runs where: cbandit list --fits")
 	for _, s := range agent.All() {
-		entry(s.Name, s.Summary, s.Source, s.Params)
+		entry(s.Name, s.Summary, s.Source, s.Can.String(), s.Params)
 	}
 	fmt.Fprintln(bw, "\nEXPERIMENTS (cbandit reproduce <paper>; cbandit run --config experiments/<file>)")
 	for _, p := range experiment.Papers() {
