@@ -156,12 +156,29 @@ func writeCSV(w io.Writer, s *api.StudySpec, recs []api.DecisionRecord) error {
 
 // csvText guards a text cell against formula injection: a cell that a
 // spreadsheet would read as a formula (starting with =, +, -, @, tab or
-// carriage return) gets a leading apostrophe (OWASP, "CSV Injection").
+// carriage return) gets a leading apostrophe (OWASP, "CSV Injection"). A
+// plain number such as "-1" or "+2.5e3" is not a formula and is written
+// as it is, so a categorical value reads back unchanged.
 func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
 	}
-	return s
+	if _, err := strconv.ParseFloat(s, 64); err == nil && plainNumber(s) {
+		return s
+	}
+	return "'" + s
+}
+
+// plainNumber reports whether s is a decimal number with an optional sign,
+// fraction and exponent (what ParseFloat accepts, without "Inf", "NaN",
+// hexadecimal or underscores).
+func plainNumber(s string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789+-.eE", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) decisionsCSV(w http.ResponseWriter, r *http.Request) error {

@@ -76,6 +76,17 @@ type Options struct {
 	// event is logged for it (default 0: decisions wait forever, or until
 	// DELETE /studies/{id}/decisions/{did}).
 	PendingTTL time.Duration
+	// AllowedHosts extends, for a server without a token, the Host names
+	// it answers beyond the loopback ones (localhost, 127.0.0.0/8, [::1]):
+	// a name or IP ("cbandit.internal"), ".example.com" for a domain and
+	// its subdomains, or "*" for any (ports are not compared). Requests to
+	// other names are refused (403, field "Host"): DNS rebinding.
+	AllowedHosts []string
+	// AllowedOrigins lists the browser origins ("https://app.example.com")
+	// besides the server's own whose requests are taken, and answered with
+	// CORS headers ("*": any). Without a token, a request with another
+	// Origin is refused (403, field "Origin").
+	AllowedOrigins []string
 	// Logger receives server errors (default: slog.Default()).
 	Logger *slog.Logger
 }
@@ -88,6 +99,8 @@ type Server struct {
 	metrics *metrics
 	mux     *http.ServeMux
 	log     *slog.Logger
+	hosts   hostPolicy
+	origins originPolicy
 
 	flightMu sync.Mutex
 	flights  map[string]*flight // restores under way, by study
@@ -127,6 +140,7 @@ func New(st store.Store, opt Options) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.hosts, s.origins = newHostPolicy(opt.AllowedHosts), newOriginPolicy(opt.AllowedOrigins)
 	s.metrics.cached = s.cache.len
 	s.metrics.cachedBytes = s.cache.size
 	go s.snapshotWriter()
@@ -165,7 +179,7 @@ func New(st store.Store, opt Options) *Server {
 	})
 	mux.Handle("/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{status: http.StatusNotFound, code: "not_found", field: "path",
-			msg: fmt.Sprintf("no endpoint %s %s (see /openapi.json)", r.Method, r.URL.Path)}
+			msg: fmt.Sprintf("no endpoint %s %s (see /openapi.json)", clip(r.Method, 32), clip(r.URL.Path, 200))}
 	}))
 	s.mux = mux
 	return s
@@ -222,8 +236,22 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 					writeError(w, internal(fmt.Errorf("internal error")))
 				}
 			}
-			s.metrics.request(route, r.Method, w.code, time.Since(start).Seconds())
+			code := w.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			s.metrics.request(route, r.Method, code, time.Since(start).Seconds())
 		}()
+		if s.cors(w, r) {
+			return // a preflight from an allowed origin
+		}
+		if s.opt.Token == "" {
+			if e := s.guard(r); e != nil {
+				s.metrics.refused(e.code)
+				writeError(w, e)
+				return
+			}
+		}
 		if s.opt.Token != "" && !public(r.URL.Path) && !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cbandit"`)
 			writeError(w, &apiError{status: http.StatusUnauthorized, code: "unauthenticated", field: "Authorization",
@@ -250,12 +278,15 @@ func public(path string) bool {
 	return path == "/healthz" || path == "/" || path == "/ui" || strings.HasPrefix(path, ui.Prefix)
 }
 
+// authorized checks the bearer token. The scheme is matched without regard
+// to case and may be followed by several spaces (RFC 7235 §2.1, RFC 6750
+// §2.1); the token itself is compared in constant time.
 func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
+	tok = strings.TrimLeft(tok, " ")
 	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.opt.Token)) == 1
 }
 
@@ -266,15 +297,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding the answer: %w", err)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	jsonHeaders(w.Header())
 	w.WriteHeader(status)
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
 
+// jsonHeaders marks an answer as JSON that no browser may sniff as
+// something else and no cache may keep (OWASP REST Security Cheat Sheet,
+// "Security headers": the API answers carry data, which may be private).
+func jsonHeaders(h http.Header) {
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+}
+
 func writeError(w http.ResponseWriter, e *apiError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	jsonHeaders(w.Header())
 	w.WriteHeader(e.status)
 	json.NewEncoder(w).Encode(e.body())
 }
@@ -284,13 +323,15 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Content-Type", "application/json")
+	jsonHeaders(w.Header())
 	_, err := w.Write(openapiDoc)
 	return err
 }
 
 func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	s.metrics.write(w)
 	return nil
 }

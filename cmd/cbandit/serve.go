@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -60,6 +62,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	snapEvery := fs.Int("snapshot-every", service.DefaultSnapshotEvery, "log events between snapshots of a study's agent (0 or less: no snapshots, restores replay the whole log)")
 	snapCost := fs.Duration("snapshot-cost", service.DefaultSnapshotCost, "also snapshot a study once its agent has worked this long since the last snapshot (bounds the work a restore repeats)")
 	pendingTTL := fs.Duration("pending-ttl", 0, "abandon decisions still waiting for observations after this long (0: never)")
+	allowedHosts := fs.String("allowed-hosts", "", "without a token: Host names answered besides the loopback ones (comma list: name or IP, .example.com for a domain and its subdomains, * for any)")
+	allowedOrigins := fs.String("allowed-origins", "", "browser origins whose requests are taken besides the server's own pages, with CORS (comma list such as https://app.example.com, * for any)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -86,6 +90,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *cacheSize < 1 {
 		return fmt.Errorf("serve: --cache = %d: must be at least 1", *cacheSize)
 	}
+	hosts, origins := splitList(*allowedHosts), splitList(*allowedOrigins)
+	for _, o := range origins {
+		if err := service.CheckOrigin(o); err != nil {
+			return fmt.Errorf("serve: --allowed-origins: %w", err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := store.Open(ctx, *db)
@@ -95,15 +105,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	h := service.New(st, service.Options{Token: *token, MaxBodyBytes: *maxBody, CacheSize: *cacheSize, CacheBytes: *cacheMiB << 20,
-		SnapshotEvery: *snapEvery, SnapshotCost: *snapCost, PendingTTL: *pendingTTL, Logger: logger})
+		SnapshotEvery: *snapEvery, SnapshotCost: *snapCost, PendingTTL: *pendingTTL, Logger: logger,
+		AllowedHosts: hosts, AllowedOrigins: origins})
 	defer h.Close() // before st.Close: the queued snapshots are written
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: --addr %s: %w", *addr, err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && *token == "" {
-		logger.Warn("listening beyond loopback without a token: anyone who reaches the port can use the API", "addr", ln.Addr())
+		logger.Warn("listening beyond loopback without a token: anyone who reaches the port can use the API (requests must still name a loopback Host or one of --allowed-hosts)", "addr", ln.Addr())
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "token" {
+			logger.Warn("--token shows in the process list (ps): prefer the environment variable CBANDIT_TOKEN")
+		}
+	})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -126,4 +142,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// splitList splits a comma list, dropping empty entries.
+func splitList(v string) []string {
+	var out []string
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
