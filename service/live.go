@@ -203,14 +203,22 @@ func (l *live) hashEvent(ev store.Event) {
 // are rebuilt (the prefix covered by a snapshot).
 func (l *live) applyAll(evs []store.Event, light bool) error {
 	for _, ev := range evs {
-		if ev.Seq != l.n+1 {
-			return fmt.Errorf("study %s: log event %d follows %d: gap in the log", l.id, ev.Seq, l.n)
+		if err := l.applyEvent(ev, light); err != nil {
+			return err
 		}
-		if err := l.apply(ev, light); err != nil {
-			return fmt.Errorf("study %s: replay of log event %d: %w", l.id, ev.Seq, err)
-		}
-		l.appended(ev)
 	}
+	return nil
+}
+
+// applyEvent applies the next log event (see applyAll).
+func (l *live) applyEvent(ev store.Event, light bool) error {
+	if ev.Seq != l.n+1 {
+		return fmt.Errorf("study %s: log event %d follows %d: gap in the log", l.id, ev.Seq, l.n)
+	}
+	if err := l.apply(ev, light); err != nil {
+		return fmt.Errorf("study %s: replay of log event %d: %w", l.id, ev.Seq, err)
+	}
+	l.appended(ev)
 	return nil
 }
 

@@ -230,7 +230,12 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 			route = "other"
 		}
 		defer func() {
-			if p := recover(); p != nil {
+			p := recover()
+			if p == http.ErrAbortHandler { // an answer cut short on purpose
+				s.metrics.request(route, r.Method, w.code, time.Since(start).Seconds())
+				panic(p)
+			}
+			if p != nil {
 				s.log.Error("panic in handler", "route", route, "panic", p)
 				if w.code == 0 {
 					writeError(w, internal(fmt.Errorf("internal error")))
@@ -547,20 +552,18 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	evs, err := s.st.Events(ctx, id, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, studyNotFound(id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(evs) > 0 && s.opt.SnapshotEvery >= 0 {
-		l, err := s.fromSnapshot(ctx, rec, evs)
+	// The log is read a page at a time (store.Scan): a restore holds the
+	// study's state, not its log.
+	if rec.Len > 0 && s.opt.SnapshotEvery >= 0 {
+		l, err := s.fromSnapshot(ctx, rec)
 		if err == nil {
 			s.metrics.snapshotRestores.Add(1)
-			s.metrics.replayed.Add(uint64(int64(len(evs)) - l.snapN))
+			s.metrics.replayed.Add(uint64(l.n - l.snapN))
 			s.metrics.restore.observe(time.Since(start).Seconds())
 			return l, nil
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, studyNotFound(id)
 		}
 		if !errors.Is(err, errNoSnapshot) {
 			s.metrics.snapshotRejected.Add(1)
@@ -571,14 +574,18 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := l.applyAll(evs, false); err != nil {
+	err = s.st.Scan(ctx, id, 0, func(ev store.Event) error { return l.applyEvent(ev, false) })
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, studyNotFound(id)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := l.ensureAgent(); err != nil {
 		return nil, err
 	}
 	s.metrics.replays.Add(1)
-	s.metrics.replayed.Add(uint64(len(evs)))
+	s.metrics.replayed.Add(uint64(l.n))
 	s.metrics.restore.observe(time.Since(start).Seconds())
 	// A study replayed at length gets a snapshot now rather than at its
 	// next multiple of SnapshotEvery.

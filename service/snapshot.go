@@ -127,7 +127,7 @@ var errNoSnapshot = errors.New("no snapshot")
 // not hash to the snapshot's chain, a state that does not decode, a replayed
 // decision that differs from the log — returns an error, and the caller
 // replays the whole log instead.
-func (s *Server) fromSnapshot(ctx context.Context, rec store.Study, evs []store.Event) (*live, error) {
+func (s *Server) fromSnapshot(ctx context.Context, rec store.Study) (*live, error) {
 	sn, err := s.st.GetSnapshot(ctx, rec.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errNoSnapshot
@@ -146,8 +146,8 @@ func (s *Server) fromSnapshot(ctx context.Context, rec store.Study, evs []store.
 		return nil, fmt.Errorf("taken by build %q, this is %q", meta.Build, buildID())
 	case meta.Study != rec.ID || meta.Seq != sn.Seq:
 		return nil, fmt.Errorf("of study %s at event %d, stored as %s at %d", meta.Study, meta.Seq, rec.ID, sn.Seq)
-	case meta.Seq < 1 || meta.Seq > int64(len(evs)):
-		return nil, fmt.Errorf("at event %d, the log has %d", meta.Seq, len(evs))
+	case meta.Seq < 1 || meta.Seq > rec.Len:
+		return nil, fmt.Errorf("at event %d, the log has %d", meta.Seq, rec.Len)
 	}
 	l, err := newLive(rec, s.metrics)
 	if err != nil {
@@ -156,20 +156,36 @@ func (s *Server) fromSnapshot(ctx context.Context, rec store.Study, evs []store.
 	if meta.Algorithm != l.spec.Algorithm {
 		return nil, fmt.Errorf("of algorithm %q, the study runs %q", meta.Algorithm, l.spec.Algorithm)
 	}
-	if err := l.applyAll(evs[:meta.Seq], true); err != nil {
+	// The prefix the snapshot covers is read back without the agent; at
+	// its end the snapshot is checked and decoded; the rest is replayed.
+	decoded := false
+	atPrefix := func() error {
+		if hex.EncodeToString(l.chain[:]) != meta.Chain || l.epoch != meta.Epoch || len(l.decs) != meta.Decisions {
+			return fmt.Errorf("does not match the log (chain, epoch %d vs %d, decisions %d vs %d)", meta.Epoch, l.epoch, meta.Decisions, len(l.decs))
+		}
+		if err := l.ensureAgent(); err != nil {
+			return err
+		}
+		if err := snap.Decode(state, l.agent); err != nil {
+			return err
+		}
+		decoded = true
+		return nil
+	}
+	err = s.st.Scan(ctx, rec.ID, 0, func(ev store.Event) error {
+		if err := l.applyEvent(ev, !decoded); err != nil {
+			return err
+		}
+		if l.n == meta.Seq {
+			return atPrefix()
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if hex.EncodeToString(l.chain[:]) != meta.Chain || l.epoch != meta.Epoch || len(l.decs) != meta.Decisions {
-		return nil, fmt.Errorf("does not match the log (chain, epoch %d vs %d, decisions %d vs %d)", meta.Epoch, l.epoch, meta.Decisions, len(l.decs))
-	}
-	if err := l.ensureAgent(); err != nil {
-		return nil, err
-	}
-	if err := snap.Decode(state, l.agent); err != nil {
-		return nil, err
-	}
-	if err := l.applyAll(evs[meta.Seq:], false); err != nil {
-		return nil, err
+	if !decoded {
+		return nil, fmt.Errorf("at event %d, the log has %d", meta.Seq, l.n)
 	}
 	l.snapN = meta.Seq
 	l.bytes = int64(len(state))

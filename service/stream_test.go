@@ -1,0 +1,83 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/store"
+)
+
+// TestExportStreams (issue 26, 3): Export writes a study of more decisions
+// than a chunk a chunk at a time; its JSON is byte for byte what encoding
+// the whole list gave, its CSV one row per decision, and decisions.csv
+// answers the same.
+func TestExportStreams(t *testing.T) {
+	srv := New(store.NewMemory(), Options{})
+	defer srv.Close()
+	s := startServer(t, srv, nil)
+	spec := toySpec("stream")
+	spec.Horizon = 0
+	st := s.create(spec)
+	n := 0
+	for n < exportChunk*2+50 {
+		n += len(s.ask(st.ID, 100))
+	}
+	for id := int64(1); id <= int64(n); id += 7 {
+		s.tell(st.ID, api.Observation{DecisionID: id, Reward: f64(float64(id) / 10), Costs: []float64{-1}})
+	}
+	s.do("DELETE", fmt.Sprintf("/studies/%s/decisions/%d", st.ID, 3), nil, nil)
+	ctx := context.Background()
+	var got bytes.Buffer
+	if err := srv.Export(ctx, st.ID, FormatJSON, &got); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	err := srv.withStudy(ctx, st.ID, true, func(l *live) error {
+		recs := make([]api.DecisionRecord, len(l.decs))
+		for i := range l.decs {
+			recs[i] = l.recordOf(i)
+		}
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		return enc.Encode(api.DecisionList{Decisions: recs})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("streamed JSON differs from the encoded list (%d vs %d bytes)", got.Len(), want.Len())
+	}
+	code, raw := s.do("GET", "/studies/"+st.ID+"/decisions.csv", nil, nil)
+	if code != 200 {
+		t.Fatalf("decisions.csv: %d %s", code, raw)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil || len(rows) != n+1 {
+		t.Fatalf("decisions.csv: %d rows, want %d (%v)", len(rows), n+1, err)
+	}
+	for i, r := range rows[1:] {
+		if r[0] != fmt.Sprint(i+1) {
+			t.Fatalf("row %d is decision %s", i+1, r[0])
+		}
+	}
+	if rows[3][3] != "abandoned" || rows[8][3] != "observed" || rows[8][8] != "0.8" {
+		t.Fatalf("rows 3 and 8: %v %v", rows[3], rows[8])
+	}
+	// An empty study, and a missing one (still an error answer).
+	empty := s.create(toySpec("stream-empty"))
+	got.Reset()
+	if err := srv.Export(ctx, empty.ID, FormatJSON, &got); err != nil || got.String() != "{\n  \"decisions\": []\n}\n" {
+		t.Fatalf("empty export: %q %v", got.String(), err)
+	}
+	code, raw = s.do("GET", "/studies/nope/decisions.csv", nil, nil)
+	wantError(t, code, raw, 404, "id")
+	if strings.Contains(string(raw), "decision_id") {
+		t.Fatal("an error answer carries CSV")
+	}
+}
