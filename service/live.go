@@ -103,6 +103,12 @@ type live struct {
 	// failed append): it is dropped and rebuilt by replay.
 	stale bool
 	m     *metrics
+	// limitLogged: a refusal at a limit was logged (once per study).
+	limitLogged bool
+	// shape is the fingerprint of the agent's types in epoch shapeEpoch-1
+	// (0: not computed).
+	shape      string
+	shapeEpoch int
 }
 
 // newLive prepares the study before any event (the agent is built on first

@@ -46,6 +46,15 @@ const (
 	DefaultSnapshotCost = 250 * time.Millisecond
 	// MaxIdempotencyKey is the longest Idempotency-Key accepted (bytes).
 	MaxIdempotencyKey = 255
+	// DefaultMaxDecisions is the default limit on a study's decisions
+	// (Options.MaxDecisions): a study at the limit holds about 50 MB in
+	// memory (its decisions and their bookkeeping) and restarts from its
+	// snapshot in well under a second; see TestStudyLimits.
+	DefaultMaxDecisions = 200_000
+	// DefaultMaxAskTime is the default agent time an ask may take
+	// (Options.MaxAskTime): below the 60 s write timeout of cbandit serve,
+	// after which no answer reaches the client anyway.
+	DefaultMaxAskTime = 30 * time.Second
 )
 
 // Options configure a Server.
@@ -76,6 +85,19 @@ type Options struct {
 	// event is logged for it (default 0: decisions wait forever, or until
 	// DELETE /studies/{id}/decisions/{did}).
 	PendingTTL time.Duration
+	// MaxDecisions limits the decisions of a study, all epochs and horizons
+	// together (default DefaultMaxDecisions; negative: no limit). An ask
+	// beyond it is a 409 with code "decision_limit".
+	MaxDecisions int
+	// MaxAskCount limits the count of an ask (default MaxSuggestions).
+	MaxAskCount int
+	// MaxAskTime limits the agent time of one ask (default
+	// DefaultMaxAskTime; negative: no limit): an ask for several decisions
+	// that is still deciding after it stops before its next decision and
+	// is refused (422, code "ask_time_limit"); its decisions are not
+	// committed. One decision is always completed (an agent's Decide is
+	// not interrupted).
+	MaxAskTime time.Duration
 	// AllowedHosts extends, for a server without a token, the Host names
 	// it answers beyond the loopback ones (localhost, 127.0.0.0/8, [::1]):
 	// a name or IP ("cbandit.internal"), ".example.com" for a domain and
@@ -87,6 +109,9 @@ type Options struct {
 	// CORS headers ("*": any). Without a token, a request with another
 	// Origin is refused (403, field "Origin").
 	AllowedOrigins []string
+	// Version names the build in snapshot metas and logs (cbandit serve
+	// sets its version); snapshots are not tied to it.
+	Version string
 	// Logger receives server errors (default: slog.Default()).
 	Logger *slog.Logger
 }
@@ -134,6 +159,15 @@ func New(st store.Store, opt Options) *Server {
 	}
 	if opt.SnapshotCost == 0 {
 		opt.SnapshotCost = DefaultSnapshotCost
+	}
+	if opt.MaxDecisions == 0 {
+		opt.MaxDecisions = DefaultMaxDecisions
+	}
+	if opt.MaxAskCount <= 0 {
+		opt.MaxAskCount = MaxSuggestions
+	}
+	if opt.MaxAskTime == 0 {
+		opt.MaxAskTime = DefaultMaxAskTime
 	}
 	s := &Server{st: st, opt: opt, cache: newCache(opt.CacheSize, opt.CacheBytes), metrics: newMetrics(), log: opt.Logger,
 		flights: map[string]*flight{}, snapCh: make(chan snapshotJob, 16), snapDone: make(chan struct{})}
@@ -766,10 +800,11 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	if e != nil {
 		return e
 	}
-	req, e := decodeSuggest(body)
+	req, e := decodeSuggest(body, s.opt.MaxAskCount)
 	if e != nil {
 		return e
 	}
+	ctx := r.Context()
 	hash := requestHash("ask", req)
 	var resp api.SuggestResponse
 	replayed := false
@@ -801,6 +836,9 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 					"the study has made %d of its %d decisions (horizon): %d more requested; PATCH /studies/%s raises the horizon",
 					len(l.decs), h, req.Count, l.id)
 			}
+			if e := s.checkLimits(l, req.Count); e != nil {
+				return nil, e
+			}
 			now := time.Now().UTC()
 			evs := s.expire(l, now)
 			for _, ev := range evs {
@@ -808,7 +846,27 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 				json.Unmarshal(ev.Data, &a)
 				l.abandon(a.ID)
 			}
+			begin := time.Now()
 			for k := 0; k < req.Count; k++ {
+				// Before each decision: is anybody still waiting, and is
+				// the ask within its time? If not, the decisions made so
+				// far are not committed: the error drops the live study
+				// (moved), which is rebuilt from the log as it was.
+				if err := ctx.Err(); err != nil {
+					s.metrics.refused("client_gone")
+					s.log.Info("ask stopped: the client went away", "study", l.id, "count", req.Count, "decided", k,
+						"seconds", time.Since(begin).Seconds())
+					return evs, &apiError{status: 499, code: "client_gone", field: "count",
+						msg: fmt.Sprintf("the client closed the request after %d of %d decisions; none was committed", k, req.Count)}
+				}
+				if el := time.Since(begin); k > 0 && s.opt.MaxAskTime > 0 && el > s.opt.MaxAskTime {
+					s.metrics.refused("ask_time_limit")
+					s.log.Warn("ask stopped at the time limit", "study", l.id, "count", req.Count, "decided", k,
+						"seconds", el.Seconds(), "limit", s.opt.MaxAskTime)
+					return evs, &apiError{status: http.StatusUnprocessableEntity, code: "ask_time_limit", field: "count",
+						msg: fmt.Sprintf("= %d: the ask had made %d decisions in %.1f s, beyond this server's limit of %v per ask (--max-ask-time); none was committed: ask for fewer at a time (count ≤ %d)",
+							req.Count, k, el.Seconds(), s.opt.MaxAskTime, max(k-1, 1))}
+				}
 				a, err := l.decide(now, roundInput{arms: req.Arms, sample: req.ConstraintSample})
 				if err != nil {
 					return evs, algorithmFailed(l.id, fmt.Errorf("decide: %w", err))
@@ -845,7 +903,27 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, resp)
 }
 
-func decodeSuggest(body []byte) (api.SuggestRequest, *apiError) {
+// checkLimits refuses an ask of count decisions that would take the study
+// beyond a limit of the server; the first refusal of each study is logged.
+func (s *Server) checkLimits(l *live, count int) *apiError {
+	var e *apiError
+	if m := s.opt.MaxDecisions; m > 0 && len(l.decs)+count > m {
+		e = conflict("decision_limit", "count",
+			"= %d: the study has made %d decisions, this server keeps at most %d per study (--max-decisions): %d more can be asked; an operator can raise the limit, or continue in a new study",
+			count, len(l.decs), m, max(m-len(l.decs), 0))
+	}
+	if e == nil {
+		return nil
+	}
+	s.metrics.refused(e.code)
+	if !l.limitLogged {
+		l.limitLogged = true
+		s.log.Warn("study at a limit: asks refused", "study", l.id, "code", e.code, "err", e.msg)
+	}
+	return e
+}
+
+func decodeSuggest(body []byte, maxCount int) (api.SuggestRequest, *apiError) {
 	var req api.SuggestRequest
 	if body != nil {
 		if e := decodeJSON(body, &req); e != nil {
@@ -855,8 +933,8 @@ func decodeSuggest(body []byte) (api.SuggestRequest, *apiError) {
 	if req.Count == 0 {
 		req.Count = 1
 	}
-	if req.Count < 1 || req.Count > MaxSuggestions {
-		return req, invalid("count", "= %d: must be in [1, %d]", req.Count, MaxSuggestions)
+	if req.Count < 1 || req.Count > maxCount {
+		return req, invalid("count", "= %d: must be in [1, %d] (this server's limit per ask, --max-ask-count)", req.Count, maxCount)
 	}
 	for _, m := range []struct {
 		field string

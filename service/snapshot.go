@@ -9,13 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/snap"
 	"github.com/cbandit/cbandit/store"
 )
@@ -30,10 +29,12 @@ import (
 
 const snapshotMagic = "cbandit-snapshot\n"
 
-// snapshotVersion changes with the layout or the meaning of the meta.
-const snapshotVersion = 1
+// snapshotVersion changes with the layout or the meaning of the meta (2:
+// snapshots are versioned by the shape of the agent state, not the build).
+const snapshotVersion = 2
 
-// snapshotMeta says what a snapshot is of; every field is checked on load.
+// snapshotMeta says what a snapshot is of; every field but Build is checked
+// on load.
 type snapshotMeta struct {
 	Version   int    `json:"version"`
 	Study     string `json:"study"`
@@ -42,24 +43,21 @@ type snapshotMeta struct {
 	Epoch     int    `json:"epoch"`
 	Decisions int    `json:"decisions"`
 	Algorithm string `json:"algorithm"`
-	Build     string `json:"build"`
+	// Shape is the fingerprint of the agent's type graph (snap.Fingerprint
+	// of a freshly built agent of the study's epoch): a build whose agent
+	// types have the same shapes restores the snapshot, another replays
+	// the whole log.
+	Shape string `json:"shape"`
+	// Build names the build that took the snapshot, for the operator's
+	// information (logs); it is not checked.
+	Build string `json:"build"`
 }
 
-// buildID names the build: snapshots of another build are ignored (the
-// agents' code may differ in ways no type shape shows). It is the SHA-256 of
-// the running executable (any rebuild with a change differs), or, when the
-// executable cannot be read, the module version and VCS revision.
+// buildID names the running build in snapshot metas: Options.Version when
+// set (cbandit serve sets its version), else the module version and VCS
+// revision of the executable. Tests replace it to stand for another build.
 var buildID = sync.OnceValue(func() string {
 	id := runtime.Version()
-	if exe, err := os.Executable(); err == nil {
-		if f, err := os.Open(exe); err == nil {
-			defer f.Close()
-			h := sha256.New()
-			if _, err := io.Copy(h, f); err == nil {
-				return id + " exe:" + hex.EncodeToString(h.Sum(nil))
-			}
-		}
-	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		id += " " + bi.Main.Path + "@" + bi.Main.Version
 		for _, s := range bi.Settings {
@@ -71,17 +69,51 @@ var buildID = sync.OnceValue(func() string {
 	return id
 })
 
+// build is the name of this build in snapshot metas.
+func (s *Server) build() string {
+	if s.opt.Version != "" {
+		return s.opt.Version + " (" + runtime.Version() + ")"
+	}
+	return buildID()
+}
+
+// shapeOf returns the fingerprint of the type graph of the study's agent in
+// its current epoch, computed once per epoch from a freshly built agent
+// (fresh is one, or nil to build one).
+func (l *live) shapeOf(fresh bandit.Agent) (string, error) {
+	if l.shapeEpoch == l.epoch+1 {
+		return l.shape, nil
+	}
+	if fresh == nil {
+		a, e := l.b.newAgent(&l.spec, l.epochLen, l.epochSeed(l.epoch))
+		if e != nil {
+			return "", fmt.Errorf("study %s: stored definition: %v", l.id, e)
+		}
+		fresh = a
+	}
+	fp, err := snap.Fingerprint(fresh)
+	if err != nil {
+		return "", err
+	}
+	l.shape, l.shapeEpoch = hex.EncodeToString(fp[:]), l.epoch+1
+	return l.shape, nil
+}
+
 // takeSnapshot encodes the study's agent as it stands (under l.mu).
-func (l *live) takeSnapshot() ([]byte, error) {
+func (l *live) takeSnapshot(build string) ([]byte, error) {
 	if l.agent == nil {
 		return nil, fmt.Errorf("no agent to save")
+	}
+	shape, err := l.shapeOf(nil)
+	if err != nil {
+		return nil, err
 	}
 	state, err := snap.Encode(l.agent)
 	if err != nil {
 		return nil, err
 	}
 	meta, err := json.Marshal(snapshotMeta{Version: snapshotVersion, Study: l.id, Seq: l.n, Chain: hex.EncodeToString(l.chain[:]),
-		Epoch: l.epoch, Decisions: len(l.decs), Algorithm: l.spec.Algorithm, Build: buildID()})
+		Epoch: l.epoch, Decisions: len(l.decs), Algorithm: l.spec.Algorithm, Shape: shape, Build: build})
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +154,12 @@ func parseSnapshot(data []byte) (snapshotMeta, []byte, error) {
 // errNoSnapshot: the study has no usable snapshot (not an error to log).
 var errNoSnapshot = errors.New("no snapshot")
 
+// errShapeChanged: the snapshot is of an agent state of another shape (an
+// upgrade changed the algorithm's types).
+var errShapeChanged = errors.New("snapshot of another shape")
+
 // fromSnapshot rebuilds a study from its latest snapshot and the log after
-// it. Any mismatch — another build, another study, a log whose prefix does
+// it. Any mismatch — an agent state of another shape, another study, a log whose prefix does
 // not hash to the snapshot's chain, a state that does not decode, a replayed
 // decision that differs from the log — returns an error, and the caller
 // replays the whole log instead.
@@ -142,8 +178,6 @@ func (s *Server) fromSnapshot(ctx context.Context, rec store.Study) (*live, erro
 	switch {
 	case meta.Version != snapshotVersion:
 		return nil, fmt.Errorf("version %d, this server writes %d", meta.Version, snapshotVersion)
-	case meta.Build != buildID():
-		return nil, fmt.Errorf("taken by build %q, this is %q", meta.Build, buildID())
 	case meta.Study != rec.ID || meta.Seq != sn.Seq:
 		return nil, fmt.Errorf("of study %s at event %d, stored as %s at %d", meta.Study, meta.Seq, rec.ID, sn.Seq)
 	case meta.Seq < 1 || meta.Seq > rec.Len:
@@ -165,6 +199,14 @@ func (s *Server) fromSnapshot(ctx context.Context, rec store.Study) (*live, erro
 		}
 		if err := l.ensureAgent(); err != nil {
 			return err
+		}
+		shape, err := l.shapeOf(l.agent) // fresh: nothing decided yet
+		if err != nil {
+			return err
+		}
+		if shape != meta.Shape {
+			return fmt.Errorf("%w: the agent state's shape changed since build %q took it (fingerprint %.12s…, now %.12s…)",
+				errShapeChanged, meta.Build, meta.Shape, shape)
 		}
 		if err := snap.Decode(state, l.agent); err != nil {
 			return err
@@ -212,7 +254,7 @@ func (s *Server) maybeSnapshot(l *live) {
 		return
 	}
 	start := time.Now()
-	data, err := l.takeSnapshot()
+	data, err := l.takeSnapshot(s.build())
 	l.snapN = l.n // also after a failure: do not retry every event
 	if err != nil {
 		s.metrics.snapshotErrors.Add(1)

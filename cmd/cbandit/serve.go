@@ -45,6 +45,11 @@ sessionStorage and sends it as "Authorization: Bearer" on each API call.
 Python client: clients/python (PYTHONPATH=clients/python; import cbandit).
 `
 
+// version names this build (go build -ldflags "-X main.version=v1.2.3");
+// snapshots record it for the operator's information, and stay valid
+// across versions whose agent state has the same shape.
+var version = ""
+
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := commands["serve"]
 	fs := newFlagSet(c, stderr)
@@ -106,7 +111,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	h := service.New(st, service.Options{Token: *token, MaxBodyBytes: *maxBody, CacheSize: *cacheSize, CacheBytes: *cacheMiB << 20,
 		SnapshotEvery: *snapEvery, SnapshotCost: *snapCost, PendingTTL: *pendingTTL, Logger: logger,
-		AllowedHosts: hosts, AllowedOrigins: origins})
+		AllowedHosts: hosts, AllowedOrigins: origins, Version: version})
 	defer h.Close() // before st.Close: the queued snapshots are written
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
