@@ -77,6 +77,8 @@ type metrics struct {
 	restore                       *histogram
 	restoreWaits                  atomic.Uint64
 	snapshots, snapshotErrors     atomic.Uint64
+	snapshotsSkipped              atomic.Uint64
+	snapshotQueued                func() int64
 	snapshotRestores              atomic.Uint64
 	snapshotRejected              atomic.Uint64
 	snapshotEncode, snapshotWrite *histogram
@@ -210,6 +212,7 @@ func (m *metrics) write(w io.Writer) {
 		{"cbandit_restore_waits_total", "Requests that waited for a restore another request had started (single flight).", &m.restoreWaits},
 		{"cbandit_snapshots_total", "Snapshots of agent state saved.", &m.snapshots},
 		{"cbandit_snapshot_errors_total", "Snapshots not taken or not saved (the study is then restored by replay).", &m.snapshotErrors},
+		{"cbandit_snapshots_skipped_total", "Snapshots not queued (the queue's byte bound) or replaced in the queue by a newer one of the study.", &m.snapshotsSkipped},
 		{"cbandit_snapshot_restores_total", "Studies restored from a snapshot plus the log after it.", &m.snapshotRestores},
 		{"cbandit_snapshot_rejected_total", "Snapshots ignored on restore (another build, a mismatch with the log, a decoding error).", &m.snapshotRejected},
 	} {
@@ -230,6 +233,11 @@ func (m *metrics) write(w io.Writer) {
 		fmt.Fprintln(w, "# HELP cbandit_cached_bytes Memory held by the studies in memory (measured agent state, or an estimate).")
 		fmt.Fprintln(w, "# TYPE cbandit_cached_bytes gauge")
 		fmt.Fprintf(w, "cbandit_cached_bytes %d\n", m.cachedBytes())
+	}
+	if m.snapshotQueued != nil {
+		fmt.Fprintln(w, "# HELP cbandit_snapshot_queue_bytes Snapshots waiting to be written.")
+		fmt.Fprintln(w, "# TYPE cbandit_snapshot_queue_bytes gauge")
+		fmt.Fprintf(w, "cbandit_snapshot_queue_bytes %d\n", m.snapshotQueued())
 	}
 	if m.cached != nil {
 		fmt.Fprintln(w, "# HELP cbandit_cached_studies Studies held in memory.")

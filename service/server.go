@@ -51,6 +51,15 @@ const (
 	// memory (its decisions and their bookkeeping) and restarts from its
 	// snapshot in well under a second; see TestStudyLimits.
 	DefaultMaxDecisions = 200_000
+	// DefaultMaxStudyBytes is the default memory limit of one study
+	// (Options.MaxStudyBytes): a quarter of the default cache, so four
+	// studies at the limit stay live. A GP over a 2-D native box with one
+	// constraint reaches it near 6,900 points in one run (about 10.7·t²
+	// bytes; 70 ms per round there).
+	DefaultMaxStudyBytes = 512 << 20
+	// DefaultSnapshotQueueBytes is the default bound of the snapshots
+	// waiting to be written (Options.SnapshotQueueBytes).
+	DefaultSnapshotQueueBytes = 256 << 20
 	// DefaultMaxAskTime is the default agent time an ask may take
 	// (Options.MaxAskTime): below the 60 s write timeout of cbandit serve,
 	// after which no answer reaches the client anyway.
@@ -89,6 +98,19 @@ type Options struct {
 	// together (default DefaultMaxDecisions; negative: no limit). An ask
 	// beyond it is a 409 with code "decision_limit".
 	MaxDecisions int
+	// MaxStudyBytes limits the memory a study holds — its agent's state
+	// as measured (snap.Size, at each snapshot or every SnapshotEvery
+	// events or SnapshotCost of agent time) and its decisions — (default
+	// DefaultMaxStudyBytes; negative: no limit). Asks to a study beyond it
+	// are refused (409, code "model_limit"): a model that grows with its
+	// data (a GP over a native box: memory and time per round ∝ t²) cannot
+	// take the process's memory.
+	MaxStudyBytes int64
+	// SnapshotQueueBytes bounds the snapshots waiting to be written
+	// (default DefaultSnapshotQueueBytes; one snapshot of any size is
+	// always let in): a newer snapshot of a study replaces its queued one,
+	// one that does not fit is skipped (cbandit_snapshots_skipped_total).
+	SnapshotQueueBytes int64
 	// MaxAskCount limits the count of an ask (default MaxSuggestions).
 	MaxAskCount int
 	// MaxAskTime limits the agent time of one ask (default
@@ -130,9 +152,7 @@ type Server struct {
 	flightMu sync.Mutex
 	flights  map[string]*flight // restores under way, by study
 
-	snapMu   sync.Mutex // guards sends on snapCh against Close
-	closed   bool
-	snapCh   chan snapshotJob
+	snapQ    *snapQueue
 	snapDone chan struct{}
 }
 
@@ -160,6 +180,12 @@ func New(st store.Store, opt Options) *Server {
 	if opt.SnapshotCost == 0 {
 		opt.SnapshotCost = DefaultSnapshotCost
 	}
+	if opt.SnapshotQueueBytes <= 0 {
+		opt.SnapshotQueueBytes = DefaultSnapshotQueueBytes
+	}
+	if opt.MaxStudyBytes == 0 {
+		opt.MaxStudyBytes = DefaultMaxStudyBytes
+	}
 	if opt.MaxDecisions == 0 {
 		opt.MaxDecisions = DefaultMaxDecisions
 	}
@@ -170,13 +196,14 @@ func New(st store.Store, opt Options) *Server {
 		opt.MaxAskTime = DefaultMaxAskTime
 	}
 	s := &Server{st: st, opt: opt, cache: newCache(opt.CacheSize, opt.CacheBytes), metrics: newMetrics(), log: opt.Logger,
-		flights: map[string]*flight{}, snapCh: make(chan snapshotJob, 16), snapDone: make(chan struct{})}
+		flights: map[string]*flight{}, snapQ: newSnapQueue(opt.SnapshotQueueBytes), snapDone: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	s.hosts, s.origins = newHostPolicy(opt.AllowedHosts), newOriginPolicy(opt.AllowedOrigins)
 	s.metrics.cached = s.cache.len
 	s.metrics.cachedBytes = s.cache.size
+	s.metrics.snapshotQueued = s.snapQ.size
 	go s.snapshotWriter()
 	mux := http.NewServeMux()
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
@@ -222,12 +249,7 @@ func New(st store.Store, opt Options) *Server {
 // Close waits for the snapshots queued so far to be written; the server
 // must not serve requests afterwards.
 func (s *Server) Close() {
-	s.snapMu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.snapCh)
-	}
-	s.snapMu.Unlock()
+	s.snapQ.close()
 	<-s.snapDone
 }
 
@@ -300,7 +322,12 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
 		if err := h(w, r); err != nil {
 			var ae *apiError
-			if !errors.As(err, &ae) {
+			switch {
+			case errors.As(err, &ae):
+			case r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+				// The client went away while the store worked for it.
+				ae = &apiError{status: 499, code: "client_gone", field: "body", msg: "the client closed the request"}
+			default:
 				ae = internal(err)
 			}
 			if ae.status >= 500 {
@@ -702,6 +729,9 @@ func (s *Server) update(ctx context.Context, l *live, act func() ([]store.Event,
 		l.appended(ev)
 	}
 	s.maybeSnapshot(l)
+	if len(out) > 0 {
+		s.cache.reweigh(l, l.weight())
+	}
 	return out, nil
 }
 
@@ -873,7 +903,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 				}
 				if k == 0 && key != "" {
 					a.Key, a.Req, a.Of = key, hash, req.Count
-					l.keys[key] = idemRecord{op: "ask", req: hash, first: a.ID, count: req.Count}
+					l.setKey(key, idemRecord{op: "ask", req: hash, first: a.ID, count: req.Count})
 				}
 				data, _ := json.Marshal(a)
 				evs = append(evs, store.Event{Kind: store.KindAsk, Data: data})
@@ -911,6 +941,11 @@ func (s *Server) checkLimits(l *live, count int) *apiError {
 		e = conflict("decision_limit", "count",
 			"= %d: the study has made %d decisions, this server keeps at most %d per study (--max-decisions): %d more can be asked; an operator can raise the limit, or continue in a new study",
 			count, len(l.decs), m, max(m-len(l.decs), 0))
+	}
+	if m := s.opt.MaxStudyBytes; e == nil && m > 0 && l.weight() > m {
+		e = conflict("model_limit", "count",
+			"the study holds %.0f MiB in memory (its algorithm's state after %d decisions of its current run, and its decisions), beyond this server's limit of %.0f MiB per study (--max-study-mib); an operator can raise the limit; or continue in a new study (fewer points or dimensions, or a horizon: each run of the algorithm starts empty)",
+			float64(l.weight())/(1<<20), len(l.decs)-l.epochStart, float64(m)/(1<<20))
 	}
 	if e == nil {
 		return nil
@@ -1115,7 +1150,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 				return nil, algorithmFailed(l.id, fmt.Errorf("observe: %w", err))
 			}
 			if key != "" {
-				l.keys[key] = idemRecord{op: "tell", req: hash, resp: t.Resp}
+				l.setKey(key, idemRecord{op: "tell", req: hash, resp: t.Resp})
 			}
 			data, _ := json.Marshal(t)
 			return []store.Event{{Kind: store.KindTell, Data: data}}, nil

@@ -241,16 +241,108 @@ type snapshotJob struct {
 	data []byte
 }
 
+// snapQueue holds the snapshots waiting for the writer: at most one per
+// study (a newer one replaces it) and, beyond the first, at most max bytes
+// in all; a snapshot that does not fit is skipped (the study keeps its
+// previous one: a restore replays a little more).
+type snapQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	jobs   map[string]snapshotJob
+	order  []string // study IDs in arrival order
+	bytes  int64
+	max    int64
+	closed bool
+}
+
+func newSnapQueue(max int64) *snapQueue {
+	q := &snapQueue{jobs: map[string]snapshotJob{}, max: max}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// put queues j; it reports whether j was queued (replaced: whether an
+// older snapshot of the study was dropped for it).
+func (q *snapQueue) put(j snapshotJob) (queued, replaced bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false, false
+	}
+	size := int64(len(j.data))
+	old, had := q.jobs[j.id]
+	if had {
+		size -= int64(len(old.data))
+	}
+	if len(q.jobs) > 0 && q.bytes+size > q.max && !(had && len(q.jobs) == 1) {
+		return false, false
+	}
+	if !had {
+		q.order = append(q.order, j.id)
+	}
+	q.jobs[j.id] = j
+	q.bytes += size
+	q.cond.Signal()
+	return true, had
+}
+
+// take waits for the oldest job; ok is false once the queue is closed and
+// empty.
+func (q *snapQueue) take() (j snapshotJob, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.order) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.order) == 0 {
+		return j, false
+	}
+	id := q.order[0]
+	q.order = q.order[1:]
+	j = q.jobs[id]
+	delete(q.jobs, id)
+	q.bytes -= int64(len(j.data))
+	return j, true
+}
+
+func (q *snapQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+func (q *snapQueue) size() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.bytes
+}
+
 // maybeSnapshot takes a snapshot of l (under l.mu) when SnapshotEvery
 // events have passed since the last one, or the agent has worked
-// SnapshotCost since, and queues it for the writer.
+// SnapshotCost since, and queues it for the writer. With snapshots off it
+// still measures the agent's state on that schedule (the study's weight in
+// the cache and its memory limit).
 func (s *Server) maybeSnapshot(l *live) {
-	if s.opt.SnapshotEvery < 0 || l.agent == nil || l.n == l.snapN {
+	if l.agent == nil || l.n == l.snapN {
 		return
 	}
-	byCount := l.n-l.snapN >= int64(s.opt.SnapshotEvery)
+	every := int64(s.opt.SnapshotEvery)
+	if every < 0 {
+		every = DefaultSnapshotEvery
+	}
+	byCount := l.n-l.snapN >= every
 	byCost := s.opt.SnapshotCost > 0 && l.sinceSn >= s.opt.SnapshotCost.Seconds()
 	if !byCount && !byCost {
+		return
+	}
+	if s.opt.SnapshotEvery < 0 {
+		n, err := snap.Size(l.agent)
+		l.snapN, l.sinceSn = l.n, 0
+		if err == nil {
+			l.bytes = n
+			s.cache.reweigh(l, l.weight())
+		}
 		return
 	}
 	start := time.Now()
@@ -265,22 +357,25 @@ func (s *Server) maybeSnapshot(l *live) {
 	l.sinceSn = 0
 	l.bytes = int64(len(data))
 	s.cache.reweigh(l, l.weight())
-	s.snapMu.Lock()
-	defer s.snapMu.Unlock()
-	if s.closed {
-		return
+	queued, replaced := s.snapQ.put(snapshotJob{id: l.id, seq: l.n, data: data})
+	if replaced {
+		s.metrics.snapshotsSkipped.Add(1)
 	}
-	select {
-	case s.snapCh <- snapshotJob{id: l.id, seq: l.n, data: data}:
-	default:
-		s.metrics.snapshotErrors.Add(1) // the writer is behind: skip this one
+	if !queued {
+		s.metrics.snapshotsSkipped.Add(1) // the writer is behind: skip this one
+		s.log.Info("snapshot skipped: the snapshot queue is full", "study", l.id, "bytes", len(data),
+			"queued_bytes", s.snapQ.size(), "limit", s.opt.SnapshotQueueBytes)
 	}
 }
 
 // snapshotWriter saves queued snapshots, off the request path.
 func (s *Server) snapshotWriter() {
 	defer close(s.snapDone)
-	for j := range s.snapCh {
+	for {
+		j, ok := s.snapQ.take()
+		if !ok {
+			return
+		}
 		start := time.Now()
 		err := s.st.PutSnapshot(context.Background(), j.id, store.Snapshot{Seq: j.seq, Data: j.data})
 		if err != nil && !errors.Is(err, store.ErrNotFound) {

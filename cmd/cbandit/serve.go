@@ -67,6 +67,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	snapEvery := fs.Int("snapshot-every", service.DefaultSnapshotEvery, "log events between snapshots of a study's agent (0 or less: no snapshots, restores replay the whole log)")
 	snapCost := fs.Duration("snapshot-cost", service.DefaultSnapshotCost, "also snapshot a study once its agent has worked this long since the last snapshot (bounds the work a restore repeats)")
 	pendingTTL := fs.Duration("pending-ttl", 0, "abandon decisions still waiting for observations after this long (0: never)")
+	maxDecisions := fs.Int("max-decisions", service.DefaultMaxDecisions, "decisions a study may make, all epochs together (0: no limit); asks beyond it are refused (409 decision_limit)")
+	maxStudyMiB := fs.Int64("max-study-mib", service.DefaultMaxStudyBytes>>20, "memory a study may hold, MiB: its algorithm's state as measured and its decisions (0: no limit); asks beyond it are refused (409 model_limit)")
+	maxAskCount := fs.Int("max-ask-count", service.MaxSuggestions, "decisions one ask may request (count)")
+	maxAskTime := fs.Duration("max-ask-time", service.DefaultMaxAskTime, "agent time one ask may take before it stops, uncommitted (422 ask_time_limit; 0: no limit)")
+	snapQueueMiB := fs.Int64("snapshot-queue-mib", service.DefaultSnapshotQueueBytes>>20, "snapshots waiting to be written, MiB (one of any size always fits)")
 	allowedHosts := fs.String("allowed-hosts", "", "without a token: Host names answered besides the loopback ones (comma list: name or IP, .example.com for a domain and its subdomains, * for any)")
 	allowedOrigins := fs.String("allowed-origins", "", "browser origins whose requests are taken besides the server's own pages, with CORS (comma list such as https://app.example.com, * for any)")
 	if err := fs.Parse(args); err != nil {
@@ -95,6 +100,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *cacheSize < 1 {
 		return fmt.Errorf("serve: --cache = %d: must be at least 1", *cacheSize)
 	}
+	if *maxDecisions < 0 || *maxStudyMiB < 0 || *maxAskTime < 0 || *maxAskCount < 1 || *snapQueueMiB < 1 {
+		return fmt.Errorf("serve: --max-decisions, --max-study-mib and --max-ask-time must be ≥ 0 (0: no limit), --max-ask-count and --snapshot-queue-mib ≥ 1")
+	}
+	noLimit := func(v int64) int64 {
+		if v == 0 {
+			return -1
+		}
+		return v
+	}
 	hosts, origins := splitList(*allowedHosts), splitList(*allowedOrigins)
 	for _, o := range origins {
 		if err := service.CheckOrigin(o); err != nil {
@@ -111,7 +125,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	h := service.New(st, service.Options{Token: *token, MaxBodyBytes: *maxBody, CacheSize: *cacheSize, CacheBytes: *cacheMiB << 20,
 		SnapshotEvery: *snapEvery, SnapshotCost: *snapCost, PendingTTL: *pendingTTL, Logger: logger,
-		AllowedHosts: hosts, AllowedOrigins: origins, Version: version})
+		AllowedHosts: hosts, AllowedOrigins: origins, Version: version,
+		MaxDecisions: int(noLimit(int64(*maxDecisions))), MaxStudyBytes: noLimit(*maxStudyMiB << 20), MaxAskCount: *maxAskCount,
+		MaxAskTime: time.Duration(noLimit(int64(*maxAskTime))), SnapshotQueueBytes: *snapQueueMiB << 20})
 	defer h.Close() // before st.Close: the queued snapshots are written
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
