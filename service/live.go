@@ -100,6 +100,11 @@ type live struct {
 	snapN   int64
 	sinceSn float64
 	bytes   int64 // measured size of the agent state (0: not measured)
+	// measurements of bytes: the log length and agent time since the last
+	// one, and what it cost (maybeMeasure)
+	measureN     int64
+	sinceMeasure float64
+	measureCost  float64
 	// stale marks an agent that may be ahead of or apart from the log (a
 	// failed append): it is dropped and rebuilt by replay.
 	stale bool
@@ -327,6 +332,7 @@ func (l *live) decide(now time.Time, in roundInput) (askEvent, error) {
 	el := time.Since(start).Seconds()
 	l.m.decide.observe(el)
 	l.sinceSn += el
+	l.sinceMeasure += el
 	if err != nil {
 		return askEvent{}, err
 	}
@@ -405,6 +411,7 @@ func (l *live) observe(t tellEvent, light bool) error {
 		el := time.Since(start).Seconds()
 		l.m.observe.observe(el)
 		l.sinceSn += el
+		l.sinceMeasure += el
 		if err != nil {
 			return err
 		}

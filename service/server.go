@@ -47,10 +47,10 @@ const (
 	// MaxIdempotencyKey is the longest Idempotency-Key accepted (bytes).
 	MaxIdempotencyKey = 255
 	// DefaultMaxDecisions is the default limit on a study's decisions
-	// (Options.MaxDecisions): a study at the limit holds about 50 MB in
+	// (Options.MaxDecisions): a study at the limit holds about 30 MB in
 	// memory (its decisions and their bookkeeping) and restarts from its
 	// snapshot in well under a second; see TestStudyLimits.
-	DefaultMaxDecisions = 200_000
+	DefaultMaxDecisions = 100_000
 	// DefaultMaxStudyBytes is the default memory limit of one study
 	// (Options.MaxStudyBytes): a quarter of the default cache, so four
 	// studies at the limit stay live. A GP over a 2-D native box with one
@@ -587,6 +587,8 @@ func (s *Server) load(ctx context.Context, id string) (*live, error) {
 			// others wait for it too.
 			f.l, f.err = s.restore(context.WithoutCancel(ctx), id)
 			if f.err == nil {
+				f.l.measureN = -measureEvery // measure it now
+				s.maybeMeasure(f.l)
 				f.l = s.cache.put(f.l, f.l.weight())
 			}
 		}()
@@ -729,6 +731,7 @@ func (s *Server) update(ctx context.Context, l *live, act func() ([]store.Event,
 		l.appended(ev)
 	}
 	s.maybeSnapshot(l)
+	s.maybeMeasure(l)
 	if len(out) > 0 {
 		s.cache.reweigh(l, l.weight())
 	}

@@ -337,12 +337,7 @@ func (s *Server) maybeSnapshot(l *live) {
 		return
 	}
 	if s.opt.SnapshotEvery < 0 {
-		n, err := snap.Size(l.agent)
 		l.snapN, l.sinceSn = l.n, 0
-		if err == nil {
-			l.bytes = n
-			s.cache.reweigh(l, l.weight())
-		}
 		return
 	}
 	start := time.Now()
@@ -355,7 +350,7 @@ func (s *Server) maybeSnapshot(l *live) {
 	}
 	s.metrics.snapshotEncode.observe(time.Since(start).Seconds())
 	l.sinceSn = 0
-	l.bytes = int64(len(data))
+	l.bytes, l.measureN, l.sinceMeasure = int64(len(data)), l.n, 0
 	s.cache.reweigh(l, l.weight())
 	queued, replaced := s.snapQ.put(snapshotJob{id: l.id, seq: l.n, data: data})
 	if replaced {
@@ -365,6 +360,32 @@ func (s *Server) maybeSnapshot(l *live) {
 		s.metrics.snapshotsSkipped.Add(1) // the writer is behind: skip this one
 		s.log.Info("snapshot skipped: the snapshot queue is full", "study", l.id, "bytes", len(data),
 			"queued_bytes", s.snapQ.size(), "limit", s.opt.SnapshotQueueBytes)
+	}
+}
+
+// measureEvery is the number of log events after which a study's agent
+// is measured again (maybeMeasure), whatever its cost.
+const measureEvery = 1000
+
+// maybeMeasure measures the agent's state (snap.Size: a walk of its graph,
+// without copying) when it was never measured, when measureEvery events
+// have passed, or when the agent has worked 20 times what the last
+// measurement cost: the figure stays current for models that grow with
+// their data, at most about 5 % of the agent's time.
+func (s *Server) maybeMeasure(l *live) {
+	if l.agent == nil {
+		return
+	}
+	if l.bytes != 0 && l.n-l.measureN < measureEvery && l.sinceMeasure < 20*l.measureCost {
+		return
+	}
+	start := time.Now()
+	n, err := snap.Size(l.agent)
+	l.measureCost = time.Since(start).Seconds()
+	l.measureN, l.sinceMeasure = l.n, 0
+	if err == nil && n > 0 {
+		l.bytes = n
+		s.cache.reweigh(l, l.weight())
 	}
 }
 
