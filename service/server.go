@@ -897,7 +897,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 					s.log.Warn("ask stopped at the time limit", "study", l.id, "count", req.Count, "decided", k,
 						"seconds", el.Seconds(), "limit", s.opt.MaxAskTime)
 					return evs, &apiError{status: http.StatusUnprocessableEntity, code: "ask_time_limit", field: "count",
-						msg: fmt.Sprintf("= %d: the ask had made %d decisions in %.1f s, beyond this server's limit of %v per ask (--max-ask-time); none was committed: ask for fewer at a time (count ≤ %d)",
+						msg: fmt.Sprintf("= %d: the ask had made %d decision(s) in %.1f s, beyond this server's limit of %v per ask (--max-ask-time); none was committed: ask for fewer at a time (count ≤ %d)",
 							req.Count, k, el.Seconds(), s.opt.MaxAskTime, max(k-1, 1))}
 				}
 				a, err := l.decide(now, roundInput{arms: req.Arms, sample: req.ConstraintSample})
