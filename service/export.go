@@ -31,14 +31,12 @@ func (s *Server) Lookup(ctx context.Context, nameOrID string) (api.Study, error)
 	if !errors.Is(err, store.ErrNotFound) {
 		return api.Study{}, err
 	}
-	recs, err := s.st.List(ctx)
+	recs, err := s.st.ListPage(ctx, store.ListQuery{Name: nameOrID, Limit: 1})
 	if err != nil {
 		return api.Study{}, err
 	}
 	for _, rec := range recs {
-		if rec.Name == nameOrID {
-			return studyOf(rec)
-		}
+		return studyOf(rec)
 	}
 	return api.Study{}, notFound("study", "no study with ID or name %q", nameOrID)
 }

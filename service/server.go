@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -492,6 +494,13 @@ func studyOf(rec store.Study) (api.Study, error) {
 	return st, nil
 }
 
+// DefaultStudyPage is the default page size of GET /studies.
+const DefaultStudyPage = 50
+
+// listStudies answers GET /studies a page at a time (?limit=, default
+// DefaultStudyPage, at most MaxPageSize; ?after= the "next" of the previous
+// page), oldest first; "next" and a Link header (RFC 8288, rel="next") name
+// the following page.
 func (s *Server) listStudies(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	name, byName := q.Get("name"), q.Has("name")
@@ -500,14 +509,33 @@ func (s *Server) listStudies(w http.ResponseWriter, r *http.Request) error {
 			return e
 		}
 	}
-	recs, err := s.st.List(r.Context())
+	limit := DefaultStudyPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxPageSize {
+			return invalid("limit", "= %q: must be an integer in [1, %d]", clip(v, 40), MaxPageSize)
+		}
+		limit = n
+	}
+	var after store.Cursor
+	if v := q.Get("after"); v != "" {
+		c, ok := parseCursor(v)
+		if !ok {
+			return invalid("after", "= %q: not a cursor of this API (use the \"next\" of the previous page)", clip(v, 80))
+		}
+		after = c
+	}
+	// One more than the page: whether there is a next page.
+	recs, err := s.st.ListPage(r.Context(), store.ListQuery{After: after, Limit: limit + 1, Name: name})
 	if err != nil {
 		return err
 	}
-	out := api.StudyList{Studies: make([]api.Study, 0, len(recs))}
-	for _, rec := range recs {
-		if byName && rec.Name != name {
-			continue
+	out := api.StudyList{Studies: make([]api.Study, 0, min(len(recs), limit))}
+	for i, rec := range recs {
+		if i == limit {
+			last := recs[limit-1]
+			out.Next = formatCursor(store.Cursor{Created: last.Created, ID: last.ID})
+			break
 		}
 		st, err := studyOf(rec)
 		if err != nil {
@@ -515,7 +543,33 @@ func (s *Server) listStudies(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Studies = append(out.Studies, st)
 	}
+	if out.Next != "" {
+		nq := url.Values{"limit": {strconv.Itoa(limit)}, "after": {out.Next}}
+		if byName {
+			nq.Set("name", name)
+		}
+		w.Header().Set("Link", "</studies?"+nq.Encode()+`>; rel="next"`)
+	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// formatCursor encodes a position in the list of studies: opaque to
+// clients.
+func formatCursor(c store.Cursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.Created.UnixNano(), 10) + "." + c.ID))
+}
+
+func parseCursor(v string) (store.Cursor, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return store.Cursor{}, false
+	}
+	ns, id, ok := strings.Cut(string(b), ".")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return store.Cursor{}, false
+	}
+	return store.Cursor{Created: time.Unix(0, n).UTC(), ID: id}, true
 }
 
 func studyNotFound(id string) *apiError {

@@ -164,8 +164,16 @@ class Client:
         return Study(self, found[0])
 
     def studies(self) -> List["Study"]:
-        """Lists the server's studies."""
-        return [Study(self, s) for s in self.request("GET", "/studies")["studies"]]
+        """Lists the server's studies (every page of ``GET /studies``)."""
+        out: List["Study"] = []
+        after = ""
+        while True:
+            path = "/studies" + ("?after=" + urllib.parse.quote(after, safe="") if after else "")
+            page = self.request("GET", path)
+            out += [Study(self, s) for s in page["studies"]]
+            after = page.get("next") or ""
+            if not after:
+                return out
 
 
 class Study:

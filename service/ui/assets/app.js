@@ -88,12 +88,17 @@ async function route() {
   }
 }
 
+let listAfter = ""; // the page of the study list shown: GET /studies pages ("": the first)
+
 async function listPage(gen) {
-  const data = await api("/studies");
+  const data = await api("/studies?limit=50" + (listAfter ? "&after=" + encodeURIComponent(listAfter) : ""));
   if (gen !== generation) return;
   const main = document.getElementById("main");
   const studies = data.studies || [];
-  setStatus(`${studies.length} ${studies.length === 1 ? "study" : "studies"}`);
+  setStatus(`${studies.length} ${studies.length === 1 ? "study" : "studies"}${data.next || listAfter ? " on this page" : ""}`);
+  const pager = data.next || listAfter ? [el("p", {},
+    listAfter ? el("button", { onclick: () => { listAfter = ""; route(); }, text: "first page" }) : null, " ",
+    data.next ? el("button", { id: "next-page", onclick: () => { listAfter = data.next; route(); }, text: "next page" }) : null)] : [];
   const rows = studies.map((s) =>
     el("tr", {},
       el("td", {}, el("a", { href: "#/study/" + encodeURIComponent(s.id), text: s.spec.name })),
@@ -109,7 +114,8 @@ async function listPage(gen) {
     studies.length === 0 ? el("p", { class: "muted", text: "No study yet: create one with POST /studies (see /openapi.json)." }) :
       el("table", { id: "studies" },
         el("thead", {}, el("tr", {}, ...["name", "algorithm", "rounds", "horizon", "objective", "constraints", "created", "id"].map((h) => el("th", { text: h })))),
-        el("tbody", {}, ...rows)));
+        el("tbody", {}, ...rows)),
+    ...pager);
   timer = setTimeout(() => { if (gen === generation) listPage(gen).catch(() => {}); }, REFRESH_MS * 2);
 }
 
