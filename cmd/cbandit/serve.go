@@ -22,7 +22,7 @@ import (
 func init() {
 	register(command{
 		name:    "serve",
-		usage:   "[--db sqlite:FILE | --db postgres://...] [--addr 127.0.0.1:8080] [--token T]",
+		usage:   "[--db sqlite:FILE | --db postgres://...] [--addr 127.0.0.1:8080] [--allowed-hosts H,...] [--max-decisions N] ...",
 		summary: "serve the algorithms through the ask/tell HTTP API (OpenAPI at /openapi.json) and a dashboard at /ui/",
 		run:     runServe,
 	})
@@ -41,6 +41,15 @@ round with its threshold, the cumulative violation and the decisions, and
 refreshes itself. Its assets are embedded (no CDN, works offline) and need no
 token; with --token the page asks for the token, keeps it in the tab's
 sessionStorage and sends it as "Authorization: Bearer" on each API call.
+
+Without a token, the server answers only requests to a loopback Host
+(localhost, 127.0.0.1, [::1]) or one of --allowed-hosts, with an Origin, if
+any, of its own or of --allowed-origins, and takes bodies only as
+Content-Type: application/json (curl -H 'Content-Type: application/json').
+
+Limits (--max-decisions, --max-study-mib, --max-ask-count, --max-ask-time)
+are refused with a JSON error naming the limit; /metrics counts refusals in
+cbandit_refused_total{reason}. GET /studies is paginated (?limit=&after=).
 
 Python client: clients/python (PYTHONPATH=clients/python; import cbandit).
 `
