@@ -119,11 +119,41 @@ func (c *Client) Study(ctx context.Context, id string) (api.Study, error) {
 	return st, err
 }
 
-// Studies lists every study.
+// Studies lists every study, following the pages of GET /studies.
 func (c *Client) Studies(ctx context.Context) ([]api.Study, error) {
+	var out []api.Study
+	after := ""
+	for {
+		l, err := c.StudyPage(ctx, after, 0)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, l.Studies...)
+		if l.Next == "" {
+			return out, nil
+		}
+		after = l.Next
+	}
+}
+
+// StudyPage returns one page of studies (GET /studies?after=&limit=):
+// after is the Next of the previous page ("" for the first), limit 0 the
+// server's default page size.
+func (c *Client) StudyPage(ctx context.Context, after string, limit int) (api.StudyList, error) {
+	q := url.Values{}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	path := "/studies"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
 	var l api.StudyList
-	err := c.do(ctx, "GET", "/studies", nil, &l)
-	return l.Studies, err
+	err := c.do(ctx, "GET", path, nil, &l)
+	return l, err
 }
 
 // StudyByName finds a study by its name (GET /studies?name=); the error is

@@ -8,7 +8,7 @@
 //	GET    /openapi.json                 the OpenAPI 3.1 document
 //	GET    /metrics                      Prometheus text format
 //	POST   /studies                      create a study
-//	GET    /studies                      list studies (?name= : the study of that name)
+//	GET    /studies                      a page of studies (?limit=&after=; ?name= : the study of that name)
 //	GET    /studies/{id}                 get a study
 //	PATCH  /studies/{id}                 raise the horizon: {"horizon": N}
 //	DELETE /studies/{id}                 delete a study and its log
@@ -149,8 +149,9 @@
 //
 // GET /studies/{id}/decisions.csv (and `cbandit export --db … --study NAME
 // --format csv|json`, which reads the store directly — stop the server
-// first when it holds a SQLite file) writes a header and one row per
-// decision: decision_id, round, arm, status (pending, observed,
+// first when it holds a SQLite file) streams a header and one row per
+// decision, a thousand decisions copied under the study's lock at a time
+// (the decisions made when it starts): decision_id, round, arm, status (pending, observed,
 // abandoned), created and observed (RFC 3339, UTC), params.NAME per
 // parameter or x[i] per coordinate, reward and costs.NAME per constraint as
 // measured (empty when not observed).
@@ -212,37 +213,121 @@
 // agent's object graph, with every type's shape) and saved in the store in
 // the background, with a meta record: format version, build, study, log
 // length n, epoch, and a SHA-256 hash chain of the first n log events;
-// the whole is checksummed. The build is the SHA-256 of the executable:
-// a snapshot is only used by the binary that wrote it. A restore reads the latest snapshot and the
-// log, reads back the first n events without running the agent (decisions,
-// observations, keys), checks the chain, epoch and counts against the
-// snapshot, decodes the agent into a freshly built one, and replays the
-// events after n with the agent (each replayed decision compared with the
-// logged one). Any mismatch — another build, a checksum or chain mismatch,
-// a type whose shape changed, a divergent decision — ignores the snapshot
-// (logged, counted in cbandit_snapshot_rejected_total) and replays the
-// whole log. One restore per study runs at a time: concurrent requests for
-// a study being restored wait for it (single flight).
+// the whole is checksummed. A snapshot is versioned by the shape of the
+// agent state, not by the build: the meta records the fingerprint of the
+// type graph of a freshly built agent of the study's epoch (snap.Fingerprint:
+// every reachable type's name, kind, fields and field types), so a
+// redeploy — another version, another executable — whose agent types have
+// the same shapes restores from the snapshots of the one before, and one
+// that changed a shape replays the whole log, once per study. (The build
+// is recorded in the meta for the operator, not checked; a change of an
+// algorithm's behaviour that keeps its types is caught as before a
+// snapshot was ever taken: each replayed decision is compared with the
+// logged one.) A restore reads the log a page at a time (store.Scan: it
+// holds the study's state, never its log): it reads back the first n events
+// without running the agent (decisions, observations, keys), checks the
+// chain, epoch, counts and shape against the snapshot, decodes the agent
+// into a freshly built one, and replays the events after n with the agent
+// (each replayed decision compared with the logged one). Any mismatch — a
+// checksum or chain mismatch, another shape, a divergent decision —
+// ignores the snapshot (logged, counted in cbandit_snapshot_rejected_total)
+// and replays the whole log. One restore per study runs at a time:
+// concurrent requests for a study being restored wait for it (single
+// flight). Snapshots wait for the background writer in a queue that holds
+// one per study (a newer one replaces it) and at most
+// Options.SnapshotQueueBytes (default 256 MiB; one of any size always fits);
+// one that does not fit is skipped (cbandit_snapshots_skipped_total, logged)
+// and the study keeps its previous snapshot.
 //
 // Live studies are kept in memory in an LRU cache bounded by count
 // (Options.CacheSize) and by memory (Options.CacheBytes): a study weighs
-// the measured size of its agent state once a snapshot has measured it
-// (an estimate from its size before), plus its decisions.
+// the measured size of its agent state (snap.Size, a walk of its graph
+// without copying: at each restore, snapshot, every 1000 events, and
+// whenever the agent has worked 20 times what the last measurement cost),
+// plus its decisions, their vectors and its idempotency keys.
+// cbandit_cached_bytes is their sum: within a few per cent of the heap the
+// live studies hold (TestCacheAccounting). The process's resident size is
+// larger by the Go collector's headroom (GOGC; set GOMEMLIMIT to bound it).
 //
 // With PostgreSQL several replicas serve the same studies: each ask and tell
 // takes the study's row lock, applies the events other replicas appended
 // since its own view (log length), then acts and appends; reads catch up the
 // same way.
 //
+// # Limits
+//
+// A study, an ask and a request are bounded; each limit is a server option
+// (a flag of cbandit serve), and a refusal names the limit, its flag and the
+// study's value:
+//
+//   - decisions per study, all epochs together (Options.MaxDecisions,
+//     --max-decisions, default 100,000: about 25 MB of bookkeeping;
+//     restarting a study at the limit takes under a second): an ask beyond
+//     it is a 409 with code "decision_limit";
+//   - memory per study (Options.MaxStudyBytes, --max-study-mib, default
+//     512 MiB): the algorithm's state as measured plus the decisions. A
+//     model that grows with its data — a GP over a native box keeps every
+//     observation of its run, memory and time per round ∝ t² — is refused
+//     further asks once beyond it (409, code "model_limit"); tells and
+//     reads go on;
+//   - count per ask (Options.MaxAskCount, --max-ask-count, default 100): a
+//     400 naming count;
+//   - agent time per ask (Options.MaxAskTime, --max-ask-time, default 30 s,
+//     below cbandit serve's 60 s write timeout): checked before each
+//     decision after the first, an ask beyond it stops and is refused (422,
+//     code "ask_time_limit"). An ask whose client goes away stops the same
+//     way, before its next decision (code "client_gone", status 499, which
+//     only the logs and metrics see). Either way none of its decisions is
+//     committed: the live study is dropped and rebuilt from the log, as if
+//     the ask had never come (an agent's Decide itself is not interrupted);
+//   - definitions: candidates, points, dimensions, constraints, parameters
+//     (the constants of this package), request bodies (Options.MaxBodyBytes).
+//
+// What an operator sees: cbandit_refused_total{reason} counts every refusal
+// and stop by reason (decision_limit, model_limit, ask_time_limit,
+// client_gone, and the browser guards' forbidden_host, forbidden_origin,
+// unsupported_media_type); the first refusal of a study at a limit is
+// logged (WARN "study at a limit"), an ask stopped by its time limit too
+// (WARN), one whose client went away at INFO. The request metrics keep a
+// bounded label set: the route is one of the server's patterns or "other",
+// the method one of the standard nine or "other", the status 100–599.
+//
+// # Browser guards
+//
+// Without a token (the default) the server trusts whoever reaches its port
+// — this machine, by default — but a web page the user visits can also
+// reach a loopback port. So, as Jupyter Server and Go's
+// http.CrossOriginProtection do, it answers only requests whose Host is a
+// loopback name (localhost, 127.0.0.0/8, [::1], any port) or one of
+// Options.AllowedHosts (--allowed-hosts; 403 naming Host: DNS rebinding);
+// whose Origin, when present, is the server's own (same host and port) or
+// one of Options.AllowedOrigins (--allowed-origins; 403 naming Origin, or
+// Sec-Fetch-Site for a cross-site write); and takes request bodies only as
+// application/json (415 naming Content-Type: the types a page can send
+// without a CORS preflight are refused). /healthz is exempt. The
+// dashboard's same-origin fetches and the clients (Go, Python,
+// cbandit-load) pass. Origins of AllowedOrigins get CORS headers
+// (preflights answered). With a token these checks are off: a page cannot
+// send the bearer header.
+//
+// Answers carry X-Content-Type-Options: nosniff, and JSON and CSV answers
+// Cache-Control: no-store. The bearer scheme is matched without regard to
+// case (RFC 7235). JSON keys are case-sensitive ("Reward" is an unknown
+// field, not reward) and may not repeat in an object. Names (of studies,
+// metrics, parameters and choices) may not hold control, format or line
+// separator characters (U+202E, U+200B, U+FEFF, U+2028, …).
+//
 // # Errors
 //
 // Every error is JSON {"error": {"status", "code", "field", "message"}}
 // with a 4xx status for bad input (400 invalid value, naming the field such
-// as "space.lo[1]" or "costs[0]"; 401 missing token; 404 unknown study or
-// decision; 409 duplicate name, conflicting observation, abandoned
-// decision, horizon reached; 413 body too large; 422 an Idempotency-Key
-// reused for another request, or the algorithm refusing the study's data,
-// field "algorithm"). A 500 means a server fault, never bad input. An
+// as "space.lo[1]" or "costs[0]"; 401 missing token; 403 a Host or Origin
+// refused by the browser guards; 404 unknown study or decision; 409
+// duplicate name, conflicting observation, abandoned decision, horizon
+// reached, a limit per study reached; 413 body too large; 415 a body that
+// is not JSON without a token; 422 an Idempotency-Key reused for another
+// request, the algorithm refusing the study's data, field "algorithm", or
+// an ask beyond its time limit). A 500 means a server fault, never bad input. An
 // answer is encoded before its status is written, so a 2xx never carries
 // a broken or error body.
 package service

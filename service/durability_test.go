@@ -146,7 +146,10 @@ func TestKill9Durability(t *testing.T) {
 		}
 	}
 	hc := &http.Client{Timeout: 5 * time.Second}
-	const cycles = 3
+	cycles := 3 // CBANDIT_KILL_CYCLES=20 for the full bar
+	if v := os.Getenv("CBANDIT_KILL_CYCLES"); v != "" {
+		fmt.Sscan(v, &cycles)
+	}
 	fromSnapshot := 0
 	for cycle := 0; cycle < cycles; cycle++ {
 		c := client.New(p.url, client.WithHTTPClient(hc))

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/cbandit/cbandit/service/api"
 )
@@ -78,7 +81,138 @@ func decodeJSON(b []byte, dst any) *apiError {
 	if _, err := dec.Token(); err != io.EOF {
 		return invalid("body", "unexpected data after the JSON value")
 	}
+	// encoding/json matches keys to fields without regard to case; the API's
+	// keys are case-sensitive, so "Reward" is an unknown field, not reward.
+	return checkKeys(b, reflect.TypeOf(dst))
+}
+
+// checkKeys walks the JSON value b beside the Go type t it was decoded into
+// and refuses a key that matches no field exactly (encoding/json accepted it
+// for a field whose name differs only in case), or a key repeated in one
+// object (encoding/json keeps the last). Maps and untyped values (any) take
+// any key.
+func checkKeys(b []byte, t reflect.Type) *apiError {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return walkKeys(dec, t, "")
+}
+
+func walkKeys(dec *json.Decoder, t reflect.Type, path string) *apiError {
+	tok, err := dec.Token()
+	if err != nil {
+		return invalid("body", "invalid JSON: %v", err)
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t != nil && (t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(jsonUnmarshaler)) {
+		t = nil // decoded by its own rules
+	}
+	switch tok {
+	case json.Delim('{'):
+		var fields map[string]reflect.Type
+		if t != nil && t.Kind() == reflect.Struct {
+			fields = jsonFields(t)
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return invalid("body", "invalid JSON: %v", err)
+			}
+			key, _ := kt.(string)
+			sub := key
+			if path != "" {
+				sub = path + "." + key
+			}
+			var ft reflect.Type
+			switch {
+			case fields != nil:
+				f, ok := fields[key]
+				if !ok {
+					hint := ""
+					for name := range fields {
+						if strings.EqualFold(name, key) {
+							hint = fmt.Sprintf(" (keys are case-sensitive: did you mean %q?)", name)
+						}
+					}
+					return invalid(clip(sub, 200), "unknown field %q%s", clip(key, 100), hint)
+				}
+				if seen[key] {
+					return invalid(clip(sub, 200), "is given twice in one object")
+				}
+				seen[key] = true
+				ft = f
+			case t != nil && t.Kind() == reflect.Map:
+				ft = t.Elem()
+			}
+			if e := walkKeys(dec, ft, sub); e != nil {
+				return e
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return invalid("body", "invalid JSON: %v", err)
+		}
+	case json.Delim('['):
+		var et reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			et = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if e := walkKeys(dec, et, fmt.Sprintf("%s[%d]", path, i)); e != nil {
+				return e
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return invalid("body", "invalid JSON: %v", err)
+		}
+	}
 	return nil
+}
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// fieldsCache holds jsonFields by type.
+var fieldsCache sync.Map // reflect.Type → map[string]reflect.Type
+
+// jsonFields maps the JSON keys of struct type t (its exported fields by
+// their json tag or name, embedded structs' fields promoted) to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldsCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range jsonFields(ft) {
+					if _, ok := m[k]; !ok {
+						m[k] = v
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	fieldsCache.Store(t, m)
+	return m
 }
 
 func jsonError(err error) *apiError {
@@ -105,4 +239,16 @@ func jsonError(err error) *apiError {
 		return invalid(name, "unknown field %s", rest)
 	}
 	return invalid("body", "%s", strings.TrimPrefix(msg, "json: "))
+}
+
+// clip shortens what a client sent before it is echoed in an answer or a
+// log line: at most n bytes (cut at a rune boundary), "…" marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -21,7 +21,10 @@ func ExampleServer_Export() {
 	defer srv.Close()
 	call := func(method, path, body string) []byte {
 		w := httptest.NewRecorder()
-		srv.ServeHTTP(w, httptest.NewRequest(method, path, strings.NewReader(body)))
+		r := httptest.NewRequest(method, path, strings.NewReader(body))
+		r.Host = "localhost" // without a token: loopback names only, JSON bodies
+		r.Header.Set("Content-Type", "application/json")
+		srv.ServeHTTP(w, r)
 		return w.Body.Bytes()
 	}
 	var st struct{ ID string }

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -32,44 +31,97 @@ func (s *Server) Lookup(ctx context.Context, nameOrID string) (api.Study, error)
 	if !errors.Is(err, store.ErrNotFound) {
 		return api.Study{}, err
 	}
-	recs, err := s.st.List(ctx)
+	recs, err := s.st.ListPage(ctx, store.ListQuery{Name: nameOrID, Limit: 1})
 	if err != nil {
 		return api.Study{}, err
 	}
 	for _, rec := range recs {
-		if rec.Name == nameOrID {
-			return studyOf(rec)
-		}
+		return studyOf(rec)
 	}
 	return api.Study{}, notFound("study", "no study with ID or name %q", nameOrID)
 }
 
+// exportChunk is the number of decisions Export copies under the study's
+// lock at a time: between chunks the lock is free for asks and tells, and
+// the export holds one chunk in memory, not the study's history.
+const exportChunk = 1000
+
 // Export writes every decision of the study with ID id to w: as CSV (a
 // header, then one row per decision; see GET /studies/{id}/decisions.csv)
-// or as JSON (an api.DecisionList holding every decision).
+// or as JSON (an api.DecisionList holding every decision). It streams: the
+// decisions made when it starts are copied and written a chunk at a time.
 func (s *Server) Export(ctx context.Context, id, format string, w io.Writer) error {
+	if format != FormatCSV && format != FormatJSON {
+		return invalid("format", "= %q: accepted are %q, %q", format, FormatCSV, FormatJSON)
+	}
 	var st api.StudySpec
-	var recs []api.DecisionRecord
-	err := s.withStudy(ctx, id, true, func(l *live) error {
-		st = l.spec
-		recs = make([]api.DecisionRecord, len(l.decs))
-		for i := range l.decs {
-			recs[i] = l.recordOf(i)
-		}
-		return nil
-	})
-	if err != nil {
+	total := 0
+	recs := make([]api.DecisionRecord, 0, exportChunk)
+	chunk := func(from int, first bool) error {
+		recs = recs[:0]
+		return s.withStudy(ctx, id, first, func(l *live) error {
+			if first {
+				st, total = l.spec, len(l.decs)
+			}
+			for i := from; i < min(from+exportChunk, total, len(l.decs)); i++ {
+				recs = append(recs, l.recordOf(i))
+			}
+			return nil
+		})
+	}
+	if err := chunk(0, true); err != nil {
 		return err
 	}
-	switch format {
-	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(api.DecisionList{Decisions: recs})
-	case FormatCSV:
-		return writeCSV(w, &st, recs)
+	var cw *csv.Writer
+	if format == FormatCSV {
+		cw = csv.NewWriter(w)
+		if err := cw.Write(CSVHeader(&st)); err != nil {
+			return err
+		}
+	} else if total == 0 {
+		_, err := io.WriteString(w, "{\n  \"decisions\": []\n}\n")
+		return err
+	} else if _, err := io.WriteString(w, "{\n  \"decisions\": [\n    "); err != nil {
+		return err
 	}
-	return invalid("format", "= %q: accepted are %q, %q", format, FormatCSV, FormatJSON)
+	for from := 0; from < total; from += exportChunk {
+		if from > 0 {
+			if err := chunk(from, false); err != nil {
+				return err
+			}
+		}
+		if len(recs) == 0 {
+			break // the study changed under us (deleted and restored shorter)
+		}
+		if cw != nil {
+			if err := writeCSVRows(cw, &st, recs); err != nil {
+				return err
+			}
+			continue
+		}
+		for i := range recs {
+			// The layout of json.Encoder with SetIndent("", "  ") of an
+			// api.DecisionList, one record at a time.
+			b, err := json.MarshalIndent(&recs[i], "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if from+i > 0 {
+				if _, err := io.WriteString(w, ",\n    "); err != nil {
+					return err
+				}
+			}
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	if cw != nil {
+		cw.Flush()
+		return cw.Error()
+	}
+	_, err := io.WriteString(w, "\n  ]\n}\n")
+	return err
 }
 
 // CSVHeader is the header of a study's decisions.csv: decision_id, round,
@@ -95,11 +147,8 @@ func CSVHeader(s *api.StudySpec) []string {
 	return h
 }
 
-func writeCSV(w io.Writer, s *api.StudySpec, recs []api.DecisionRecord) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader(s)); err != nil {
-		return err
-	}
+// writeCSVRows writes one row per decision and flushes them.
+func writeCSVRows(cw *csv.Writer, s *api.StudySpec, recs []api.DecisionRecord) error {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	d := spaceDim(&s.Space)
 	for _, r := range recs {
@@ -156,23 +205,63 @@ func writeCSV(w io.Writer, s *api.StudySpec, recs []api.DecisionRecord) error {
 
 // csvText guards a text cell against formula injection: a cell that a
 // spreadsheet would read as a formula (starting with =, +, -, @, tab or
-// carriage return) gets a leading apostrophe (OWASP, "CSV Injection").
+// carriage return) gets a leading apostrophe (OWASP, "CSV Injection"). A
+// plain number such as "-1" or "+2.5e3" is not a formula and is written
+// as it is, so a categorical value reads back unchanged.
 func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
 	}
-	return s
+	if _, err := strconv.ParseFloat(s, 64); err == nil && plainNumber(s) {
+		return s
+	}
+	return "'" + s
+}
+
+// plainNumber reports whether s is a decimal number with an optional sign,
+// fraction and exponent (what ParseFloat accepts, without "Inf", "NaN",
+// hexadecimal or underscores).
+func plainNumber(s string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789+-.eE", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) decisionsCSV(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	// Encode before writing the status: an error stays an error answer.
-	var buf bytes.Buffer
-	if err := s.Export(r.Context(), id, FormatCSV, &buf); err != nil {
-		return err
+	// The CSV streams: the headers go with the first bytes, so an error
+	// before them (no such study) is still an error answer; an error after
+	// them aborts the answer (the client sees a truncated transfer, never
+	// a file that looks complete).
+	sw := &startWriter{w: w, start: func() {
+		h := w.Header()
+		h.Set("Content-Type", "text/csv; charset=utf-8")
+		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", id+"-decisions.csv"))
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+	}}
+	err := s.Export(r.Context(), id, FormatCSV, sw)
+	if err != nil && sw.started {
+		s.log.Warn("decisions.csv aborted", "study", id, "err", err)
+		panic(http.ErrAbortHandler)
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", id+"-decisions.csv"))
-	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// startWriter calls start before the first write.
+type startWriter struct {
+	w       io.Writer
+	start   func()
+	started bool
+}
+
+func (s *startWriter) Write(b []byte) (int, error) {
+	if !s.started {
+		s.started = true
+		s.start()
+	}
+	return s.w.Write(b)
 }

@@ -20,8 +20,9 @@ import (
 //
 //	go test -run '^$' -fuzz FuzzRequests -fuzztime 30s ./service/
 //
-// fuzzOps: create, ask, tell, patch, ask with a fuzzed Idempotency-Key.
-const fuzzOps = 5
+// fuzzOps: create, ask, tell, patch, ask with a fuzzed Idempotency-Key,
+// ask with a fuzzed Host, Origin and Content-Type.
+const fuzzOps = 6
 
 func FuzzRequests(f *testing.F) {
 	spec, _ := json.Marshal(toySpec("seed"))
@@ -48,15 +49,24 @@ func FuzzRequests(f *testing.F) {
 	}
 	st := store.NewMemory()
 	srv := New(st, Options{MaxBodyBytes: 64 << 10, CacheSize: 4})
+	// A request of a local JSON client (httptest's default Host,
+	// example.com, is not a loopback name).
+	newReq := func(method, path, body string) *http.Request {
+		r := httptest.NewRequest(method, path, strings.NewReader(body))
+		r.Host = "127.0.0.1:8080"
+		r.Header.Set("Content-Type", "application/json")
+		return r
+	}
 	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest("POST", "/studies", strings.NewReader(string(spec))))
+	srv.ServeHTTP(rec, newReq("POST", "/studies", string(spec)))
 	var study api.Study
 	if err := json.Unmarshal(rec.Body.Bytes(), &study); err != nil || rec.Code != http.StatusCreated {
 		f.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
-	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/studies/"+study.ID+"/suggestions", strings.NewReader(`{"count":2}`)))
+	srv.ServeHTTP(httptest.NewRecorder(), newReq("POST", "/studies/"+study.ID+"/suggestions", `{"count":2}`))
 	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
 		path, method, key := "/studies", "POST", ""
+		var hdrs []string
 		switch op % fuzzOps {
 		case 1:
 			path = "/studies/" + study.ID + "/suggestions"
@@ -67,6 +77,9 @@ func FuzzRequests(f *testing.F) {
 		case 4: // the body is an Idempotency-Key
 			path, key = "/studies/"+study.ID+"/suggestions", string(body[:min(len(body), 300)])
 			body = nil
+		case 5: // the body is a Host, an Origin and a Content-Type
+			path, hdrs = "/studies/"+study.ID+"/suggestions", strings.SplitN(string(body[:min(len(body), 300)]), "\n", 3)
+			body = nil
 		}
 		rec := httptest.NewRecorder()
 		timer := time.AfterFunc(10*time.Second, func() {
@@ -74,9 +87,19 @@ func FuzzRequests(f *testing.F) {
 			n := runtime.Stack(buf, true)
 			panic(fmt.Sprintf("POST %s %q: still running after 10s\n%s", path, body, buf[:n]))
 		})
-		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
+		req := newReq(method, path, string(body))
 		if key != "" {
 			req.Header["Idempotency-Key"] = []string{key}
+		}
+		for i, h := range hdrs {
+			switch i {
+			case 0:
+				req.Host = h
+			case 1:
+				req.Header["Origin"] = []string{h}
+			case 2:
+				req.Header["Content-Type"] = []string{h}
+			}
 		}
 		srv.ServeHTTP(rec, req)
 		timer.Stop()
@@ -92,7 +115,7 @@ func FuzzRequests(f *testing.F) {
 		if rec.Code == http.StatusCreated { // keep the store small
 			var s api.Study
 			json.Unmarshal(rec.Body.Bytes(), &s)
-			srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("DELETE", "/studies/"+s.ID, nil))
+			srv.ServeHTTP(httptest.NewRecorder(), newReq("DELETE", "/studies/"+s.ID, ""))
 		}
 	})
 }

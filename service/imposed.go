@@ -277,6 +277,9 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 			return conflict("horizon_reached", "reward", "the study has made all %d of its decisions (horizon)", h)
 		}
 		_, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+			if e := s.checkLimits(l, 1); e != nil {
+				return nil, e
+			}
 			now := time.Now().UTC()
 			a, err := l.impose(now, x, imposedMeasured)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/internal/seed"
@@ -107,12 +108,26 @@ type live struct {
 	snapN   int64
 	sinceSn float64
 	bytes   int64 // measured size of the agent state (0: not measured)
+	// measurements of bytes: the log length and agent time since the last
+	// one, and what it cost (maybeMeasure)
+	measureN     int64
+	sinceMeasure float64
+	measureCost  float64
 	// stale marks an agent that may be ahead of or apart from the log (a
 	// failed append): it is dropped and rebuilt by replay.
 	stale bool
 	m     *metrics
 	// queue holds the enqueued points not yet suggested, oldest first.
 	queue [][]float64
+	// vecBytes and keyBytes count the heap of the decisions' vectors and
+	// of the idempotency keys (weight).
+	vecBytes, keyBytes int64
+	// limitLogged: a refusal at a limit was logged (once per study).
+	limitLogged bool
+	// shape is the fingerprint of the agent's types in epoch shapeEpoch-1
+	// (0: not computed).
+	shape      string
+	shapeEpoch int
 }
 
 // newLive prepares the study before any event (the agent is built on first
@@ -213,14 +228,22 @@ func (l *live) hashEvent(ev store.Event) {
 // are rebuilt (the prefix covered by a snapshot).
 func (l *live) applyAll(evs []store.Event, light bool) error {
 	for _, ev := range evs {
-		if ev.Seq != l.n+1 {
-			return fmt.Errorf("study %s: log event %d follows %d: gap in the log", l.id, ev.Seq, l.n)
+		if err := l.applyEvent(ev, light); err != nil {
+			return err
 		}
-		if err := l.apply(ev, light); err != nil {
-			return fmt.Errorf("study %s: replay of log event %d: %w", l.id, ev.Seq, err)
-		}
-		l.appended(ev)
 	}
+	return nil
+}
+
+// applyEvent applies the next log event (see applyAll).
+func (l *live) applyEvent(ev store.Event, light bool) error {
+	if ev.Seq != l.n+1 {
+		return fmt.Errorf("study %s: log event %d follows %d: gap in the log", l.id, ev.Seq, l.n)
+	}
+	if err := l.apply(ev, light); err != nil {
+		return fmt.Errorf("study %s: replay of log event %d: %w", l.id, ev.Seq, err)
+	}
+	l.appended(ev)
 	return nil
 }
 
@@ -264,7 +287,7 @@ func (l *live) apply(ev store.Event, light bool) error {
 				got.ID, got.Arm, got.X, a.ID, a.Arm, a.X)
 		}
 		if a.Key != "" {
-			l.keys[a.Key] = idemRecord{op: "ask", req: a.Req, first: a.ID, count: max(a.Of, 1)}
+			l.setKey(a.Key, idemRecord{op: "ask", req: a.Req, first: a.ID, count: max(a.Of, 1)})
 		}
 		return nil
 	case store.KindTell:
@@ -276,7 +299,7 @@ func (l *live) apply(ev store.Event, light bool) error {
 			return err
 		}
 		if t.Key != "" {
-			l.keys[t.Key] = idemRecord{op: "tell", req: t.Req, resp: t.Resp}
+			l.setKey(t.Key, idemRecord{op: "tell", req: t.Req, resp: t.Resp})
 		}
 		return nil
 	case store.KindEnqueue:
@@ -332,6 +355,7 @@ func (l *live) decide(now time.Time, in roundInput) (askEvent, error) {
 	el := time.Since(start).Seconds()
 	l.m.decide.observe(el)
 	l.sinceSn += el
+	l.sinceMeasure += el
 	if err != nil {
 		return askEvent{}, err
 	}
@@ -364,6 +388,7 @@ func (l *live) decide(now time.Time, in roundInput) (askEvent, error) {
 	}
 	a := askEvent{ID: int64(t), Round: t, Arm: arm, X: append([]float64(nil), x...), Policy: d.Policy, Arms: in.arms, Sample: in.sample}
 	l.decs = append(l.decs, decState{round: t, epoch: l.epoch, arm: a.Arm, x: a.X, policy: a.Policy, created: now})
+	l.vecBytes += allocSize(8*len(a.X)) + allocSize(8*len(a.Policy))
 	return a, nil
 }
 
@@ -375,6 +400,7 @@ func (l *live) record(a askEvent, now time.Time) (askEvent, error) {
 	}
 	got := askEvent{ID: int64(t), Round: t, Arm: a.Arm, X: a.X, Policy: a.Policy}
 	l.decs = append(l.decs, decState{round: t, epoch: l.epoch, arm: a.Arm, x: a.X, policy: a.Policy, created: now})
+	l.vecBytes += allocSize(8*cap(a.X)) + allocSize(8*cap(a.Policy))
 	return got, nil
 }
 
@@ -408,15 +434,18 @@ func (l *live) observe(t tellEvent, light bool) error {
 		el := time.Since(start).Seconds()
 		l.m.observe.observe(el)
 		l.sinceSn += el
+		l.sinceMeasure += el
 		if err != nil {
 			return err
 		}
 	}
 	if t.Reward != nil {
 		d.reward = ptr(*t.Reward)
+		l.vecBytes += 8
 	}
 	if t.Costs != nil {
 		d.costs = append([]float64(nil), t.Costs...)
+		l.vecBytes += allocSize(8 * len(d.costs))
 	}
 	return nil
 }
@@ -547,10 +576,12 @@ func clampFinite(v float64) float64 {
 	return v
 }
 
-// weight is the memory a live study holds: the measured size of its agent
-// state when a snapshot measured it, else an estimate (m+1 posteriors, each
-// with a prior covariance and up to N posterior columns over N points),
-// plus its decisions.
+// weight is the memory a live study holds: its agent's state as measured
+// at the last snapshot or measurement (snap.Size: the graph's data, which
+// matches the heap it takes within a few per cent), else an estimate (m+1
+// posteriors, each with a prior covariance and up to N posterior columns
+// over N points); plus its decisions (the slice, each decision's vectors),
+// idempotency keys, and the study's fixed parts.
 func (l *live) weight() int64 {
 	w := l.bytes
 	if w == 0 {
@@ -560,8 +591,36 @@ func (l *live) weight() int64 {
 		}
 		w = int64(l.b.info.M+1) * 2 * n * n * 8
 	}
-	d := int64(spaceDim(&l.spec.Space)+len(l.spec.Constraints)+16) * 8
-	return w + int64(len(l.decs))*d + 4096
+	return w + l.bookBytes()
+}
+
+// bookBytes is the memory of the study's bookkeeping beside its agent: the
+// decisions and their vectors, the keys, the candidate points.
+func (l *live) bookBytes() int64 {
+	w := int64(cap(l.decs))*int64(unsafe.Sizeof(decState{})) + l.vecBytes
+	w += int64(len(l.keys)) * 160 // key, record and map slot
+	w += l.keyBytes
+	w += int64(len(l.b.points)) * (24 + allocSize(8*spaceDim(&l.spec.Space)))
+	return w + 16<<10
+}
+
+// allocSize is the heap an allocation of n bytes takes (Go's size classes,
+// approximately: 8, 16, then multiples of 16 up to 256, then of 1/8 of the
+// power of two).
+func allocSize(n int) int64 {
+	switch {
+	case n <= 0:
+		return 0
+	case n <= 8:
+		return 8
+	case n <= 256:
+		return int64((n + 15) &^ 15)
+	}
+	step := 1
+	for step*16 < n {
+		step *= 2
+	}
+	return int64((n + step - 1) / step * step)
 }
 
 // cache is an LRU of live studies, bounded by count and by the memory they
@@ -655,4 +714,15 @@ func (c *cache) size() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.bytes
+}
+
+// setKey records what an Idempotency-Key was used for.
+func (l *live) setKey(key string, r idemRecord) {
+	if _, ok := l.keys[key]; !ok {
+		l.keyBytes += allocSize(len(key)) + allocSize(len(r.req))
+		if r.resp != nil {
+			l.keyBytes += 96
+		}
+	}
+	l.keys[key] = r
 }

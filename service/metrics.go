@@ -77,9 +77,30 @@ type metrics struct {
 	restore                       *histogram
 	restoreWaits                  atomic.Uint64
 	snapshots, snapshotErrors     atomic.Uint64
+	snapshotsSkipped              atomic.Uint64
+	snapshotQueued                func() int64
 	snapshotRestores              atomic.Uint64
 	snapshotRejected              atomic.Uint64
 	snapshotEncode, snapshotWrite *histogram
+
+	refusals [len(refusalReasons)]atomic.Uint64
+}
+
+// refusalReasons are the reasons the server refuses or stops a request for
+// (the label of cbandit_refused_total): the browser guards, and the limits
+// of a study or an ask.
+var refusalReasons = [...]string{"forbidden_host", "forbidden_origin", "unsupported_media_type",
+	"decision_limit", "model_limit", "ask_time_limit", "client_gone", "other"}
+
+// refused counts a refusal by its error code (any code not listed counts as
+// "other").
+func (m *metrics) refused(code string) {
+	for i, r := range refusalReasons {
+		if r == code || i == len(refusalReasons)-1 {
+			m.refusals[i].Add(1)
+			return
+		}
+	}
 }
 
 func newMetrics() *metrics {
@@ -88,9 +109,34 @@ func newMetrics() *metrics {
 		snapshotEncode: newHistogram(), snapshotWrite: newHistogram()}
 }
 
+// knownMethods are the request methods the metrics name; any other is
+// counted as "other", so that the label set stays bounded whatever clients
+// send (Prometheus: "do not use labels to store dimensions with high
+// cardinality"; the Go client's promhttp maps unknown methods alike).
+var knownMethods = map[string]string{"GET": "GET", "HEAD": "HEAD", "POST": "POST", "PUT": "PUT", "PATCH": "PATCH",
+	"DELETE": "DELETE", "OPTIONS": "OPTIONS", "CONNECT": "CONNECT", "TRACE": "TRACE"}
+
+// methodLabel is the method's label: itself when known, else "other".
+func methodLabel(m string) string {
+	if l, ok := knownMethods[m]; ok {
+		return l
+	}
+	return "other"
+}
+
+// codeLabel is the status code's label: 100–599 as a number, else "other".
+func codeLabel(code int) string {
+	if code < 100 || code > 599 {
+		return "other"
+	}
+	return strconv.Itoa(code)
+}
+
+// request counts an answer. route must come from a bounded set (the
+// server's patterns, or "other"); method and code are bounded here.
 func (m *metrics) request(route, method string, code int, seconds float64) {
 	m.mu.Lock()
-	m.requests[reqKey{route, method, strconv.Itoa(code)}]++
+	m.requests[reqKey{route, methodLabel(method), codeLabel(code)}]++
 	h := m.latency[route]
 	if h == nil {
 		h = newHistogram()
@@ -166,6 +212,7 @@ func (m *metrics) write(w io.Writer) {
 		{"cbandit_restore_waits_total", "Requests that waited for a restore another request had started (single flight).", &m.restoreWaits},
 		{"cbandit_snapshots_total", "Snapshots of agent state saved.", &m.snapshots},
 		{"cbandit_snapshot_errors_total", "Snapshots not taken or not saved (the study is then restored by replay).", &m.snapshotErrors},
+		{"cbandit_snapshots_skipped_total", "Snapshots not queued (the queue's byte bound) or replaced in the queue by a newer one of the study.", &m.snapshotsSkipped},
 		{"cbandit_snapshot_restores_total", "Studies restored from a snapshot plus the log after it.", &m.snapshotRestores},
 		{"cbandit_snapshot_rejected_total", "Snapshots ignored on restore (another build, a mismatch with the log, a decoding error).", &m.snapshotRejected},
 	} {
@@ -177,10 +224,20 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# HELP cbandit_snapshot_write_seconds Time to save a snapshot in the store (in the background).")
 	fmt.Fprintln(w, "# TYPE cbandit_snapshot_write_seconds histogram")
 	m.snapshotWrite.write(w, "cbandit_snapshot_write_seconds", "")
+	fmt.Fprintln(w, "# HELP cbandit_refused_total Requests refused by a browser guard (no token) or stopped by a limit, by reason.")
+	fmt.Fprintln(w, "# TYPE cbandit_refused_total counter")
+	for i, r := range refusalReasons {
+		fmt.Fprintf(w, "cbandit_refused_total{reason=\"%s\"} %d\n", r, m.refusals[i].Load())
+	}
 	if m.cachedBytes != nil {
 		fmt.Fprintln(w, "# HELP cbandit_cached_bytes Memory held by the studies in memory (measured agent state, or an estimate).")
 		fmt.Fprintln(w, "# TYPE cbandit_cached_bytes gauge")
 		fmt.Fprintf(w, "cbandit_cached_bytes %d\n", m.cachedBytes())
+	}
+	if m.snapshotQueued != nil {
+		fmt.Fprintln(w, "# HELP cbandit_snapshot_queue_bytes Snapshots waiting to be written.")
+		fmt.Fprintln(w, "# TYPE cbandit_snapshot_queue_bytes gauge")
+		fmt.Fprintf(w, "cbandit_snapshot_queue_bytes %d\n", m.snapshotQueued())
 	}
 	if m.cached != nil {
 		fmt.Fprintln(w, "# HELP cbandit_cached_studies Studies held in memory.")

@@ -27,6 +27,7 @@ func (s *tserver) doKey(method, path, key string, body any, out any) (int, http.
 		s.t.Fatal(err)
 	}
 	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)

@@ -174,3 +174,63 @@ func TestPostgresSnapshots(t *testing.T) {
 	}
 	c.do("DELETE", "/studies/"+st.ID, nil, nil)
 }
+
+// TestPostgresPagesLimitsAndBuilds (issue 26): on PostgreSQL, a study is
+// restored from a snapshot another build took (streaming the log), the
+// decision limit holds across replicas, and GET /studies pages.
+func TestPostgresPagesLimitsAndBuilds(t *testing.T) {
+	dsn := postgresDSN(t)
+	stA := openPG(t, dsn)
+	srvA := New(stA, Options{SnapshotEvery: 5, MaxDecisions: 12, Version: "v1"})
+	a := startServer(t, srvA, stA)
+	prefix := fmt.Sprintf("pg-i26-%d", time.Now().UnixNano())
+	spec := toySpec(prefix + "-study")
+	st := a.create(spec)
+	first := play(a, st.ID, 8)
+	srvA.Close()
+	old := buildID
+	buildID = func() string { return "another executable" }
+	defer func() { buildID = old }()
+	stB := openPG(t, dsn)
+	srvB := New(stB, Options{MaxDecisions: 12, Version: "v2"})
+	b := startServer(t, srvB, stB)
+	second := play(b, st.ID, 4)
+	if m := srvB.metrics; m.snapshotRestores.Load() != 1 || m.replays.Load() != 0 {
+		t.Fatalf("restores from snapshot %d, replays %d: want 1, 0", m.snapshotRestores.Load(), m.replays.Load())
+	}
+	ref := newTestServer(t, store.NewMemory(), Options{SnapshotEvery: -1})
+	want := play(ref, ref.create(spec).ID, 12)
+	for i, sg := range append(first, second...) {
+		if !equalVec(sg.X, want[i].X) {
+			t.Fatalf("decision %d: %v, want %v", i+1, sg.X, want[i].X)
+		}
+	}
+	code, raw := a.do("POST", "/studies/"+st.ID+"/suggestions", nil, nil)
+	wantError(t, code, raw, 409, "count")
+	// Pages: this test's studies among whatever the database holds.
+	for i := 0; i < 4; i++ {
+		a.create(toySpec(fmt.Sprintf("%s-%d", prefix, i)))
+	}
+	seen, after := 0, ""
+	for pages := 0; pages < 10000; pages++ {
+		var l api.StudyList
+		path := "/studies?limit=2"
+		if after != "" {
+			path += "&after=" + after
+		}
+		if code, raw := b.do("GET", path, nil, &l); code != 200 {
+			t.Fatalf("%s: %d %s", path, code, raw)
+		}
+		for _, s := range l.Studies {
+			if len(s.Spec.Name) > len(prefix) && s.Spec.Name[:len(prefix)] == prefix {
+				seen++
+			}
+		}
+		if after = l.Next; after == "" {
+			break
+		}
+	}
+	if seen != 5 {
+		t.Fatalf("pages listed %d of this test's 5 studies", seen)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +48,24 @@ const (
 	DefaultSnapshotCost = 250 * time.Millisecond
 	// MaxIdempotencyKey is the longest Idempotency-Key accepted (bytes).
 	MaxIdempotencyKey = 255
+	// DefaultMaxDecisions is the default limit on a study's decisions
+	// (Options.MaxDecisions): a study at the limit holds about 30 MB in
+	// memory (its decisions and their bookkeeping) and restarts from its
+	// snapshot in well under a second; see TestStudyLimits.
+	DefaultMaxDecisions = 100_000
+	// DefaultMaxStudyBytes is the default memory limit of one study
+	// (Options.MaxStudyBytes): a quarter of the default cache, so four
+	// studies at the limit stay live. A GP over a 2-D native box with one
+	// constraint reaches it near 6,900 points in one run (about 10.7·t²
+	// bytes; 70 ms per round there).
+	DefaultMaxStudyBytes = 512 << 20
+	// DefaultSnapshotQueueBytes is the default bound of the snapshots
+	// waiting to be written (Options.SnapshotQueueBytes).
+	DefaultSnapshotQueueBytes = 256 << 20
+	// DefaultMaxAskTime is the default agent time an ask may take
+	// (Options.MaxAskTime): below the 60 s write timeout of cbandit serve,
+	// after which no answer reaches the client anyway.
+	DefaultMaxAskTime = 30 * time.Second
 )
 
 // Options configure a Server.
@@ -76,6 +96,46 @@ type Options struct {
 	// event is logged for it (default 0: decisions wait forever, or until
 	// DELETE /studies/{id}/decisions/{did}).
 	PendingTTL time.Duration
+	// MaxDecisions limits the decisions of a study, all epochs and horizons
+	// together (default DefaultMaxDecisions; negative: no limit). An ask
+	// beyond it is a 409 with code "decision_limit".
+	MaxDecisions int
+	// MaxStudyBytes limits the memory a study holds — its agent's state
+	// as measured (snap.Size, at each snapshot or every SnapshotEvery
+	// events or SnapshotCost of agent time) and its decisions — (default
+	// DefaultMaxStudyBytes; negative: no limit). Asks to a study beyond it
+	// are refused (409, code "model_limit"): a model that grows with its
+	// data (a GP over a native box: memory and time per round ∝ t²) cannot
+	// take the process's memory.
+	MaxStudyBytes int64
+	// SnapshotQueueBytes bounds the snapshots waiting to be written
+	// (default DefaultSnapshotQueueBytes; one snapshot of any size is
+	// always let in): a newer snapshot of a study replaces its queued one,
+	// one that does not fit is skipped (cbandit_snapshots_skipped_total).
+	SnapshotQueueBytes int64
+	// MaxAskCount limits the count of an ask (default MaxSuggestions).
+	MaxAskCount int
+	// MaxAskTime limits the agent time of one ask (default
+	// DefaultMaxAskTime; negative: no limit): an ask for several decisions
+	// that is still deciding after it stops before its next decision and
+	// is refused (422, code "ask_time_limit"); its decisions are not
+	// committed. One decision is always completed (an agent's Decide is
+	// not interrupted).
+	MaxAskTime time.Duration
+	// AllowedHosts extends, for a server without a token, the Host names
+	// it answers beyond the loopback ones (localhost, 127.0.0.0/8, [::1]):
+	// a name or IP ("cbandit.internal"), ".example.com" for a domain and
+	// its subdomains, or "*" for any (ports are not compared). Requests to
+	// other names are refused (403, field "Host"): DNS rebinding.
+	AllowedHosts []string
+	// AllowedOrigins lists the browser origins ("https://app.example.com")
+	// besides the server's own whose requests are taken, and answered with
+	// CORS headers ("*": any). Without a token, a request with another
+	// Origin is refused (403, field "Origin").
+	AllowedOrigins []string
+	// Version names the build in snapshot metas and logs (cbandit serve
+	// sets its version); snapshots are not tied to it.
+	Version string
 	// Logger receives server errors (default: slog.Default()).
 	Logger *slog.Logger
 }
@@ -88,13 +148,13 @@ type Server struct {
 	metrics *metrics
 	mux     *http.ServeMux
 	log     *slog.Logger
+	hosts   hostPolicy
+	origins originPolicy
 
 	flightMu sync.Mutex
 	flights  map[string]*flight // restores under way, by study
 
-	snapMu   sync.Mutex // guards sends on snapCh against Close
-	closed   bool
-	snapCh   chan snapshotJob
+	snapQ    *snapQueue
 	snapDone chan struct{}
 }
 
@@ -122,13 +182,30 @@ func New(st store.Store, opt Options) *Server {
 	if opt.SnapshotCost == 0 {
 		opt.SnapshotCost = DefaultSnapshotCost
 	}
+	if opt.SnapshotQueueBytes <= 0 {
+		opt.SnapshotQueueBytes = DefaultSnapshotQueueBytes
+	}
+	if opt.MaxStudyBytes == 0 {
+		opt.MaxStudyBytes = DefaultMaxStudyBytes
+	}
+	if opt.MaxDecisions == 0 {
+		opt.MaxDecisions = DefaultMaxDecisions
+	}
+	if opt.MaxAskCount <= 0 {
+		opt.MaxAskCount = MaxSuggestions
+	}
+	if opt.MaxAskTime == 0 {
+		opt.MaxAskTime = DefaultMaxAskTime
+	}
 	s := &Server{st: st, opt: opt, cache: newCache(opt.CacheSize, opt.CacheBytes), metrics: newMetrics(), log: opt.Logger,
-		flights: map[string]*flight{}, snapCh: make(chan snapshotJob, 16), snapDone: make(chan struct{})}
+		flights: map[string]*flight{}, snapQ: newSnapQueue(opt.SnapshotQueueBytes), snapDone: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.hosts, s.origins = newHostPolicy(opt.AllowedHosts), newOriginPolicy(opt.AllowedOrigins)
 	s.metrics.cached = s.cache.len
 	s.metrics.cachedBytes = s.cache.size
+	s.metrics.snapshotQueued = s.snapQ.size
 	go s.snapshotWriter()
 	mux := http.NewServeMux()
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
@@ -167,7 +244,7 @@ func New(st store.Store, opt Options) *Server {
 	})
 	mux.Handle("/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{status: http.StatusNotFound, code: "not_found", field: "path",
-			msg: fmt.Sprintf("no endpoint %s %s (see /openapi.json)", r.Method, r.URL.Path)}
+			msg: fmt.Sprintf("no endpoint %s %s (see /openapi.json)", clip(r.Method, 32), clip(r.URL.Path, 200))}
 	}))
 	s.mux = mux
 	return s
@@ -176,12 +253,7 @@ func New(st store.Store, opt Options) *Server {
 // Close waits for the snapshots queued so far to be written; the server
 // must not serve requests afterwards.
 func (s *Server) Close() {
-	s.snapMu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.snapCh)
-	}
-	s.snapMu.Unlock()
+	s.snapQ.close()
 	<-s.snapDone
 }
 
@@ -218,14 +290,33 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 			route = "other"
 		}
 		defer func() {
-			if p := recover(); p != nil {
+			p := recover()
+			if p == http.ErrAbortHandler { // an answer cut short on purpose
+				s.metrics.request(route, r.Method, w.code, time.Since(start).Seconds())
+				panic(p)
+			}
+			if p != nil {
 				s.log.Error("panic in handler", "route", route, "panic", p)
 				if w.code == 0 {
 					writeError(w, internal(fmt.Errorf("internal error")))
 				}
 			}
-			s.metrics.request(route, r.Method, w.code, time.Since(start).Seconds())
+			code := w.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			s.metrics.request(route, r.Method, code, time.Since(start).Seconds())
 		}()
+		if s.cors(w, r) {
+			return // a preflight from an allowed origin
+		}
+		if s.opt.Token == "" {
+			if e := s.guard(r); e != nil {
+				s.metrics.refused(e.code)
+				writeError(w, e)
+				return
+			}
+		}
 		if s.opt.Token != "" && !public(r.URL.Path) && !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cbandit"`)
 			writeError(w, &apiError{status: http.StatusUnauthorized, code: "unauthenticated", field: "Authorization",
@@ -235,7 +326,12 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
 		if err := h(w, r); err != nil {
 			var ae *apiError
-			if !errors.As(err, &ae) {
+			switch {
+			case errors.As(err, &ae):
+			case r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+				// The client went away while the store worked for it.
+				ae = &apiError{status: 499, code: "client_gone", field: "body", msg: "the client closed the request"}
+			default:
 				ae = internal(err)
 			}
 			if ae.status >= 500 {
@@ -252,12 +348,15 @@ func public(path string) bool {
 	return path == "/healthz" || path == "/" || path == "/ui" || strings.HasPrefix(path, ui.Prefix)
 }
 
+// authorized checks the bearer token. The scheme is matched without regard
+// to case and may be followed by several spaces (RFC 7235 §2.1, RFC 6750
+// §2.1); the token itself is compared in constant time.
 func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
+	tok = strings.TrimLeft(tok, " ")
 	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.opt.Token)) == 1
 }
 
@@ -268,15 +367,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding the answer: %w", err)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	jsonHeaders(w.Header())
 	w.WriteHeader(status)
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
 
+// jsonHeaders marks an answer as JSON that no browser may sniff as
+// something else and no cache may keep (OWASP REST Security Cheat Sheet,
+// "Security headers": the API answers carry data, which may be private).
+func jsonHeaders(h http.Header) {
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+}
+
 func writeError(w http.ResponseWriter, e *apiError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	jsonHeaders(w.Header())
 	w.WriteHeader(e.status)
 	json.NewEncoder(w).Encode(e.body())
 }
@@ -286,13 +393,15 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Content-Type", "application/json")
+	jsonHeaders(w.Header())
 	_, err := w.Write(openapiDoc)
 	return err
 }
 
 func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	s.metrics.write(w)
 	return nil
 }
@@ -390,6 +499,13 @@ func studyOf(rec store.Study) (api.Study, error) {
 	return st, nil
 }
 
+// DefaultStudyPage is the default page size of GET /studies.
+const DefaultStudyPage = 50
+
+// listStudies answers GET /studies a page at a time (?limit=, default
+// DefaultStudyPage, at most MaxPageSize; ?after= the "next" of the previous
+// page), oldest first; "next" and a Link header (RFC 8288, rel="next") name
+// the following page.
 func (s *Server) listStudies(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	name, byName := q.Get("name"), q.Has("name")
@@ -398,14 +514,33 @@ func (s *Server) listStudies(w http.ResponseWriter, r *http.Request) error {
 			return e
 		}
 	}
-	recs, err := s.st.List(r.Context())
+	limit := DefaultStudyPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxPageSize {
+			return invalid("limit", "= %q: must be an integer in [1, %d]", clip(v, 40), MaxPageSize)
+		}
+		limit = n
+	}
+	var after store.Cursor
+	if v := q.Get("after"); v != "" {
+		c, ok := parseCursor(v)
+		if !ok {
+			return invalid("after", "= %q: not a cursor of this API (use the \"next\" of the previous page)", clip(v, 80))
+		}
+		after = c
+	}
+	// One more than the page: whether there is a next page.
+	recs, err := s.st.ListPage(r.Context(), store.ListQuery{After: after, Limit: limit + 1, Name: name})
 	if err != nil {
 		return err
 	}
-	out := api.StudyList{Studies: make([]api.Study, 0, len(recs))}
-	for _, rec := range recs {
-		if byName && rec.Name != name {
-			continue
+	out := api.StudyList{Studies: make([]api.Study, 0, min(len(recs), limit))}
+	for i, rec := range recs {
+		if i == limit {
+			last := recs[limit-1]
+			out.Next = formatCursor(store.Cursor{Created: last.Created, ID: last.ID})
+			break
 		}
 		st, err := studyOf(rec)
 		if err != nil {
@@ -413,7 +548,33 @@ func (s *Server) listStudies(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Studies = append(out.Studies, st)
 	}
+	if out.Next != "" {
+		nq := url.Values{"limit": {strconv.Itoa(limit)}, "after": {out.Next}}
+		if byName {
+			nq.Set("name", name)
+		}
+		w.Header().Set("Link", "</studies?"+nq.Encode()+`>; rel="next"`)
+	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// formatCursor encodes a position in the list of studies: opaque to
+// clients.
+func formatCursor(c store.Cursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.Created.UnixNano(), 10) + "." + c.ID))
+}
+
+func parseCursor(v string) (store.Cursor, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return store.Cursor{}, false
+	}
+	ns, id, ok := strings.Cut(string(b), ".")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return store.Cursor{}, false
+	}
+	return store.Cursor{Created: time.Unix(0, n).UTC(), ID: id}, true
 }
 
 func studyNotFound(id string) *apiError {
@@ -485,6 +646,8 @@ func (s *Server) load(ctx context.Context, id string) (*live, error) {
 			// others wait for it too.
 			f.l, f.err = s.restore(context.WithoutCancel(ctx), id)
 			if f.err == nil {
+				f.l.measureN = -measureEvery // measure it now
+				s.maybeMeasure(f.l)
 				f.l = s.cache.put(f.l, f.l.weight())
 			}
 		}()
@@ -511,20 +674,18 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	evs, err := s.st.Events(ctx, id, 0)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, studyNotFound(id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(evs) > 0 && s.opt.SnapshotEvery >= 0 {
-		l, err := s.fromSnapshot(ctx, rec, evs)
+	// The log is read a page at a time (store.Scan): a restore holds the
+	// study's state, not its log.
+	if rec.Len > 0 && s.opt.SnapshotEvery >= 0 {
+		l, err := s.fromSnapshot(ctx, rec)
 		if err == nil {
 			s.metrics.snapshotRestores.Add(1)
-			s.metrics.replayed.Add(uint64(int64(len(evs)) - l.snapN))
+			s.metrics.replayed.Add(uint64(l.n - l.snapN))
 			s.metrics.restore.observe(time.Since(start).Seconds())
 			return l, nil
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, studyNotFound(id)
 		}
 		if !errors.Is(err, errNoSnapshot) {
 			s.metrics.snapshotRejected.Add(1)
@@ -535,14 +696,18 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := l.applyAll(evs, false); err != nil {
+	err = s.st.Scan(ctx, id, 0, func(ev store.Event) error { return l.applyEvent(ev, false) })
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, studyNotFound(id)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := l.ensureAgent(); err != nil {
 		return nil, err
 	}
 	s.metrics.replays.Add(1)
-	s.metrics.replayed.Add(uint64(len(evs)))
+	s.metrics.replayed.Add(uint64(l.n))
 	s.metrics.restore.observe(time.Since(start).Seconds())
 	// A study replayed at length gets a snapshot now rather than at its
 	// next multiple of SnapshotEvery.
@@ -625,6 +790,10 @@ func (s *Server) update(ctx context.Context, l *live, act func() ([]store.Event,
 		l.appended(ev)
 	}
 	s.maybeSnapshot(l)
+	s.maybeMeasure(l)
+	if len(out) > 0 {
+		s.cache.reweigh(l, l.weight())
+	}
 	return out, nil
 }
 
@@ -723,10 +892,11 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	if e != nil {
 		return e
 	}
-	req, e := decodeSuggest(body)
+	req, e := decodeSuggest(body, s.opt.MaxAskCount)
 	if e != nil {
 		return e
 	}
+	ctx := r.Context()
 	hash := requestHash("ask", req)
 	var resp api.SuggestResponse
 	replayed := false
@@ -758,6 +928,9 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 					"the study has made %d of its %d decisions (horizon): %d more requested; PATCH /studies/%s raises the horizon",
 					len(l.decs), h, req.Count, l.id)
 			}
+			if e := s.checkLimits(l, req.Count); e != nil {
+				return nil, e
+			}
 			now := time.Now().UTC()
 			evs := s.expire(l, now)
 			for _, ev := range evs {
@@ -767,7 +940,27 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 					return evs, algorithmFailed(l.id, fmt.Errorf("abandon: %w", err))
 				}
 			}
+			begin := time.Now()
 			for k := 0; k < req.Count; k++ {
+				// Before each decision: is anybody still waiting, and is
+				// the ask within its time? If not, the decisions made so
+				// far are not committed: the error drops the live study
+				// (moved), which is rebuilt from the log as it was.
+				if err := ctx.Err(); err != nil {
+					s.metrics.refused("client_gone")
+					s.log.Info("ask stopped: the client went away", "study", l.id, "count", req.Count, "decided", k,
+						"seconds", time.Since(begin).Seconds())
+					return evs, &apiError{status: 499, code: "client_gone", field: "count",
+						msg: fmt.Sprintf("the client closed the request after %d of %d decisions; none was committed", k, req.Count)}
+				}
+				if el := time.Since(begin); k > 0 && s.opt.MaxAskTime > 0 && el > s.opt.MaxAskTime {
+					s.metrics.refused("ask_time_limit")
+					s.log.Warn("ask stopped at the time limit", "study", l.id, "count", req.Count, "decided", k,
+						"seconds", el.Seconds(), "limit", s.opt.MaxAskTime)
+					return evs, &apiError{status: http.StatusUnprocessableEntity, code: "ask_time_limit", field: "count",
+						msg: fmt.Sprintf("= %d: the ask had made %d decision(s) in %.1f s, beyond this server's limit of %v per ask (--max-ask-time); none was committed: ask for fewer at a time (count ≤ %d)",
+							req.Count, k, el.Seconds(), s.opt.MaxAskTime, max(k-1, 1))}
+				}
 				var a askEvent
 				var err error
 				if len(l.queue) > 0 { // a point a person enqueued comes first
@@ -780,7 +973,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 				}
 				if k == 0 && key != "" {
 					a.Key, a.Req, a.Of = key, hash, req.Count
-					l.keys[key] = idemRecord{op: "ask", req: hash, first: a.ID, count: req.Count}
+					l.setKey(key, idemRecord{op: "ask", req: hash, first: a.ID, count: req.Count})
 				}
 				data, _ := json.Marshal(a)
 				evs = append(evs, store.Event{Kind: store.KindAsk, Data: data})
@@ -810,7 +1003,32 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, resp)
 }
 
-func decodeSuggest(body []byte) (api.SuggestRequest, *apiError) {
+// checkLimits refuses an ask of count decisions that would take the study
+// beyond a limit of the server; the first refusal of each study is logged.
+func (s *Server) checkLimits(l *live, count int) *apiError {
+	var e *apiError
+	if m := s.opt.MaxDecisions; m > 0 && len(l.decs)+count > m {
+		e = conflict("decision_limit", "count",
+			"= %d: the study has made %d decisions, this server keeps at most %d per study (--max-decisions): %d more can be asked; an operator can raise the limit, or continue in a new study",
+			count, len(l.decs), m, max(m-len(l.decs), 0))
+	}
+	if m := s.opt.MaxStudyBytes; e == nil && m > 0 && l.weight() > m {
+		e = conflict("model_limit", "count",
+			"the study holds %.0f MiB in memory (its algorithm's state after %d decisions of its current run, and its decisions), beyond this server's limit of %.0f MiB per study (--max-study-mib); an operator can raise the limit; or continue in a new study (fewer points or dimensions, or a horizon: each run of the algorithm starts empty)",
+			float64(l.weight())/(1<<20), len(l.decs)-l.epochStart, float64(m)/(1<<20))
+	}
+	if e == nil {
+		return nil
+	}
+	s.metrics.refused(e.code)
+	if !l.limitLogged {
+		l.limitLogged = true
+		s.log.Warn("study at a limit: asks refused", "study", l.id, "code", e.code, "err", e.msg)
+	}
+	return e
+}
+
+func decodeSuggest(body []byte, maxCount int) (api.SuggestRequest, *apiError) {
 	var req api.SuggestRequest
 	if body != nil {
 		if e := decodeJSON(body, &req); e != nil {
@@ -820,8 +1038,8 @@ func decodeSuggest(body []byte) (api.SuggestRequest, *apiError) {
 	if req.Count == 0 {
 		req.Count = 1
 	}
-	if req.Count < 1 || req.Count > MaxSuggestions {
-		return req, invalid("count", "= %d: must be in [1, %d]", req.Count, MaxSuggestions)
+	if req.Count < 1 || req.Count > maxCount {
+		return req, invalid("count", "= %d: must be in [1, %d] (this server's limit per ask, --max-ask-count)", req.Count, maxCount)
 	}
 	for _, m := range []struct {
 		field string
@@ -1002,7 +1220,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 				return nil, algorithmFailed(l.id, fmt.Errorf("observe: %w", err))
 			}
 			if key != "" {
-				l.keys[key] = idemRecord{op: "tell", req: hash, resp: t.Resp}
+				l.setKey(key, idemRecord{op: "tell", req: hash, resp: t.Resp})
 			}
 			data, _ := json.Marshal(t)
 			return []store.Event{{Kind: store.KindTell, Data: data}}, nil

@@ -76,6 +76,9 @@ func (s *tserver) do(method, path string, body any, out any) (int, []byte) {
 	if s.tok != "" {
 		req.Header.Set("Authorization", "Bearer "+s.tok)
 	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)

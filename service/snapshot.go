@@ -9,13 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/snap"
 	"github.com/cbandit/cbandit/store"
 )
@@ -30,10 +29,12 @@ import (
 
 const snapshotMagic = "cbandit-snapshot\n"
 
-// snapshotVersion changes with the layout or the meaning of the meta.
-const snapshotVersion = 1
+// snapshotVersion changes with the layout or the meaning of the meta (2:
+// snapshots are versioned by the shape of the agent state, not the build).
+const snapshotVersion = 2
 
-// snapshotMeta says what a snapshot is of; every field is checked on load.
+// snapshotMeta says what a snapshot is of; every field but Build is checked
+// on load.
 type snapshotMeta struct {
 	Version   int    `json:"version"`
 	Study     string `json:"study"`
@@ -42,24 +43,21 @@ type snapshotMeta struct {
 	Epoch     int    `json:"epoch"`
 	Decisions int    `json:"decisions"`
 	Algorithm string `json:"algorithm"`
-	Build     string `json:"build"`
+	// Shape is the fingerprint of the agent's type graph (snap.Fingerprint
+	// of a freshly built agent of the study's epoch): a build whose agent
+	// types have the same shapes restores the snapshot, another replays
+	// the whole log.
+	Shape string `json:"shape"`
+	// Build names the build that took the snapshot, for the operator's
+	// information (logs); it is not checked.
+	Build string `json:"build"`
 }
 
-// buildID names the build: snapshots of another build are ignored (the
-// agents' code may differ in ways no type shape shows). It is the SHA-256 of
-// the running executable (any rebuild with a change differs), or, when the
-// executable cannot be read, the module version and VCS revision.
+// buildID names the running build in snapshot metas: Options.Version when
+// set (cbandit serve sets its version), else the module version and VCS
+// revision of the executable. Tests replace it to stand for another build.
 var buildID = sync.OnceValue(func() string {
 	id := runtime.Version()
-	if exe, err := os.Executable(); err == nil {
-		if f, err := os.Open(exe); err == nil {
-			defer f.Close()
-			h := sha256.New()
-			if _, err := io.Copy(h, f); err == nil {
-				return id + " exe:" + hex.EncodeToString(h.Sum(nil))
-			}
-		}
-	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		id += " " + bi.Main.Path + "@" + bi.Main.Version
 		for _, s := range bi.Settings {
@@ -71,17 +69,51 @@ var buildID = sync.OnceValue(func() string {
 	return id
 })
 
+// build is the name of this build in snapshot metas.
+func (s *Server) build() string {
+	if s.opt.Version != "" {
+		return s.opt.Version + " (" + runtime.Version() + ")"
+	}
+	return buildID()
+}
+
+// shapeOf returns the fingerprint of the type graph of the study's agent in
+// its current epoch, computed once per epoch from a freshly built agent
+// (fresh is one, or nil to build one).
+func (l *live) shapeOf(fresh bandit.Agent) (string, error) {
+	if l.shapeEpoch == l.epoch+1 {
+		return l.shape, nil
+	}
+	if fresh == nil {
+		a, e := l.b.newAgent(&l.spec, l.epochLen, l.epochSeed(l.epoch))
+		if e != nil {
+			return "", fmt.Errorf("study %s: stored definition: %v", l.id, e)
+		}
+		fresh = a
+	}
+	fp, err := snap.Fingerprint(fresh)
+	if err != nil {
+		return "", err
+	}
+	l.shape, l.shapeEpoch = hex.EncodeToString(fp[:]), l.epoch+1
+	return l.shape, nil
+}
+
 // takeSnapshot encodes the study's agent as it stands (under l.mu).
-func (l *live) takeSnapshot() ([]byte, error) {
+func (l *live) takeSnapshot(build string) ([]byte, error) {
 	if l.agent == nil {
 		return nil, fmt.Errorf("no agent to save")
+	}
+	shape, err := l.shapeOf(nil)
+	if err != nil {
+		return nil, err
 	}
 	state, err := snap.Encode(l.agent)
 	if err != nil {
 		return nil, err
 	}
 	meta, err := json.Marshal(snapshotMeta{Version: snapshotVersion, Study: l.id, Seq: l.n, Chain: hex.EncodeToString(l.chain[:]),
-		Epoch: l.epoch, Decisions: len(l.decs), Algorithm: l.spec.Algorithm, Build: buildID()})
+		Epoch: l.epoch, Decisions: len(l.decs), Algorithm: l.spec.Algorithm, Shape: shape, Build: build})
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +154,16 @@ func parseSnapshot(data []byte) (snapshotMeta, []byte, error) {
 // errNoSnapshot: the study has no usable snapshot (not an error to log).
 var errNoSnapshot = errors.New("no snapshot")
 
+// errShapeChanged: the snapshot is of an agent state of another shape (an
+// upgrade changed the algorithm's types).
+var errShapeChanged = errors.New("snapshot of another shape")
+
 // fromSnapshot rebuilds a study from its latest snapshot and the log after
-// it. Any mismatch — another build, another study, a log whose prefix does
+// it. Any mismatch — an agent state of another shape, another study, a log whose prefix does
 // not hash to the snapshot's chain, a state that does not decode, a replayed
 // decision that differs from the log — returns an error, and the caller
 // replays the whole log instead.
-func (s *Server) fromSnapshot(ctx context.Context, rec store.Study, evs []store.Event) (*live, error) {
+func (s *Server) fromSnapshot(ctx context.Context, rec store.Study) (*live, error) {
 	sn, err := s.st.GetSnapshot(ctx, rec.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errNoSnapshot
@@ -142,12 +178,10 @@ func (s *Server) fromSnapshot(ctx context.Context, rec store.Study, evs []store.
 	switch {
 	case meta.Version != snapshotVersion:
 		return nil, fmt.Errorf("version %d, this server writes %d", meta.Version, snapshotVersion)
-	case meta.Build != buildID():
-		return nil, fmt.Errorf("taken by build %q, this is %q", meta.Build, buildID())
 	case meta.Study != rec.ID || meta.Seq != sn.Seq:
 		return nil, fmt.Errorf("of study %s at event %d, stored as %s at %d", meta.Study, meta.Seq, rec.ID, sn.Seq)
-	case meta.Seq < 1 || meta.Seq > int64(len(evs)):
-		return nil, fmt.Errorf("at event %d, the log has %d", meta.Seq, len(evs))
+	case meta.Seq < 1 || meta.Seq > rec.Len:
+		return nil, fmt.Errorf("at event %d, the log has %d", meta.Seq, rec.Len)
 	}
 	l, err := newLive(rec, s.metrics)
 	if err != nil {
@@ -156,20 +190,44 @@ func (s *Server) fromSnapshot(ctx context.Context, rec store.Study, evs []store.
 	if meta.Algorithm != l.spec.Algorithm {
 		return nil, fmt.Errorf("of algorithm %q, the study runs %q", meta.Algorithm, l.spec.Algorithm)
 	}
-	if err := l.applyAll(evs[:meta.Seq], true); err != nil {
+	// The prefix the snapshot covers is read back without the agent; at
+	// its end the snapshot is checked and decoded; the rest is replayed.
+	decoded := false
+	atPrefix := func() error {
+		if hex.EncodeToString(l.chain[:]) != meta.Chain || l.epoch != meta.Epoch || len(l.decs) != meta.Decisions {
+			return fmt.Errorf("does not match the log (chain, epoch %d vs %d, decisions %d vs %d)", meta.Epoch, l.epoch, meta.Decisions, len(l.decs))
+		}
+		if err := l.ensureAgent(); err != nil {
+			return err
+		}
+		shape, err := l.shapeOf(l.agent) // fresh: nothing decided yet
+		if err != nil {
+			return err
+		}
+		if shape != meta.Shape {
+			return fmt.Errorf("%w: the agent state's shape changed since build %q took it (fingerprint %.12s…, now %.12s…)",
+				errShapeChanged, meta.Build, meta.Shape, shape)
+		}
+		if err := snap.Decode(state, l.agent); err != nil {
+			return err
+		}
+		decoded = true
+		return nil
+	}
+	err = s.st.Scan(ctx, rec.ID, 0, func(ev store.Event) error {
+		if err := l.applyEvent(ev, !decoded); err != nil {
+			return err
+		}
+		if l.n == meta.Seq {
+			return atPrefix()
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if hex.EncodeToString(l.chain[:]) != meta.Chain || l.epoch != meta.Epoch || len(l.decs) != meta.Decisions {
-		return nil, fmt.Errorf("does not match the log (chain, epoch %d vs %d, decisions %d vs %d)", meta.Epoch, l.epoch, meta.Decisions, len(l.decs))
-	}
-	if err := l.ensureAgent(); err != nil {
-		return nil, err
-	}
-	if err := snap.Decode(state, l.agent); err != nil {
-		return nil, err
-	}
-	if err := l.applyAll(evs[meta.Seq:], false); err != nil {
-		return nil, err
+	if !decoded {
+		return nil, fmt.Errorf("at event %d, the log has %d", meta.Seq, l.n)
 	}
 	l.snapN = meta.Seq
 	l.bytes = int64(len(state))
@@ -183,20 +241,107 @@ type snapshotJob struct {
 	data []byte
 }
 
+// snapQueue holds the snapshots waiting for the writer: at most one per
+// study (a newer one replaces it) and, beyond the first, at most max bytes
+// in all; a snapshot that does not fit is skipped (the study keeps its
+// previous one: a restore replays a little more).
+type snapQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	jobs   map[string]snapshotJob
+	order  []string // study IDs in arrival order
+	bytes  int64
+	max    int64
+	closed bool
+}
+
+func newSnapQueue(max int64) *snapQueue {
+	q := &snapQueue{jobs: map[string]snapshotJob{}, max: max}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// put queues j; it reports whether j was queued (replaced: whether an
+// older snapshot of the study was dropped for it).
+func (q *snapQueue) put(j snapshotJob) (queued, replaced bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false, false
+	}
+	size := int64(len(j.data))
+	old, had := q.jobs[j.id]
+	if had {
+		size -= int64(len(old.data))
+	}
+	if len(q.jobs) > 0 && q.bytes+size > q.max && !(had && len(q.jobs) == 1) {
+		return false, false
+	}
+	if !had {
+		q.order = append(q.order, j.id)
+	}
+	q.jobs[j.id] = j
+	q.bytes += size
+	q.cond.Signal()
+	return true, had
+}
+
+// take waits for the oldest job; ok is false once the queue is closed and
+// empty.
+func (q *snapQueue) take() (j snapshotJob, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.order) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.order) == 0 {
+		return j, false
+	}
+	id := q.order[0]
+	q.order = q.order[1:]
+	j = q.jobs[id]
+	delete(q.jobs, id)
+	q.bytes -= int64(len(j.data))
+	return j, true
+}
+
+func (q *snapQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+func (q *snapQueue) size() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.bytes
+}
+
 // maybeSnapshot takes a snapshot of l (under l.mu) when SnapshotEvery
 // events have passed since the last one, or the agent has worked
-// SnapshotCost since, and queues it for the writer.
+// SnapshotCost since, and queues it for the writer. With snapshots off it
+// still measures the agent's state on that schedule (the study's weight in
+// the cache and its memory limit).
 func (s *Server) maybeSnapshot(l *live) {
-	if s.opt.SnapshotEvery < 0 || l.agent == nil || l.n == l.snapN {
+	if l.agent == nil || l.n == l.snapN {
 		return
 	}
-	byCount := l.n-l.snapN >= int64(s.opt.SnapshotEvery)
+	every := int64(s.opt.SnapshotEvery)
+	if every < 0 {
+		every = DefaultSnapshotEvery
+	}
+	byCount := l.n-l.snapN >= every
 	byCost := s.opt.SnapshotCost > 0 && l.sinceSn >= s.opt.SnapshotCost.Seconds()
 	if !byCount && !byCost {
 		return
 	}
+	if s.opt.SnapshotEvery < 0 {
+		l.snapN, l.sinceSn = l.n, 0
+		return
+	}
 	start := time.Now()
-	data, err := l.takeSnapshot()
+	data, err := l.takeSnapshot(s.build())
 	l.snapN = l.n // also after a failure: do not retry every event
 	if err != nil {
 		s.metrics.snapshotErrors.Add(1)
@@ -205,24 +350,53 @@ func (s *Server) maybeSnapshot(l *live) {
 	}
 	s.metrics.snapshotEncode.observe(time.Since(start).Seconds())
 	l.sinceSn = 0
-	l.bytes = int64(len(data))
+	l.bytes, l.measureN, l.sinceMeasure = int64(len(data)), l.n, 0
 	s.cache.reweigh(l, l.weight())
-	s.snapMu.Lock()
-	defer s.snapMu.Unlock()
-	if s.closed {
+	queued, replaced := s.snapQ.put(snapshotJob{id: l.id, seq: l.n, data: data})
+	if replaced {
+		s.metrics.snapshotsSkipped.Add(1)
+	}
+	if !queued {
+		s.metrics.snapshotsSkipped.Add(1) // the writer is behind: skip this one
+		s.log.Info("snapshot skipped: the snapshot queue is full", "study", l.id, "bytes", len(data),
+			"queued_bytes", s.snapQ.size(), "limit", s.opt.SnapshotQueueBytes)
+	}
+}
+
+// measureEvery is the number of log events after which a study's agent
+// is measured again (maybeMeasure), whatever its cost.
+const measureEvery = 1000
+
+// maybeMeasure measures the agent's state (snap.Size: a walk of its graph,
+// without copying) when it was never measured, when measureEvery events
+// have passed, or when the agent has worked 20 times what the last
+// measurement cost: the figure stays current for models that grow with
+// their data, at most about 5 % of the agent's time.
+func (s *Server) maybeMeasure(l *live) {
+	if l.agent == nil {
 		return
 	}
-	select {
-	case s.snapCh <- snapshotJob{id: l.id, seq: l.n, data: data}:
-	default:
-		s.metrics.snapshotErrors.Add(1) // the writer is behind: skip this one
+	if l.bytes != 0 && l.n-l.measureN < measureEvery && l.sinceMeasure < 20*l.measureCost {
+		return
+	}
+	start := time.Now()
+	n, err := snap.Size(l.agent)
+	l.measureCost = time.Since(start).Seconds()
+	l.measureN, l.sinceMeasure = l.n, 0
+	if err == nil && n > 0 {
+		l.bytes = n
+		s.cache.reweigh(l, l.weight())
 	}
 }
 
 // snapshotWriter saves queued snapshots, off the request path.
 func (s *Server) snapshotWriter() {
 	defer close(s.snapDone)
-	for j := range s.snapCh {
+	for {
+		j, ok := s.snapQ.take()
+		if !ok {
+			return
+		}
 		start := time.Now()
 		err := s.st.PutSnapshot(context.Background(), j.id, store.Snapshot{Seq: j.seq, Data: j.data})
 		if err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -214,8 +214,11 @@ func TestSnapshotMismatchIgnored(t *testing.T) {
 			sn.Seq++
 			return sn
 		}},
-		{"other build", func(sn store.Snapshot) store.Snapshot {
-			return reframe(t, sn, func(m *snapshotMeta) { m.Build += "x" })
+		{"agent state of another shape", func(sn store.Snapshot) store.Snapshot {
+			return reframe(t, sn, func(m *snapshotMeta) { m.Shape = strings.Repeat("0", 64) })
+		}},
+		{"older format", func(sn store.Snapshot) store.Snapshot {
+			return reframe(t, sn, func(m *snapshotMeta) { m.Version = 1; m.Shape = "" })
 		}},
 		{"log prefix differs", func(sn store.Snapshot) store.Snapshot {
 			return reframe(t, sn, func(m *snapshotMeta) { m.Chain = strings.Repeat("0", 64) })
@@ -256,6 +259,46 @@ func TestSnapshotMismatchIgnored(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSnapshotAcrossBuilds (issue 26, 7): a snapshot taken by another
+// build (another version, another executable) whose agent state has the
+// same shape is restored, not replayed, and the decisions go on as an
+// uninterrupted server's.
+func TestSnapshotAcrossBuilds(t *testing.T) {
+	mem := store.NewMemory()
+	srvA := New(mem, Options{SnapshotEvery: 5, Version: "v1.0.0"})
+	a := startServer(t, srvA, mem)
+	spec := toySpec("builds")
+	st := a.create(spec)
+	first := play(a, st.ID, 8)
+	srvA.Close()
+	sn, err := mem.GetSnapshot(context.Background(), st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, _, _ := parseSnapshot(sn.Data)
+	if !strings.HasPrefix(meta.Build, "v1.0.0 ") || len(meta.Shape) != 64 {
+		t.Fatalf("meta %+v", meta)
+	}
+	// Another build: another version string and another build identity.
+	old := buildID
+	buildID = func() string { return "another executable" }
+	defer func() { buildID = old }()
+	srvB := New(mem, Options{SnapshotEvery: 1000, Version: "v1.0.1"})
+	b := startServer(t, srvB, mem)
+	second := play(b, st.ID, 4)
+	if m := srvB.metrics; m.snapshotRestores.Load() != 1 || m.snapshotRejected.Load() != 0 || m.replays.Load() != 0 {
+		t.Fatalf("restores from snapshot %d, rejected %d, replays %d: want 1, 0, 0",
+			m.snapshotRestores.Load(), m.snapshotRejected.Load(), m.replays.Load())
+	}
+	ref := newTestServer(t, store.NewMemory(), Options{SnapshotEvery: -1})
+	want := play(ref, ref.create(spec).ID, 12)
+	for i, sg := range append(first, second...) {
+		if !equalVec(sg.X, want[i].X) {
+			t.Fatalf("decision %d: %v, want %v", i+1, sg.X, want[i].X)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
@@ -69,12 +70,24 @@ func checkName(field, s string) *apiError {
 	if len(s) > maxNameLen {
 		return invalid(field, "is %d bytes long, at most %d allowed", len(s), maxNameLen)
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return invalid(field, "%q contains a control character", s)
+	if !utf8.ValidString(s) {
+		return invalid(field, "%q is not valid UTF-8", s)
+	}
+	for i, r := range s {
+		if invisible(r) {
+			return invalid(field, "%q holds the invisible or control character %U at byte %d: names may not hold control (Cc), format (Cf: bidirectional overrides such as U+202E, U+FEFF, zero-width characters) or line and paragraph separator characters", s, r, i)
 		}
 	}
 	return nil
+}
+
+// invisible reports the characters a name may not hold: controls (Cc),
+// format characters (Cf: bidirectional controls such as U+202E, zero-width
+// characters, U+FEFF) and the line and paragraph separators (Zl, Zp), which
+// can make a name display as another one (Unicode Technical Report #36,
+// "Unicode Security Considerations"; CVE-2021-42574, "Trojan Source").
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 func checkVector(field string, v []float64) *apiError {

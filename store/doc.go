@@ -7,11 +7,17 @@
 // Three implementations share the Store interface:
 //
 //   - SQLite (Open("sqlite:FILE")): an embedded file, the default. It uses
-//     the pure-Go driver modernc.org/sqlite in WAL mode with
-//     locking_mode=EXCLUSIVE: one process owns the file (a second `cbandit
-//     serve` on it fails at start), so that process's in-memory view is
-//     authoritative. Appends from concurrent requests are group-committed:
-//     one writer goroutine writes every waiting append in one transaction.
+//     the pure-Go driver modernc.org/sqlite in WAL mode. One process owns
+//     the file through an advisory lock (flock) on FILE-lock (a second
+//     `cbandit serve` on it fails at start), so that process's in-memory
+//     view of each log's length is authoritative. Appends from concurrent
+//     requests are group-committed: one writer goroutine writes every
+//     waiting append in one transaction on the one writer connection,
+//     which also updates each study's log length and decision count in the
+//     studies table; reads go through a pool of read-only connections,
+//     which in WAL mode neither wait for the writer nor make it wait, and
+//     never count a log (a database written before the counters gets them
+//     from its log once, when opened).
 //     synchronous=FULL by default: an acknowledged append survives a kill
 //     of the process and a loss of power (an fsync per group commit);
 //     `?sync=normal` survives a kill of the process but may lose the
@@ -22,6 +28,10 @@
 //     other replicas since the caller's last known length to the caller
 //     before it acts.
 //   - Memory (Open("memory:")): for tests; nothing survives the process.
+//
+// Logs are read a page at a time (Scan, ScanPage events per query): a
+// restore holds one page, not the log, and no connection is held while
+// the caller works. ListPage pages the studies by (creation time, ID).
 //
 // Each store also keeps the latest snapshot of each study's live agent
 // (PutSnapshot, GetSnapshot): an optimisation the service validates against

@@ -73,6 +73,52 @@ func (m *Memory) List(context.Context) ([]Study, error) {
 	return out, nil
 }
 
+// ListPage implements Store.
+func (m *Memory) ListPage(ctx context.Context, q ListQuery) ([]Study, error) {
+	all, _ := m.List(ctx)
+	out := []Study{}
+	for _, s := range all {
+		if (q.Name == "" || s.Name == q.Name) && q.After.Before(s) {
+			out = append(out, s)
+			if q.Limit > 0 && len(out) == q.Limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Scan implements Store, a page of events at a time under the lock.
+func (m *Memory) Scan(ctx context.Context, id string, after int64, fn func(Event) error) error {
+	m.mu.Lock()
+	s, ok := m.studies[id]
+	var n int64
+	if ok {
+		n = int64(len(s.events))
+	}
+	m.mu.Unlock()
+	if !ok {
+		return ErrNotFound
+	}
+	after = max(after, 0)
+	for after < n {
+		m.mu.Lock()
+		end := min(after+ScanPage, n, int64(len(s.events)))
+		page := append([]Event(nil), s.events[after:end]...)
+		m.mu.Unlock()
+		if len(page) == 0 {
+			return nil
+		}
+		for _, e := range page {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		after = end
+	}
+	return ctx.Err()
+}
+
 // Delete implements Store.
 func (m *Memory) Delete(_ context.Context, id string) error {
 	unlock := m.locks.lock(id)

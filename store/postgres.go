@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS cbandit_snapshots (
 	seq   BIGINT NOT NULL,
 	data  BYTEA NOT NULL
 );
+CREATE INDEX IF NOT EXISTS cbandit_studies_created ON cbandit_studies (created, id);
 `
 
 // OpenPostgres connects to the database at dsn and creates the tables if
@@ -117,8 +118,26 @@ func (p *Postgres) Get(ctx context.Context, id string) (Study, error) {
 
 // List implements Store.
 func (p *Postgres) List(ctx context.Context) ([]Study, error) {
-	rows, err := p.pool.Query(ctx,
-		`SELECT id, name, spec, created, log_len, asks FROM cbandit_studies ORDER BY created, id`)
+	return p.ListPage(ctx, ListQuery{})
+}
+
+// ListPage implements Store.
+func (p *Postgres) ListPage(ctx context.Context, q ListQuery) ([]Study, error) {
+	query, args := `SELECT id, name, spec, created, log_len, asks FROM cbandit_studies WHERE true`, []any{}
+	if q.Name != "" {
+		args = append(args, q.Name)
+		query += fmt.Sprintf(` AND name = $%d`, len(args))
+	}
+	if !q.After.Created.IsZero() || q.After.ID != "" {
+		args = append(args, q.After.Created, q.After.ID)
+		query += fmt.Sprintf(` AND (created, id) > ($%d, $%d)`, len(args)-1, len(args))
+	}
+	query += ` ORDER BY created, id`
+	if q.Limit > 0 {
+		args = append(args, q.Limit)
+		query += fmt.Sprintf(` LIMIT $%d`, len(args))
+	}
+	rows, err := p.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list studies: %w", err)
 	}
@@ -226,6 +245,51 @@ func (p *Postgres) Events(ctx context.Context, id string, after int64) ([]Event,
 		return nil, nil
 	}
 	return pgEvents(ctx, p.pool, id, after)
+}
+
+// Scan implements Store: a page of the log per query, so that no
+// connection is held while fn runs.
+func (p *Postgres) Scan(ctx context.Context, id string, after int64, fn func(Event) error) error {
+	var n int64
+	err := p.pool.QueryRow(ctx, `SELECT log_len FROM cbandit_studies WHERE id = $1`, id).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: read log: %w", err)
+	}
+	page := make([]Event, 0, min(ScanPage, max(n-after, 0)))
+	for after < n {
+		page = page[:0]
+		rows, err := p.pool.Query(ctx, `SELECT seq, kind, data, at FROM cbandit_events WHERE study = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
+			id, after, n, ScanPage)
+		if err != nil {
+			return fmt.Errorf("store: read log: %w", err)
+		}
+		for rows.Next() {
+			var e Event
+			if err := rows.Scan(&e.Seq, &e.Kind, &e.Data, &e.Time); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: read log: %w", err)
+			}
+			e.Time = e.Time.UTC()
+			page = append(page, e)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store: read log: %w", err)
+		}
+		if len(page) == 0 {
+			return nil // deleted meanwhile
+		}
+		for _, e := range page {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		after = page[len(page)-1].Seq
+	}
+	return nil
 }
 
 // Update implements Store.

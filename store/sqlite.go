@@ -14,8 +14,20 @@ import (
 )
 
 // SQLite is the embedded Store: one file, owned by one process.
+//
+// Writes go through one connection (db), reads through a pool of
+// read-only connections (rd): in WAL mode readers see the last commit and
+// neither wait for the writer nor make it wait (SQLite, "Write-Ahead
+// Logging": "readers do not block writers and a writer does not block
+// readers"). The file is owned by one process through an advisory lock on
+// a lock file beside it (FILE-lock), so that the process's view of each
+// log's length is authoritative. The studies table keeps each log's length
+// and number of decisions, updated with every append, so that reading a
+// study never counts its log.
 type SQLite struct {
-	db     *sql.DB
+	db     *sql.DB // the writer: one connection
+	rd     *sql.DB // readers
+	unlock func()  // releases the process lock
 	path   string
 	locks  keyedMutex
 	lensMu sync.Mutex
@@ -54,7 +66,11 @@ CREATE TABLE IF NOT EXISTS snapshots (
 	seq   INTEGER NOT NULL,
 	data  BLOB NOT NULL
 );
+CREATE INDEX IF NOT EXISTS studies_created ON studies (created, id);
 `
+
+// sqliteReaders is the size of the read pool.
+const sqliteReaders = 4
 
 // OpenSQLite opens (creating if needed) the database file at path. The
 // default synchronous=FULL makes a committed append durable across power
@@ -83,29 +99,49 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	if path == "" {
 		return nil, fmt.Errorf("store: sqlite: empty file name (want sqlite:FILE)")
 	}
-	dsn := "file:" + path + "?_pragma=locking_mode(EXCLUSIVE)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(" + syncMode + ")&_pragma=busy_timeout(2000)&_pragma=foreign_keys(OFF)"
+	// One process per file: the lock is taken before the database is
+	// touched, and held until Close (or the process's end).
+	unlock, err := lockFile(path + "-lock")
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite %s is in use by another process (one `cbandit serve` per file; use PostgreSQL for several replicas): %w", path, err)
+	}
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(" + syncMode + ")&_pragma=busy_timeout(5000)&_pragma=foreign_keys(OFF)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
+		unlock()
 		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
 	}
-	// One connection: with locking_mode=EXCLUSIVE it holds the file's lock
-	// for the life of the process.
+	// One writer connection: appends are group-committed by one goroutine.
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+	fail := func(err error) (*SQLite, error) {
 		db.Close()
+		unlock()
 		return nil, sqliteOpenErr(path, err)
 	}
-	// Take the write lock now, so that a second process fails at start.
-	if _, err := db.ExecContext(ctx, "BEGIN IMMEDIATE; COMMIT;"); err != nil {
-		db.Close()
-		return nil, sqliteOpenErr(path, err)
+	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+		return fail(err)
+	}
+	if err := sqliteMigrate(ctx, db); err != nil {
+		return fail(err)
+	}
+	rd, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		return fail(err)
+	}
+	rd.SetMaxOpenConns(sqliteReaders)
+	rd.SetMaxIdleConns(sqliteReaders)
+	rd.SetConnMaxLifetime(0)
+	rd.SetConnMaxIdleTime(0)
+	if err := rd.PingContext(ctx); err != nil {
+		rd.Close()
+		return fail(err)
 	}
 	s := &SQLite{
-		db: db, path: path, lens: map[string]int64{},
+		db: db, rd: rd, unlock: unlock, path: path, lens: map[string]int64{},
 		appendCh: make(chan *sqliteAppend, 1024),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
@@ -124,12 +160,55 @@ func sqliteOpenErr(path string, err error) error {
 // Kind implements Store.
 func (s *SQLite) Kind() string { return "sqlite" }
 
-// Close stops the writer (after the appends already queued) and closes the
-// file.
+// sqliteMigrate adds the log length and decision count columns to a
+// database written before them, filled from the log (once).
+func sqliteMigrate(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info('studies')`)
+	if err != nil {
+		return err
+	}
+	has := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		has[n] = true
+	}
+	rows.Close()
+	if has["log_len"] && has["asks"] {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`ALTER TABLE studies ADD COLUMN log_len INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE studies ADD COLUMN asks INTEGER NOT NULL DEFAULT 0`,
+		`UPDATE studies SET log_len = (SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = studies.id),
+			asks = (SELECT COUNT(*) FROM events WHERE study = studies.id AND kind = 'ask')`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("adding the log counters: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Close stops the writer (after the appends already queued), closes the
+// file and releases it.
 func (s *SQLite) Close() error {
 	s.closeMu.Do(func() { close(s.quit) })
 	<-s.done
-	return s.db.Close()
+	err := errors.Join(s.rd.Close(), s.db.Close())
+	if s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
+	}
+	return err
 }
 
 // Create implements Store.
@@ -148,12 +227,9 @@ func (s *SQLite) Create(ctx context.Context, st Study) error {
 	return nil
 }
 
-// studySelect reads a study with its log length and number of decisions
-// (the log is the only record of them: appends touch the events table only).
-const studySelect = `SELECT s.id, s.name, s.spec, s.created,
-	(SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = s.id),
-	(SELECT COUNT(*) FROM events WHERE study = s.id AND kind = 'ask')
-	FROM studies s`
+// studySelect reads a study with its log length and number of decisions,
+// kept by the appends.
+const studySelect = `SELECT s.id, s.name, s.spec, s.created, s.log_len, s.asks FROM studies s`
 
 func scanStudy(sc interface{ Scan(...any) error }) (Study, error) {
 	var st Study
@@ -167,7 +243,7 @@ func scanStudy(sc interface{ Scan(...any) error }) (Study, error) {
 
 // Get implements Store.
 func (s *SQLite) Get(ctx context.Context, id string) (Study, error) {
-	st, err := scanStudy(s.db.QueryRowContext(ctx,
+	st, err := scanStudy(s.rd.QueryRowContext(ctx,
 		studySelect+` WHERE s.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Study{}, ErrNotFound
@@ -180,8 +256,26 @@ func (s *SQLite) Get(ctx context.Context, id string) (Study, error) {
 
 // List implements Store.
 func (s *SQLite) List(ctx context.Context) ([]Study, error) {
-	rows, err := s.db.QueryContext(ctx,
-		studySelect+` ORDER BY s.created, s.id`)
+	return s.ListPage(ctx, ListQuery{})
+}
+
+// ListPage implements Store.
+func (s *SQLite) ListPage(ctx context.Context, q ListQuery) ([]Study, error) {
+	query, args := studySelect+` WHERE 1`, []any{}
+	if q.Name != "" {
+		query += ` AND s.name = ?`
+		args = append(args, q.Name)
+	}
+	if !q.After.Created.IsZero() || q.After.ID != "" {
+		query += ` AND (s.created, s.id) > (?, ?)`
+		args = append(args, q.After.Created.UnixNano(), q.After.ID)
+	}
+	query += ` ORDER BY s.created, s.id`
+	if q.Limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, q.Limit)
+	}
+	rows, err := s.rd.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list studies: %w", err)
 	}
@@ -263,7 +357,7 @@ func (s *SQLite) PutSnapshot(ctx context.Context, id string, sn Snapshot) error 
 // GetSnapshot implements Store.
 func (s *SQLite) GetSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	var sn Snapshot
-	err := s.db.QueryRowContext(ctx, `SELECT seq, data FROM snapshots WHERE study = ?`, id).Scan(&sn.Seq, &sn.Data)
+	err := s.rd.QueryRowContext(ctx, `SELECT seq, data FROM snapshots WHERE study = ?`, id).Scan(&sn.Seq, &sn.Data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Snapshot{}, ErrNotFound
 	}
@@ -281,7 +375,7 @@ func (s *SQLite) length(ctx context.Context, id string) (int64, error) {
 	if ok {
 		return n, nil
 	}
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = s.id) FROM studies s WHERE s.id = ?`, id).Scan(&n)
+	err := s.rd.QueryRowContext(ctx, `SELECT log_len FROM studies WHERE id = ?`, id).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, ErrNotFound
 	}
@@ -296,30 +390,54 @@ func (s *SQLite) length(ctx context.Context, id string) (int64, error) {
 
 // Events implements Store.
 func (s *SQLite) Events(ctx context.Context, id string, after int64) ([]Event, error) {
+	var out []Event
+	err := s.Scan(ctx, id, after, func(e Event) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// Scan implements Store: the log is read a page at a time, each page by a
+// short query of the read pool, and fn runs between queries.
+func (s *SQLite) Scan(ctx context.Context, id string, after int64, fn func(Event) error) error {
 	n, err := s.length(ctx, id)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if after >= n {
-		return nil, nil
-	}
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT seq, kind, data, at FROM events WHERE study = ? AND seq > ? ORDER BY seq`, id, after)
-	if err != nil {
-		return nil, fmt.Errorf("store: read log: %w", err)
-	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		var e Event
-		var at int64
-		if err := rows.Scan(&e.Seq, &e.Kind, &e.Data, &at); err != nil {
-			return nil, fmt.Errorf("store: read log: %w", err)
+	page := make([]Event, 0, min(ScanPage, max(n-after, 0)))
+	for after < n {
+		page = page[:0]
+		rows, err := s.rd.QueryContext(ctx,
+			`SELECT seq, kind, data, at FROM events WHERE study = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, id, after, n, ScanPage)
+		if err != nil {
+			return fmt.Errorf("store: read log: %w", err)
 		}
-		e.Time = time.Unix(0, at).UTC()
-		out = append(out, e)
+		for rows.Next() {
+			var e Event
+			var at int64
+			if err := rows.Scan(&e.Seq, &e.Kind, &e.Data, &at); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: read log: %w", err)
+			}
+			e.Time = time.Unix(0, at).UTC()
+			page = append(page, e)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store: read log: %w", err)
+		}
+		if len(page) == 0 {
+			return nil // deleted meanwhile
+		}
+		for _, e := range page {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		after = page[len(page)-1].Seq
 	}
-	return out, rows.Err()
+	return nil
 }
 
 // Update implements Store.
@@ -432,7 +550,17 @@ func (s *SQLite) writeBatch(batch []*sqliteAppend) error {
 		args = args[:0]
 		return err
 	}
+	// The log counters of each study, set in the same transaction.
+	type counters struct{ n, asks int64 }
+	count := map[string]*counters{}
 	for _, r := range batch {
+		c := count[r.id]
+		if c == nil {
+			c = &counters{}
+			count[r.id] = c
+		}
+		c.n = r.base + int64(len(r.evs))
+		c.asks += countAsks(r.evs)
 		for _, e := range r.evs {
 			if len(args) == 0 {
 				b.WriteString(`INSERT INTO events (study, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)`)
@@ -449,6 +577,11 @@ func (s *SQLite) writeBatch(batch []*sqliteAppend) error {
 	}
 	if err := flush(); err != nil {
 		return fmt.Errorf("store: append: %w", err)
+	}
+	for id, c := range count {
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET log_len = ?, asks = asks + ? WHERE id = ?`, c.n, c.asks, id); err != nil {
+			return fmt.Errorf("store: append: %w", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: append: commit: %w", err)

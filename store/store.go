@@ -66,6 +66,39 @@ type Snapshot struct {
 	Data []byte
 }
 
+// Cursor is a position in the list of studies, which is ordered by
+// creation time, then ID: a page starts after it.
+type Cursor struct {
+	Created time.Time
+	ID      string
+}
+
+// ListQuery selects a page of studies.
+type ListQuery struct {
+	// After: only studies after this position (zero: from the first).
+	After Cursor
+	// Limit: at most this many studies (≤ 0: all).
+	Limit int
+	// Name: only the study of that name (empty: every study).
+	Name string
+}
+
+// Before reports whether cursor c comes before study s in the list order
+// (s belongs to the page after c).
+func (c Cursor) Before(s Study) bool {
+	if c.Created.IsZero() && c.ID == "" {
+		return true
+	}
+	if !s.Created.Equal(c.Created) {
+		return s.Created.After(c.Created)
+	}
+	return s.ID > c.ID
+}
+
+// ScanPage is the number of events a store reads from its log at a time
+// in Scan: a restore holds one page of the log in memory, not the log.
+const ScanPage = 1000
+
 // UpdateFunc receives the events appended after the caller's known length,
 // applies them, acts, and returns the events to append (Seq and Time are
 // filled in by the store). Returning an error appends nothing.
@@ -80,10 +113,17 @@ type Store interface {
 	Get(ctx context.Context, id string) (Study, error)
 	// List returns every study, oldest first.
 	List(ctx context.Context) ([]Study, error)
+	// ListPage returns the studies q selects, oldest first.
+	ListPage(ctx context.Context, q ListQuery) ([]Study, error)
 	// Delete removes a study and its log (ErrNotFound).
 	Delete(ctx context.Context, id string) error
 	// Events returns the events with Seq > after, in order (ErrNotFound).
 	Events(ctx context.Context, id string, after int64) ([]Event, error)
+	// Scan calls fn with the events with Seq > after, in order, up to the
+	// log's length when Scan starts, reading the log ScanPage events at a
+	// time (ErrNotFound). An error of fn stops the scan and is returned.
+	// fn runs outside any lock of the store and may take its time.
+	Scan(ctx context.Context, id string, after int64, fn func(Event) error) error
 	// Update runs fn under the study's writer lock with the events after
 	// known, then appends what fn returns atomically. It returns the log
 	// length afterwards.

@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -291,5 +293,140 @@ func TestSetSpec(t *testing.T) {
 				t.Fatalf("unknown study: %v", err)
 			}
 		})
+	}
+}
+
+// TestScanAndPages (issue 26): Scan streams the log in order, stops at the
+// length it started with and on fn's error; ListPage pages the studies by
+// (created, id) and filters by name.
+func TestScanAndPages(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t)
+			base := time.Now().UTC().Truncate(time.Microsecond)
+			prefix := newID("p")
+			var ids []string
+			for i := 0; i < 7; i++ {
+				id := fmt.Sprintf("%s-%d", prefix, i)
+				// Two studies share a creation time: the ID orders them.
+				if err := s.Create(ctx, Study{ID: id, Name: "n-" + id, Spec: []byte(`{}`), Created: base.Add(time.Duration(i/2) * time.Second)}); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			id := ids[0]
+			const n = 2*ScanPage + 17
+			for done := 0; done < n; {
+				k := min(300, n-done)
+				if _, err := s.Update(ctx, id, int64(done), func([]Event) ([]Event, error) {
+					evs := make([]Event, k)
+					for i := range evs {
+						evs[i] = Event{Kind: KindAsk, Data: []byte(fmt.Sprint(done + i + 1))}
+						if (done+i)%3 == 2 {
+							evs[i].Kind = KindTell
+						}
+					}
+					return evs, nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				done += k
+			}
+			got, err := s.Get(ctx, id)
+			if err != nil || got.Len != n || got.Asks != n-n/3 {
+				t.Fatalf("get: len %d asks %d, want %d %d (%v)", got.Len, got.Asks, n, n-n/3, err)
+			}
+			next := int64(5)
+			err = s.Scan(ctx, id, 5, func(e Event) error {
+				next++
+				if e.Seq != next || string(e.Data) != fmt.Sprint(next) {
+					return fmt.Errorf("event %+v, want %d", e, next)
+				}
+				if next == 1500 { // appends during the scan are not chased
+					if _, err := s.Update(ctx, id, n, func([]Event) ([]Event, error) {
+						return []Event{{Kind: KindTell, Data: []byte("late")}}, nil
+					}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil || next != n {
+				t.Fatalf("scan: up to %d of %d: %v", next, n, err)
+			}
+			stop := errors.New("stop")
+			calls := 0
+			if err := s.Scan(ctx, id, 0, func(Event) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+				t.Fatalf("scan stopped by fn: %v after %d calls", err, calls)
+			}
+			if err := s.Scan(ctx, "nope", 0, func(Event) error { return nil }); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("scan of no study: %v", err)
+			}
+			// Pages of 3 over this test's studies.
+			var seen []string
+			var after Cursor
+			for {
+				page, err := s.ListPage(ctx, ListQuery{After: after, Limit: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, st := range page {
+					if strings.HasPrefix(st.ID, prefix+"-") {
+						seen = append(seen, st.ID)
+					}
+				}
+				if len(page) < 3 {
+					break
+				}
+				last := page[len(page)-1]
+				after = Cursor{Created: last.Created, ID: last.ID}
+			}
+			if fmt.Sprint(seen) != fmt.Sprint(ids) {
+				t.Fatalf("pages gave %v, want %v", seen, ids)
+			}
+			byName, err := s.ListPage(ctx, ListQuery{Name: "n-" + ids[3]})
+			if err != nil || len(byName) != 1 || byName[0].ID != ids[3] {
+				t.Fatalf("by name: %+v %v", byName, err)
+			}
+			for _, id := range ids {
+				s.Delete(ctx, id)
+			}
+		})
+	}
+}
+
+// TestSQLiteMigration: a database written before the log counters gets
+// them from its log when opened.
+func TestSQLiteMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE studies (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec BLOB NOT NULL, created INTEGER NOT NULL);
+CREATE TABLE events (study TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, data BLOB NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (study, seq)) WITHOUT ROWID;
+INSERT INTO studies VALUES ('s1', 'one', '{}', 1), ('s2', 'two', '{}', 2);
+INSERT INTO events VALUES ('s1', 1, 'ask', 'a', 1), ('s1', 2, 'tell', 't', 1), ('s1', 3, 'ask', 'a', 1);`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for id, want := range map[string][2]int64{"s1": {3, 2}, "s2": {0, 0}} {
+		st, err := s.Get(ctx, id)
+		if err != nil || st.Len != want[0] || st.Asks != want[1] {
+			t.Fatalf("%s: len %d asks %d, want %v (%v)", id, st.Len, st.Asks, want, err)
+		}
+	}
+	if _, err := s.Update(ctx, "s1", 3, func([]Event) ([]Event, error) { return []Event{{Kind: KindAsk, Data: []byte("a")}}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.Get(ctx, "s1"); st.Len != 4 || st.Asks != 3 {
+		t.Fatalf("after an append: %+v", st)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,7 +22,7 @@ import (
 func init() {
 	register(command{
 		name:    "serve",
-		usage:   "[--db sqlite:FILE | --db postgres://...] [--addr 127.0.0.1:8080] [--token T]",
+		usage:   "[--db sqlite:FILE | --db postgres://...] [--addr 127.0.0.1:8080] [--allowed-hosts H,...] [--max-decisions N] ...",
 		summary: "serve the algorithms through the ask/tell HTTP API (OpenAPI at /openapi.json) and a dashboard at /ui/",
 		run:     runServe,
 	})
@@ -40,8 +42,22 @@ refreshes itself. Its assets are embedded (no CDN, works offline) and need no
 token; with --token the page asks for the token, keeps it in the tab's
 sessionStorage and sends it as "Authorization: Bearer" on each API call.
 
+Without a token, the server answers only requests to a loopback Host
+(localhost, 127.0.0.1, [::1]) or one of --allowed-hosts, with an Origin, if
+any, of its own or of --allowed-origins, and takes bodies only as
+Content-Type: application/json (curl -H 'Content-Type: application/json').
+
+Limits (--max-decisions, --max-study-mib, --max-ask-count, --max-ask-time)
+are refused with a JSON error naming the limit; /metrics counts refusals in
+cbandit_refused_total{reason}. GET /studies is paginated (?limit=&after=).
+
 Python client: clients/python (PYTHONPATH=clients/python; import cbandit).
 `
+
+// version names this build (go build -ldflags "-X main.version=v1.2.3");
+// snapshots record it for the operator's information, and stay valid
+// across versions whose agent state has the same shape.
+var version = ""
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := commands["serve"]
@@ -60,6 +76,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	snapEvery := fs.Int("snapshot-every", service.DefaultSnapshotEvery, "log events between snapshots of a study's agent (0 or less: no snapshots, restores replay the whole log)")
 	snapCost := fs.Duration("snapshot-cost", service.DefaultSnapshotCost, "also snapshot a study once its agent has worked this long since the last snapshot (bounds the work a restore repeats)")
 	pendingTTL := fs.Duration("pending-ttl", 0, "abandon decisions still waiting for observations after this long (0: never)")
+	maxDecisions := fs.Int("max-decisions", service.DefaultMaxDecisions, "decisions a study may make, all epochs together (0: no limit); asks beyond it are refused (409 decision_limit)")
+	maxStudyMiB := fs.Int64("max-study-mib", service.DefaultMaxStudyBytes>>20, "memory a study may hold, MiB: its algorithm's state as measured and its decisions (0: no limit); asks beyond it are refused (409 model_limit)")
+	maxAskCount := fs.Int("max-ask-count", service.MaxSuggestions, "decisions one ask may request (count)")
+	maxAskTime := fs.Duration("max-ask-time", service.DefaultMaxAskTime, "agent time one ask may take before it stops, uncommitted (422 ask_time_limit; 0: no limit)")
+	snapQueueMiB := fs.Int64("snapshot-queue-mib", service.DefaultSnapshotQueueBytes>>20, "snapshots waiting to be written, MiB (one of any size always fits)")
+	allowedHosts := fs.String("allowed-hosts", "", "without a token: Host names answered besides the loopback ones (comma list: name or IP, .example.com for a domain and its subdomains, * for any)")
+	allowedOrigins := fs.String("allowed-origins", "", "browser origins whose requests are taken besides the server's own pages, with CORS (comma list such as https://app.example.com, * for any)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -86,6 +109,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *cacheSize < 1 {
 		return fmt.Errorf("serve: --cache = %d: must be at least 1", *cacheSize)
 	}
+	if *maxDecisions < 0 || *maxStudyMiB < 0 || *maxAskTime < 0 || *maxAskCount < 1 || *snapQueueMiB < 1 {
+		return fmt.Errorf("serve: --max-decisions, --max-study-mib and --max-ask-time must be ≥ 0 (0: no limit), --max-ask-count and --snapshot-queue-mib ≥ 1")
+	}
+	noLimit := func(v int64) int64 {
+		if v == 0 {
+			return -1
+		}
+		return v
+	}
+	hosts, origins := splitList(*allowedHosts), splitList(*allowedOrigins)
+	for _, o := range origins {
+		if err := service.CheckOrigin(o); err != nil {
+			return fmt.Errorf("serve: --allowed-origins: %w", err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := store.Open(ctx, *db)
@@ -95,15 +133,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	h := service.New(st, service.Options{Token: *token, MaxBodyBytes: *maxBody, CacheSize: *cacheSize, CacheBytes: *cacheMiB << 20,
-		SnapshotEvery: *snapEvery, SnapshotCost: *snapCost, PendingTTL: *pendingTTL, Logger: logger})
+		SnapshotEvery: *snapEvery, SnapshotCost: *snapCost, PendingTTL: *pendingTTL, Logger: logger,
+		AllowedHosts: hosts, AllowedOrigins: origins, Version: version,
+		MaxDecisions: int(noLimit(int64(*maxDecisions))), MaxStudyBytes: noLimit(*maxStudyMiB << 20), MaxAskCount: *maxAskCount,
+		MaxAskTime: time.Duration(noLimit(int64(*maxAskTime))), SnapshotQueueBytes: *snapQueueMiB << 20})
 	defer h.Close() // before st.Close: the queued snapshots are written
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: --addr %s: %w", *addr, err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && *token == "" {
-		logger.Warn("listening beyond loopback without a token: anyone who reaches the port can use the API", "addr", ln.Addr())
+		logger.Warn("listening beyond loopback without a token: anyone who reaches the port can use the API (requests must still name a loopback Host or one of --allowed-hosts)", "addr", ln.Addr())
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "token" {
+			logger.Warn("--token shows in the process list (ps): prefer the environment variable CBANDIT_TOKEN")
+		}
+	})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -126,4 +172,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// splitList splits a comma list, dropping empty entries.
+func splitList(v string) []string {
+	var out []string
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -227,10 +227,13 @@ type Study struct {
 	Rounds int `json:"rounds"`
 }
 
-// StudyList is the answer of GET /studies (?name= keeps the study of that
-// name, if any).
+// StudyList is the answer of GET /studies: a page of studies, oldest first
+// (?limit=, default 50, at most 1000; ?name= keeps the study of that name,
+// if any).
 type StudyList struct {
 	Studies []Study `json:"studies"`
+	// Next is the value of ?after= for the next page (absent: no more).
+	Next string `json:"next,omitempty"`
 }
 
 // SuggestRequest is the body of POST /studies/{id}/suggestions (optional).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -152,22 +153,46 @@ type encoder struct {
 	// scanning state (first pass)
 	scannedPtr map[ptrKey]bool
 	scannedMap map[unsafe.Pointer]bool
+	// sizing: count the bytes of raw data and strings instead of copying
+	// them (Size)
+	sizing bool
+	size   int64
 }
 
 // Encode serialises the object graph reachable from root, a non-nil
 // pointer.
 func Encode(root any) (out []byte, err error) {
+	e, err := encode(root, false)
+	if err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+// Size is the length Encode(root) would have, computed without copying the
+// data: the memory the graph's data takes (every backing array to its
+// capacity, every string, every pointed-to value once), without the
+// allocator's rounding and the maps' overhead.
+func Size(root any) (int64, error) {
+	e, err := encode(root, true)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(e.buf)) + e.size, nil
+}
+
+func encode(root any, sizing bool) (e *encoder, err error) {
 	rv := reflect.ValueOf(root)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil, fmt.Errorf("snap: Encode of %T: want a non-nil pointer", root)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, fmt.Errorf("snap: Encode of %T: %v", root, p)
+			e, err = nil, fmt.Errorf("snap: Encode of %T: %v", root, p)
 		}
 	}()
-	e := &encoder{types: map[reflect.Type]uint64{}, ptrs: map[ptrKey]uint64{}, maps: map[unsafe.Pointer]uint64{},
-		regions: map[regionKey]*region{}, scannedPtr: map[ptrKey]bool{}, scannedMap: map[unsafe.Pointer]bool{}}
+	e = &encoder{types: map[reflect.Type]uint64{}, ptrs: map[ptrKey]uint64{}, maps: map[unsafe.Pointer]uint64{},
+		regions: map[regionKey]*region{}, scannedPtr: map[ptrKey]bool{}, scannedMap: map[unsafe.Pointer]bool{}, sizing: sizing}
 	holder := reflect.New(rv.Type()).Elem()
 	holder.Set(rv)
 	if err := e.scan(holder); err != nil {
@@ -178,7 +203,7 @@ func Encode(root any) (out []byte, err error) {
 	if err := e.value(holder); err != nil {
 		return nil, err
 	}
-	return e.buf, nil
+	return e, nil
 }
 
 // scan is the first pass: it finds the extent of every backing array.
@@ -284,6 +309,10 @@ func (e *encoder) raw(p unsafe.Pointer, n uintptr) {
 	if n == 0 {
 		return
 	}
+	if e.sizing {
+		e.size += int64(n)
+		return
+	}
 	e.buf = append(e.buf, unsafe.Slice((*byte)(p), n)...)
 }
 
@@ -298,7 +327,11 @@ func (e *encoder) value(v reflect.Value) error {
 	case reflect.String:
 		s := v.String()
 		e.uvarint(uint64(len(s)))
-		e.buf = append(e.buf, s...)
+		if e.sizing {
+			e.size += int64(len(s))
+		} else {
+			e.buf = append(e.buf, s...)
+		}
 	case reflect.Array:
 		if plain(t) {
 			e.raw(unsafe.Pointer(v.UnsafeAddr()), t.Size())
@@ -418,6 +451,43 @@ func (e *encoder) value(v reflect.Value) error {
 		return fmt.Errorf("snap: values of kind %s cannot be saved", t.Kind())
 	}
 	return nil
+}
+
+// Fingerprint is a hash of the shapes of the types reachable from root —
+// its static types (fields, elements) and the dynamic types of the
+// interface values it holds — and of the encoding's header (format
+// version, architecture). Decode accepts an encoding only into a value whose
+// types have the shapes the encoding names, so two builds whose fresh
+// values have one fingerprint read each other's encodings: a snapshot can
+// be versioned by the fingerprint of a freshly built value instead of by
+// the build that took it.
+func Fingerprint(root any) (fp [32]byte, err error) {
+	rv := reflect.ValueOf(root)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fp, fmt.Errorf("snap: Fingerprint of %T: want a non-nil pointer", root)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("snap: Fingerprint of %T: %v", root, p)
+		}
+	}()
+	d := &decoder{reg: map[string]reflect.Type{}}
+	d.collect(rv, map[any]bool{})
+	names := make([]string, 0, len(d.reg))
+	for n := range d.reg {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	h.Write([]byte(header))
+	for _, n := range names {
+		sh := shape(d.reg[n])
+		h.Write([]byte(n))
+		h.Write([]byte{0})
+		h.Write(sh[:])
+	}
+	copy(fp[:], h.Sum(nil))
+	return fp, nil
 }
 
 // ErrCorrupt is wrapped by Decode errors about the encoding itself.

@@ -119,3 +119,41 @@ func TestDecodeRefuses(t *testing.T) {
 		t.Fatal("encoded a channel")
 	}
 }
+
+// otherNode has fields of node but another shape.
+type otherNode struct {
+	name string
+	next *otherNode
+	vals []float32
+}
+
+// TestFingerprintAndSize: the fingerprint is a function of the types (not
+// of the values, seeds or sizes) and changes with a type's shape; Size is
+// the length of the encoding, without encoding.
+func TestFingerprintAndSize(t *testing.T) {
+	a, b := build(1), build(2)
+	grow(b, 50)
+	fa, err := Fingerprint(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, _ := Fingerprint(b)
+	if fa != fb {
+		t.Fatal("fingerprints of two values of one type differ")
+	}
+	fo, _ := Fingerprint(&otherNode{})
+	if fo == fa {
+		t.Fatal("fingerprints of types of different shapes agree")
+	}
+	// An interface holding another dynamic type changes the fingerprint.
+	c := build(1)
+	c.sh = nil
+	if fc, _ := Fingerprint(c); fc == fa {
+		t.Fatal("the dynamic type of an interface is not in the fingerprint")
+	}
+	data, _ := Encode(b)
+	n, err := Size(b)
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("Size %d, Encode %d bytes (%v)", n, len(data), err)
+	}
+}

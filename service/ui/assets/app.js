@@ -15,7 +15,6 @@ const TOKEN_KEY = "cbandit.token";
 const REFRESH_MS = 3000;
 const PAGE = 1000; // the API's largest page of decisions (MaxPageSize)
 const MAX_DECISIONS = 100000; // the page reads at most this many decisions
-const MAX_STUDY_PAGES = 50; // the list follows at most this many pages of GET /studies
 const TABLE_ROWS = 200;
 const MAX_DOTS = 5000; // per chart: the latest decisions, the rest are left out (and said so)
 const MAX_PARAM_POINTS = 2000; // per-parameter views: the latest observed decisions
@@ -71,39 +70,6 @@ async function apiResponse(path) {
 
 async function api(path) {
   return (await apiResponse(path)).body;
-}
-
-// listStudies reads GET /studies and follows its pages. Today the answer is
-// {"studies": [...]} (or a bare array) in one piece; a paginated answer adds
-// "next": a link (a path or a same-origin URL) or a cursor, sent back as
-// ?after=CURSOR as GET /studies/{id}/decisions does, or a Link header with
-// rel="next". The list stops at MAX_STUDY_PAGES pages and says so.
-async function listStudies() {
-  const studies = [];
-  const seen = new Set();
-  let path = "/studies";
-  for (let page = 0; page < MAX_STUDY_PAGES; page++) {
-    const { body, resp } = await apiResponse(path);
-    studies.push(...(Array.isArray(body) ? body : (body && (body.studies || body.items)) || []));
-    let next = body && !Array.isArray(body) ? body.next ?? body.next_cursor ?? (body.links && body.links.next) : null;
-    if (next == null || next === "" || next === 0) {
-      const link = /<([^>]+)>\s*;\s*rel="?next"?/.exec(resp.headers.get("Link") || "");
-      next = link ? link[1] : null;
-    }
-    if (next == null || next === "" || next === 0) return { studies, more: false };
-    let url;
-    if (typeof next === "string" && /^(\/|https?:)/.test(next)) {
-      url = new URL(next, location.origin);
-      if (url.origin !== location.origin) throw new Error(`GET /studies: the next page is on another origin (${url.origin}); not followed`);
-    } else {
-      url = new URL("/studies", location.origin);
-      url.searchParams.set("after", String(next));
-    }
-    path = url.pathname + url.search;
-    if (seen.has(path)) throw new Error(`GET /studies: the next page ${path} was read before`);
-    seen.add(path);
-  }
-  return { studies, more: true };
 }
 
 // trimZeros drops the zeros at the end of a fraction: "1029.580" → "1029.58",
@@ -595,11 +561,17 @@ async function route() {
   }
 }
 
+let listAfter = ""; // the page of the study list shown: GET /studies pages ("": the first)
+
 async function listPage(gen) {
-  const { studies, more } = await listStudies();
+  const data = await api("/studies?limit=50" + (listAfter ? "&after=" + encodeURIComponent(listAfter) : ""));
   if (gen !== generation) return;
   const main = document.getElementById("main");
-  setStatus(`${studies.length}${more ? "+" : ""} ${studies.length === 1 ? "study" : "studies"}`);
+  const studies = data.studies || [];
+  setStatus(`${studies.length} ${studies.length === 1 ? "study" : "studies"}${data.next || listAfter ? " on this page" : ""}`);
+  const pager = data.next || listAfter ? [el("p", {},
+    listAfter ? el("button", { onclick: () => { listAfter = ""; route(); }, text: "first page" }) : null, " ",
+    data.next ? el("button", { id: "next-page", onclick: () => { listAfter = data.next; route(); }, text: "next page" }) : null)] : [];
   const rows = studies.map((s) =>
     el("tr", {},
       el("td", {}, el("a", { href: "#/study/" + encodeURIComponent(s.id), text: s.spec.name })),
@@ -616,7 +588,7 @@ async function listPage(gen) {
       el("table", { id: "studies" },
         el("thead", {}, el("tr", {}, ...["name", "algorithm", "rounds", "horizon", "objective", "constraints", "created", "id"].map((h) => el("th", { text: h })))),
         el("tbody", {}, ...rows)),
-    more ? el("p", { class: "muted", text: `The first ${MAX_STUDY_PAGES} pages of studies are shown.` }) : "");
+    ...pager);
   timer = setTimeout(() => { if (gen === generation) listPage(gen).catch(() => {}); }, REFRESH_MS * 2);
 }
 
