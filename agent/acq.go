@@ -362,7 +362,8 @@ var acqHook func(ms []model.Model, acq acquisition, score []float64)
 
 // pickAction maximises over the candidates' scores: the exact arg max
 // (seeded tie-breaking), then, when the domain is a box and acq is set, a
-// local refinement of the best candidates with acq over the models ms.
+// local refinement of the best candidates with acq over the models ms. The
+// index is the candidate played, or −1 for a point the refinement found.
 //
 // rep, when not nil, marks points the refinement must not end at (pending
 // ones): they score far below any other.
@@ -397,7 +398,7 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		if x == nil || rep(bandit.PointAction(x)) {
 			return f.Action(i), i, nil
 		}
-		return bandit.PointAction(x), i, nil
+		return bandit.PointAction(x), -1, nil
 	}
 	x, err := refineAcq(box, starts, ms, acq)
 	if err != nil {
@@ -406,7 +407,7 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 	if x == nil {
 		return f.Action(i), i, nil
 	}
-	return bandit.PointAction(x), i, nil
+	return bandit.PointAction(x), -1, nil
 }
 
 // excluded is what a point that repeats a pending one loses in the

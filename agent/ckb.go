@@ -298,9 +298,9 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 				mv[2*j], mv[2*j+1] = m.Mean()[i], m.Var()[i]
 			}
 		}
-	} else {
-		for j, m := range ms {
-			mv[2*j], mv[2*j+1] = model.AsPredictor(m).Predict(act.X)
+	} else { // the constraints' models only: a prediction goes through the solve cache
+		for j, m := range a.g {
+			mv[2+2*j], mv[3+2*j] = model.AsPredictor(m).Predict(act.X)
 		}
 	}
 	for j := range a.g {
