@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/model"
@@ -39,13 +40,10 @@ func (l *Ledger) Record(round int, a bandit.Action, tag int) bandit.Decision {
 	return bandit.Decision{ID: id, Round: round, Action: a}
 }
 
-// close drops id from the pending decisions.
+// close drops id from the pending decisions (in ID order: a binary search).
 func (l *Ledger) close(id int64) {
-	for k, o := range l.open {
-		if o == id {
-			l.open = append(l.open[:k], l.open[k+1:]...)
-			return
-		}
+	if k, ok := slices.BinarySearch(l.open, id); ok {
+		l.open = slices.Delete(l.open, k, k+1)
 	}
 }
 
@@ -64,16 +62,18 @@ func (l *Ledger) Abandon(id int64) error {
 	return nil
 }
 
-// Pending returns the actions of the pending decisions that still await
-// a reward (costs false) or costs (costs true), oldest first.
-func (l *Ledger) Pending(costs bool) []bandit.Action {
+// Pending returns the actions of the (at most n, the most recent) pending
+// decisions that still await a reward (costs false) or costs (costs true),
+// oldest first; n < 0: all of them.
+func (l *Ledger) Pending(costs bool, n int) []bandit.Action {
 	var out []bandit.Action
-	for _, id := range l.open {
-		e := &l.entries[id-1]
+	for k := len(l.open) - 1; k >= 0 && (n < 0 || len(out) < n); k-- {
+		e := &l.entries[l.open[k]-1]
 		if (costs && !e.gotCosts) || (!costs && !e.gotReward) {
 			out = append(out, e.action)
 		}
 	}
+	slices.Reverse(out)
 	return out
 }
 

@@ -19,6 +19,13 @@ func pendingParam(name string, ps bandit.Params) (bool, error) {
 	return v == "hallucinate", err
 }
 
+// MaxPending bounds the pending decisions a decision conditions on: the
+// most recent ones. More outstanding decisions than parallel workers are
+// evaluations that will not come back (the service abandons them after
+// --pending-ttl); conditioning on every one would make each decision cost
+// O(q·t·M) for an unbounded q.
+const MaxPending = 16
+
 // pendModels conditions f on the decisions that await their reward and
 // each g_j on those that await their costs (GP-BUCB: at the posterior mean,
 // so only the variances change; β is left as it is — GP-BUCB's inflation
@@ -37,14 +44,14 @@ func pendModels(on bool, l *Ledger, f model.Model, g []model.Model) (func(), []b
 			model.Unpend(m)
 		}
 	}
-	pf := l.Pending(false)
+	pf := l.Pending(false, MaxPending)
 	if err := model.Pend(f, pf); err != nil {
 		undo()
 		return nil, nil, err
 	}
 	pend := pf
 	if len(g) > 0 {
-		pg := l.Pending(true)
+		pg := l.Pending(true, MaxPending)
 		for _, m := range g {
 			if err := model.Pend(m, pg); err != nil {
 				undo()

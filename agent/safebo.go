@@ -74,7 +74,7 @@ type safeCore struct {
 // is untouched; the selection among safe arms passes over pending ones.
 func (c *safeCore) markPending() {
 	clear(c.busy)
-	for _, a := range c.ledger.Pending(false) {
+	for _, a := range c.ledger.Pending(false, MaxPending) {
 		if c.busy == nil {
 			c.busy = map[int]bool{}
 		}
