@@ -113,8 +113,11 @@ var practicalDocs = []bandit.ParamDoc{
 	initDoc,
 	constraintFitDoc,
 	pendingDoc,
-	{Name: "candidates", Default: "halton", Doc: "candidate set of a box the acquisition is maximised over before the local refinement: halton = 1024 Halton points in 3 or more dimensions, the grid in 1–2 (model.SpaceFilling; issue 14, docs/defaults.md); grid = ⌈1024^{1/d}⌉ points per side (the reproductions' setting)"},
+	candidatesDoc,
 }
+
+// candidatesDoc documents the candidate set of a box (issue 14).
+var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2; issue 14) or grid (the papers')"}
 
 // constraintFitDoc documents constraint-fit (issue 14; docs/defaults.md,
 // "Third look").

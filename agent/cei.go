@@ -103,14 +103,7 @@ func (a *CEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 
 // Observe implements bandit.Agent.
 func (a *CEI) Observe(fb bandit.Feedback) error {
-	acc, err := a.ledger.Accept(fb)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	if err := ObserveModels(acc, a.f, a.g); err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	return nil
+	return observeGP(a.name, a.ledger, fb, a.f, a.g)
 }
 
 // Abandon implements bandit.Abandoner.
@@ -121,8 +114,8 @@ func init() {
 		Name:    "cei",
 		Summary: "constrained expected improvement: EI over the best feasible mean × Π P(g_j ≤ 0)",
 		Source:  "Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI (not in the five papers)",
-		Params: append([]bandit.ParamDoc{{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
-			inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, pendingDoc}, practicalDocs[len(practicalDocs)-1]),
+		Params: []bandit.ParamDoc{{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
+			inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, pendingDoc, candidatesDoc},
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate},
 		New: newCEI,
 	})

@@ -141,14 +141,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 
 // Observe implements bandit.Agent.
 func (a *ConfigAgent) Observe(fb bandit.Feedback) error {
-	acc, err := a.ledger.Accept(fb)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	if err := ObserveModels(acc, a.f, a.g); err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	return nil
+	return observeGP(a.name, a.ledger, fb, a.f, a.g)
 }
 
 func init() {
