@@ -114,15 +114,36 @@ var practicalDocs = []bandit.ParamDoc{
 	constraintFitDoc,
 	pendingDoc,
 	candidatesDoc,
+	refineDoc,
 }
 
 // candidatesDoc documents the candidate set of a box (issue 14).
 var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2; issue 14) or grid (the papers')"}
 
+// refineDoc documents refine (issue 25).
+var refineDoc = bandit.ParamDoc{Name: "refine", Default: "ascent",
+	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps, issue 25) or step (one step ≤ 1/31 of a side, issue 17)"}
+
+// refineParam reads refine: the options of the local refinement on a box
+// (maximise.RefineGrad). step is issue 17's single step of at most a grid
+// spacing (1/31 of a side), enough in 1–2 dimensions, where the candidates
+// are a 32-per-side grid. In 3 or more the 1024 Halton candidates lie
+// 1024^{−1/d} of a side apart (0.31 in 6-D), so ascent climbs the
+// acquisition as BoTorch's multi-step gradient refinement does: up to 20
+// steps, the longest half that spacing (docs/defaults.md, "Refinement").
+func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.GradOptions, error) {
+	mode, err := ps.String(name, "refine", "ascent", "step", "ascent")
+	box, ok := dom.(*domain.Box)
+	if err != nil || mode == "step" || !ok || box.Dim() < 3 {
+		return maximise.GradOptions{}, err
+	}
+	return maximise.GradOptions{Iters: 20, Step: 0.5 * math.Pow(1024, -1/float64(box.Dim()))}, nil
+}
+
 // constraintFitDoc documents constraint-fit (issue 14; docs/defaults.md,
 // "Third look").
-var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "threshold",
-	Doc: "threshold: fit g about its threshold; centred: about its mean (opt-in; docs/parameters.md)"}
+var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "centred",
+	Doc: "centred: fit g about its mean (no stuck runs, issue 25); threshold: about its threshold (docs/parameters.md)"}
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -180,14 +201,14 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
-	cfit, err := ps.String(name, "constraint-fit", "threshold", "threshold", "centred")
+	cfit, err := ps.String(name, "constraint-fit", "centred", "threshold", "centred")
 	if err != nil {
 		return model.Options{}, err
 	}
-	if _, set := ps["constraint-fit"]; set && !fit {
+	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
 		return model.Options{}, fmt.Errorf("%s: parameter constraint-fit = %s applies when hyperparameters are fitted (hyper = %s here fits none)", name, ps["constraint-fit"], hyper)
 	}
-	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: cfit == "centred"}, nil
+	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred"}, nil
 }
 
 // hasCoordinates reports whether the actions of dom are points a kernel
@@ -303,6 +324,14 @@ func (r *runScale) scale() float64 {
 	return model.ScaleOf(r.Mean, math.Sqrt(math.Max(r.M2, 0)/float64(r.N)))
 }
 
+// refineIf is g when on, else nil (no refinement).
+func refineIf(on bool, g *maximise.GradOptions) *maximise.GradOptions {
+	if on {
+		return g
+	}
+	return nil
+}
+
 // refineStarts is how many of the best candidates start a local refinement
 // over a box (our choice; 000 does not say how (11) is maximised; issue 17:
 // refinement only from the best few candidates).
@@ -319,13 +348,14 @@ type acquisition func(mv []float64) float64
 // pickAcq is the decision core's maximiser, shared by every GP agent: ONE
 // acquisition scores the candidates (score[i] = acq at candidate i's μ, σ²
 // of every model in ms, or what fill writes there) and, on a box with
-// refine set, is refined from the best candidates with the same function
-// (maximise.RefineGrad, or Nelder–Mead without gradients). A Thompson draw
+// refine set (its options: refineParam), is refined from the best
+// candidates with the same function (maximise.RefineGrad, or Nelder–Mead
+// without gradients). A Thompson draw
 // has values on the candidates only: its agents fill and do not refine.
 //
 // With pending decisions (pend, the models conditioned on them), points
 // that would repeat one of them are excluded (repeats).
-func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine bool, fill func(i int, mv []float64), pend []bandit.Action) (bandit.Action, int, error) {
+func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine *maximise.GradOptions, fill func(i int, mv []float64), pend []bandit.Action) (bandit.Action, int, error) {
 	mv := make([]float64, 2*len(ms))
 	if fill == nil {
 		means, vars := make([][]float64, len(ms)), make([][]float64, len(ms))
@@ -342,10 +372,10 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 		fill(i, mv)
 		score[i] = acq(mv)
 	}
-	if acqHook != nil && refine {
+	if acqHook != nil && refine != nil {
 		acqHook(ms, acq, score)
 	}
-	if !refine {
+	if refine == nil {
 		acq = nil
 	}
 	rep := repeats(dom, pend)
@@ -356,7 +386,7 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 			}
 		}
 	}
-	return pickAction(rng, ms[0], dom, score, ms, acq, rep)
+	return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep)
 }
 
 // acqHook, when set (tests), sees every acquisition pickAcq maximises with
@@ -370,13 +400,13 @@ var acqHook func(ms []model.Model, acq acquisition, score []float64)
 //
 // rep, when not nil, marks points the refinement must not end at (pending
 // ones): they score far below any other.
-func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, rep func(bandit.Action) bool) (bandit.Action, int, error) {
+func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, grad *maximise.GradOptions, rep func(bandit.Action) bool) (bandit.Action, int, error) {
 	i, err := maximise.ArgMaxFinite(rng, score)
 	if err != nil {
 		return bandit.Action{}, 0, err
 	}
 	box, ok := dom.(*domain.Box)
-	if !ok || acq == nil {
+	if !ok || acq == nil || grad == nil {
 		return f.Action(i), i, nil
 	}
 	top := maximise.TopK(score, refineStarts)
@@ -394,7 +424,7 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 				v -= excluded
 			}
 			return v
-		})
+		}, *grad)
 		if err != nil {
 			return bandit.Action{}, 0, err
 		}
@@ -403,7 +433,7 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		}
 		return bandit.PointAction(x), -1, nil
 	}
-	x, err := refineAcq(box, starts, ms, acq)
+	x, err := refineAcq(box, starts, ms, acq, *grad)
 	if err != nil {
 		return bandit.Action{}, 0, err
 	}
@@ -420,22 +450,22 @@ const excluded = 1e12
 
 // refineAcq refines acq from starts inside the box; it returns nil when the
 // models cannot be evaluated off their candidates.
-func refineAcq(box *domain.Box, starts [][]float64, ms []model.Model, acq acquisition) ([]float64, error) {
-	return refineAcqX(box, starts, ms, func(_ []float64, mv []float64) float64 { return acq(mv) })
+func refineAcq(box *domain.Box, starts [][]float64, ms []model.Model, acq acquisition, grad maximise.GradOptions) ([]float64, error) {
+	return refineAcqX(box, starts, ms, func(_ []float64, mv []float64) float64 { return acq(mv) }, grad)
 }
 
 // refineAcqX is refineAcq for a score that also reads the point.
-func refineAcqX(box *domain.Box, starts [][]float64, ms []model.Model, acq func(x, mv []float64) float64) ([]float64, error) {
+func refineAcqX(box *domain.Box, starts [][]float64, ms []model.Model, acq func(x, mv []float64) float64, grad maximise.GradOptions) ([]float64, error) {
 	bps := make([]model.BatchPredictor, len(ms))
-	grad := true
+	hasGrad := true
 	for j, m := range ms {
 		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil || !bps[j].Gradients() {
-			grad = false
+			hasGrad = false
 			break
 		}
 	}
-	if grad {
-		x, _, err := maximise.RefineGrad(batchScore(bps, acq, box.Dim()), box.Lo, box.Hi, starts, maximise.GradOptions{})
+	if hasGrad {
+		x, _, err := maximise.RefineGrad(batchScore(bps, acq, box.Dim()), box.Lo, box.Hi, starts, grad)
 		return x, err
 	}
 	ps := make([]model.Predictor, len(ms))

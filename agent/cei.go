@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
 
@@ -24,6 +25,7 @@ type CEI struct {
 	ms     []model.Model
 	ledger *Ledger
 	halluc bool
+	grad   maximise.GradOptions // the box refinement (parameter refine)
 	refine bool
 	design initDesign
 	score  []float64
@@ -46,6 +48,9 @@ func newCEI(cfg Config) (bandit.Agent, error) {
 	a := &CEI{name: name, info: in, rng: seedRand(cfg.Seed), ledger: NewLedger(in.M)}
 	if a.f, a.g, err = model.ForAllOpts(in, lam, opts); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if a.grad, err = refineParam(name, cfg.Params, in.Domain); err != nil {
+		return nil, err
 	}
 	if a.halluc, err = pendingParam(name, cfg.Params); err != nil {
 		return nil, err
@@ -94,7 +99,7 @@ func (a *CEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return expectedImprovement(mv[0], mv[1], best) * pf
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, a.ms, acq, a.score, a.refine, nil, pend)
+	act, _, err := pickAcq(a.rng, a.info.Domain, a.ms, acq, a.score, refineIf(a.refine, &a.grad), nil, pend)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
@@ -115,7 +120,7 @@ func init() {
 		Summary: "constrained expected improvement: EI over the best feasible mean × Π P(g_j ≤ 0)",
 		Source:  "Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI (not in the five papers)",
 		Params: []bandit.ParamDoc{{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
-			inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, pendingDoc, candidatesDoc},
+			inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, pendingDoc, candidatesDoc, refineDoc},
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate},
 		New: newCEI,
 	})

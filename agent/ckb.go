@@ -9,6 +9,7 @@ import (
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
 	"github.com/cbandit/cbandit/internal/seed"
+	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/rule"
 )
@@ -19,10 +20,11 @@ var ckbParams = append([]bandit.ParamDoc{
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = 001 Thm. 1)"},
 	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (001 Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
 	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (001 Thm. 1: V = G√T/ρ)"},
-	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
+	{Name: "eps", Default: "0 (widths=practical: 0.1δ, 0.2δ with dual=optimistic; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
 	inducingDoc,
+	{Name: "dual", Default: "mean (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, 001 Alg. 1 line 7) or mean (μ; issue 25)"},
 }, practicalDocs...)
 
 // PracticalSlack is the slackness ε of the dual update under the practical
@@ -33,6 +35,13 @@ var ckbParams = append([]bandit.ParamDoc{
 // (docs/defaults.md; ε = 0.5δ costs more regret on gramacy and
 // pressure-vessel).
 const PracticalSlack = 0.2
+
+// PracticalSlackMean is the slackness with dual = mean (issue 25): the
+// posterior mean is not optimistic, so a small ε suffices; a larger one
+// asks for more slack than a problem may have (gardner's feasible disks
+// reach g = −0.05 only), the dual then grows to its bound and the agent
+// settles where g is lowest, in the far disk (docs/defaults.md).
+const PracticalSlackMean = 0.1
 
 // CKB is 001 Algorithm 1: posterior models for f and each g_j, an
 // exploration strategy per function, truncation to [−B,B] / [−G,G], and the
@@ -58,12 +67,14 @@ type CKB struct {
 	// agent wandered among the ties (suite gardner: late regret 0.077
 	// with, 0.004 without; docs/defaults.md).
 	clipF, clipG float64
+	dualMean     bool // ḡ of the dual step is the posterior mean (parameter dual)
 	// box domains and restarts (ckbrestart.go)
 	box box
 	// design: the initial design (parameter init, issue 14)
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc bool
+	grad   maximise.GradOptions // the box refinement (parameter refine)
 	// scratch
 	fb    []float64
 	gb    [][]float64
@@ -118,10 +129,28 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if _, set := p["V"]; !set {
 		V = in.G * math.Sqrt(T) / rho
 	}
+	lambda, err := lambdaParam(name, p, cfg.Horizon, in.NoiseVar)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := modelOptions(name, p, in.Domain, true)
+	if err != nil {
+		return nil, err
+	}
+	dualDef := "optimistic"
+	if fixed {
+		dualDef = "mean"
+	}
+	dual, err := p.String(name, "dual", dualDef, "optimistic", "mean")
+	if err != nil {
+		return nil, err
+	}
 	epsDef := 0.0
 	switch {
 	case o.slack:
 		epsDef = delta / 2
+	case fixed && dual == "mean":
+		epsDef = PracticalSlackMean * delta
 	case fixed:
 		epsDef = PracticalSlack * delta
 	}
@@ -129,17 +158,9 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := lambdaParam(name, p, cfg.Horizon, in.NoiseVar)
-	if err != nil {
-		return nil, err
-	}
 	pd, err := rule.NewPrimalDual(in.M, rho, V, eps)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	opts, err := modelOptions(name, p, in.Domain, true)
-	if err != nil {
-		return nil, err
 	}
 	f, gs, err := model.ForAllOpts(in, lambda, opts)
 	if err != nil {
@@ -180,6 +201,10 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 		a.gb = append(a.gb, make([]float64, n))
 	}
 	if err := a.setupBox(name, cfg, o); err != nil {
+		return nil, err
+	}
+	a.dualMean = dual == "mean"
+	if a.grad, err = refineParam(name, p, in.Domain); err != nil {
 		return nil, err
 	}
 	if a.halluc, err = pendingParam(name, p); err != nil {
@@ -280,7 +305,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if a.t == 1 && a.firstArm >= 0 {
 		refine = false
 	}
-	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refine, fill, pend)
+	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(refine, &a.grad), fill, pend)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
@@ -288,10 +313,14 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		i = a.firstArm
 		act = a.f.Action(i)
 	}
-	// ḡ at the played point enters the dual step (line 7)
+	// ḡ at the played point enters the dual step (line 7); with dual =
+	// mean it is the posterior mean there (w = 0), a Thompson draw's too
 	mv := make([]float64, 2*len(ms))
+	if a.dualMean {
+		clear(w)
+	}
 	if act.Arm >= 0 || !refine {
-		if fill != nil {
+		if fill != nil && !a.dualMean {
 			fill(i, mv)
 		} else {
 			for j, m := range ms {

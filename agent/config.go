@@ -7,6 +7,7 @@ import (
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/estimator"
+	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
 
@@ -33,8 +34,9 @@ type ConfigAgent struct {
 	ledger       *Ledger
 	score        []float64
 	gmax         []float64
-	design       initDesign // the initial design (parameter init, issue 14)
-	halluc       bool       // condition on the pending decisions (parameter pending)
+	design       initDesign           // the initial design (parameter init, issue 14)
+	halluc       bool                 // condition on the pending decisions (parameter pending)
+	grad         maximise.GradOptions // the box refinement (parameter refine)
 }
 
 func newConfig(cfg Config) (bandit.Agent, error) {
@@ -74,6 +76,9 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if a.design, err = newInitDesign(name, ps, in.Domain, opts, a.rng); err != nil {
+		return nil, err
+	}
+	if a.grad, err = refineParam(name, ps, in.Domain); err != nil {
 		return nil, err
 	}
 	if a.halluc, err = pendingParam(name, ps); err != nil {
@@ -132,7 +137,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return mv[0] + bf*math.Sqrt(mv[1])
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, a.pf != nil, nil, pend)
+	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

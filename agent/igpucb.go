@@ -7,6 +7,7 @@ import (
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
 
@@ -204,7 +205,7 @@ func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 		}
 		return s
 	}
-	act, _, err := pickAcq(c.rng, c.info.Domain, ms, acq, c.score, c.py != nil, nil, pend)
+	act, _, err := pickAcq(c.rng, c.info.Domain, ms, acq, c.score, refineIf(c.py != nil, &maximise.GradOptions{}), nil, pend)
 	return act, err
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/estimator"
+	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/rule"
 )
@@ -89,6 +90,7 @@ type RPOL struct {
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc bool
+	grad   maximise.GradOptions // the box refinement (parameter refine)
 	// scratch
 	score []float64
 	gAt   []float64
@@ -184,6 +186,9 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 		}
 		a.std = opts.Standardise
 		if a.design, err = newInitDesign(name, ps, in.Domain, opts, a.rng); err != nil {
+			return nil, err
+		}
+		if a.grad, err = refineParam(name, ps, in.Domain); err != nil {
 			return nil, err
 		}
 	}
@@ -285,7 +290,7 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return a.rule.ScoreAt(f, a.gAt)
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, a.pf != nil, nil, pend)
+	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend)
 	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)

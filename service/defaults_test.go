@@ -107,3 +107,27 @@ func TestDefaultsGenerations(t *testing.T) {
 		}
 	}
 }
+
+// Generation 5 (issue 25) fits constraints about their mean: a study of
+// generation 4 keeps constraint-fit = threshold (and so CKB's 0.2δ slack);
+// igp-ucb, which fits no constraint, is given nothing.
+func TestDefaultsGeneration5(t *testing.T) {
+	for _, c := range []struct {
+		algo string
+		gen  int
+		want string
+	}{{"rpol-ucb", 4, "threshold"}, {"ckb-ucb", 4, "threshold"}, {"ckb-ucb", 5, ""}, {"config", 3, "threshold"}, {"igp-ucb", 4, ""}} {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0}, "hi": []float64{1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": c.algo, "seed": 1, "horizon": 50, "defaults": c.gen,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
+		}
+		if got := bs.params["constraint-fit"]; got != c.want {
+			t.Errorf("%s defaults %d: constraint-fit %q, want %q", c.algo, c.gen, got, c.want)
+		}
+	}
+}

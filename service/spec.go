@@ -750,6 +750,10 @@ var laterDefaults = map[int][]defaultsPin{
 	// 3 → 4 (issue 24): pending decisions hallucinated (GP-BUCB) by every
 	// algorithm that takes the parameter.
 	3: {{params: map[string]string{"pending": "ignore"}}},
+	// 4 → 5 (issue 25): constraint hyperparameters fitted about the
+	// values' mean (no stuck runs); CKB's dual step on the posterior mean
+	// (its slackness follows); a multi-step box refinement in 3+ dims.
+	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

@@ -205,8 +205,9 @@ type StudySpec struct {
 // widths, a box optimised as a box by the algorithms that can
 // (DefaultsNativeBox); 3: standardise on also for rpol-censored-ucb,
 // scgp-ucb, igp-ucb, penalty-noiseless, penalty-noisy and admmbo; 4: pending
-// decisions hallucinated (GP-BUCB) by every algorithm with parameter pending.
-const DefaultsPractical = 4
+// decisions hallucinated (GP-BUCB) by every algorithm with parameter pending;
+// 5: constraint hyperparameters fitted about their mean (constraint-fit).
+const DefaultsPractical = 5
 
 // DefaultsNativeBox is the first generation in which a box space with
 // neither native nor candidates goes to the algorithm as a box.
