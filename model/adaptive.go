@@ -77,16 +77,24 @@ var (
 // (our choice; measured in docs/defaults.md).
 const FitMaxPoints = 128
 
-// fitSubset returns xs, ys, or their evenly strided subset of FitMaxPoints
+// DeferredFitPoints is the bound of refit = deferred (issue 25) in d
+// dimensions: 16(d+2), eight times the first fit's 2(d+2), at most
+// FitMaxPoints (64 points in 2-D, 128 from 6-D on); above the n = 10d
+// points that suffice to fit a GP emulator (Loeppky, Sacks & Welch 2009,
+// Technometrics 51(4)). A fit's likelihood costs O(n³): in 2-D a fit of
+// 64 points costs a sixth of one of 128.
+func DeferredFitPoints(d int) int { return min(FitMaxPoints, 16*(d+2)) }
+
+// fitSubset returns xs, ys, or their evenly strided subset of most
 // entries when there are more.
-func fitSubset(xs [][]float64, ys []float64) ([][]float64, []float64) {
+func fitSubset(xs [][]float64, ys []float64, most int) ([][]float64, []float64) {
 	n := len(ys)
-	if n <= FitMaxPoints {
+	if n <= most {
 		return xs, ys
 	}
-	sx, sy := make([][]float64, FitMaxPoints), make([]float64, FitMaxPoints)
+	sx, sy := make([][]float64, most), make([]float64, most)
 	for j := range sx {
-		i := j * n / FitMaxPoints
+		i := j * n / most
 		sx[j], sy[j] = xs[i], ys[i]
 	}
 	return sx, sy
@@ -526,7 +534,11 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		}
 		xs[i] = act.X
 	}
-	xs, ys = fitSubset(xs, ys)
+	most := FitMaxPoints
+	if a.deferFit {
+		most = DeferredFitPoints(d)
+	}
+	xs, ys = fitSubset(xs, ys, most)
 	var v float64
 	var mean float64
 	for _, y := range ys {
@@ -555,7 +567,12 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 			st[1+i] += math.Log(s)
 		}
 	}
-	if theta != nil {
+	switch {
+	case theta != nil && a.deferFit:
+		// refit = deferred: the warm start alone (issue 25), as BoTorch
+		// refits a model from its current hyperparameters.
+		starts = [][]float64{theta}
+	case theta != nil:
 		// Warm start plus one of the fixed starts in turn: the cost of a
 		// refit stays a few BFGS runs (the first fit tries them all).
 		starts = [][]float64{theta, starts[fits%len(starts)]}
