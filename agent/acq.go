@@ -112,6 +112,7 @@ var practicalDocs = []bandit.ParamDoc{
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
 	initDoc,
 	constraintFitDoc,
+	refitDoc,
 	pendingDoc,
 	candidatesDoc,
 	refineDoc,
@@ -144,6 +145,10 @@ func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.Gra
 // "Third look").
 var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "centred",
 	Doc: "centred: fit g about its mean (no stuck runs, issue 25); threshold: about its threshold (docs/parameters.md)"}
+
+// refitDoc documents refit (issue 25; docs/defaults.md, "Cost").
+var refitDoc = bandit.ParamDoc{Name: "refit", Default: "deferred",
+	Doc: "deferred: a refit due at n is fitted off the ask's path, in use from n + n/4 (issue 25); inline: in the ask at n; with hyper=fit"}
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -205,10 +210,18 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
+	refit, err := ps.String(name, "refit", "deferred", "inline", "deferred")
+	if err != nil {
+		return model.Options{}, err
+	}
 	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
 		return model.Options{}, fmt.Errorf("%s: parameter constraint-fit = %s applies when hyperparameters are fitted (hyper = %s here fits none)", name, ps["constraint-fit"], hyper)
 	}
-	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred"}, nil
+	// refit and constraint-fit = threshold are accepted without a fit (they
+	// do nothing then), so that a generation's pin never refuses a study
+	// with hyper=fixed.
+	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",
+		DeferFit: fit && refit == "deferred"}, nil
 }
 
 // hasCoordinates reports whether the actions of dom are points a kernel

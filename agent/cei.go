@@ -120,7 +120,7 @@ func init() {
 		Summary: "constrained expected improvement: EI over the best feasible mean × Π P(g_j ≤ 0)",
 		Source:  "Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI (not in the five papers)",
 		Params: []bandit.ParamDoc{{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
-			inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, pendingDoc, candidatesDoc, refineDoc},
+			inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc},
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate},
 		New: newCEI,
 	})

@@ -3,6 +3,7 @@ package gp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -145,29 +146,56 @@ func HyperFromTheta(theta []float64) Hyper {
 // quantity (dimensions, a non-finite value, a matrix that is not positive
 // definite).
 func LogMarginal(nu float64, xs [][]float64, ys []float64, theta []float64, grad []float64) (float64, error) {
+	e, err := newLML(nu, xs, ys, theta, nil)
+	if err != nil || grad == nil {
+		return e.val, err
+	}
+	return e.val, e.gradient(grad)
+}
+
+// lml is one evaluation of LogMarginal at theta: its value, and what its
+// gradient needs (K + λI, the c of ARD.shape, the factor L and α), so
+// that FitHyper's line search, which takes the value alone, pays for the
+// gradient only at the point it accepts, and without a second factorisation.
+type lml struct {
+	xs             [][]float64
+	h              Hyper
+	theta          []float64
+	n, d           int
+	K, C, L, alpha []float64
+	val            float64
+}
+
+// newLML evaluates the log marginal likelihood; reuse (may be nil) lends
+// its buffers.
+func newLML(nu float64, xs [][]float64, ys []float64, theta []float64, reuse *lml) (*lml, error) {
 	n := len(xs)
 	if n == 0 || len(ys) != n {
-		return 0, fmt.Errorf("gp: LogMarginal: %d points and %d values", n, len(ys))
+		return &lml{}, fmt.Errorf("gp: LogMarginal: %d points and %d values", n, len(ys))
 	}
 	d := len(xs[0])
 	if len(theta) != d+2 {
-		return 0, fmt.Errorf("gp: LogMarginal: theta has %d entries, want %d (log variance, %d log lengthscales, log noise)", len(theta), d+2, d)
+		return &lml{}, fmt.Errorf("gp: LogMarginal: theta has %d entries, want %d (log variance, %d log lengthscales, log noise)", len(theta), d+2, d)
 	}
 	for i, t := range theta {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return 0, fmt.Errorf("gp: LogMarginal: theta[%d] = %v: must be finite", i, t)
+			return &lml{}, fmt.Errorf("gp: LogMarginal: theta[%d] = %v: must be finite", i, t)
 		}
 	}
 	h := HyperFromTheta(theta)
 	k := ARD{Nu: nu, Lengthscales: h.Lengthscales, Variance: h.Variance}
 	if nu != 0 && nu != 2.5 {
-		return 0, fmt.Errorf("gp: LogMarginal nu = %v: must be 0 (SE) or 2.5 (Matérn 5/2)", nu)
+		return &lml{}, fmt.Errorf("gp: LogMarginal nu = %v: must be 0 (SE) or 2.5 (Matérn 5/2)", nu)
 	}
-	K := make([]float64, n*n)
-	C := make([]float64, n*n) // c of ARD.shape, for the lengthscale gradients
+	e := reuse
+	if e == nil || len(e.K) != n*n {
+		e = &lml{K: make([]float64, n*n), C: make([]float64, n*n), L: make([]float64, n*n), alpha: make([]float64, n)}
+	}
+	e.xs, e.h, e.theta, e.n, e.d = xs, h, append(e.theta[:0], theta...), n, d
+	K, C := e.K, e.C // C: c of ARD.shape, for the lengthscale gradients
 	for i := 0; i < n; i++ {
 		if len(xs[i]) != d {
-			return 0, fmt.Errorf("gp: LogMarginal: point %d has dimension %d, want %d", i, len(xs[i]), d)
+			return &lml{}, fmt.Errorf("gp: LogMarginal: point %d has dimension %d, want %d", i, len(xs[i]), d)
 		}
 		for j := 0; j <= i; j++ {
 			v, c := k.shape(k.r2(xs[i], xs[j]))
@@ -176,26 +204,32 @@ func LogMarginal(nu float64, xs [][]float64, ys []float64, theta []float64, grad
 		}
 		K[i*n+i] += h.NoiseVar
 	}
-	L := append([]float64(nil), K...)
+	L := e.L
+	copy(L, K)
 	if !choleskyLower(L, n) {
-		return 0, fmt.Errorf("gp: LogMarginal: K + λI is not positive definite at theta = %v", theta)
+		return &lml{}, fmt.Errorf("gp: LogMarginal: K + λI is not positive definite at theta = %v", theta)
 	}
-	alpha := append([]float64(nil), ys...)
+	alpha := e.alpha
+	copy(alpha, ys)
 	cholSolve(L, n, alpha)
-	var lml float64
+	var val float64
 	for i := 0; i < n; i++ {
-		lml -= 0.5*ys[i]*alpha[i] + math.Log(L[i*n+i])
+		val -= 0.5*ys[i]*alpha[i] + math.Log(L[i*n+i])
 	}
-	lml -= 0.5 * float64(n) * math.Log(2*math.Pi)
-	if grad == nil {
-		return lml, nil
-	}
+	e.val = val - 0.5*float64(n)*math.Log(2*math.Pi)
+	return e, nil
+}
+
+// gradient writes the gradient of the log marginal likelihood at e.theta
+// into grad.
+func (e *lml) gradient(grad []float64) error {
+	n, d, h, K, C, alpha, xs := e.n, e.d, e.h, e.K, e.C, e.alpha, e.xs
 	if len(grad) != d+2 {
-		return 0, fmt.Errorf("gp: LogMarginal: grad has %d entries, want %d", len(grad), d+2)
+		return fmt.Errorf("gp: LogMarginal: grad has %d entries, want %d", len(grad), d+2)
 	}
 	// W = ααᵀ − K⁻¹, K⁻¹ = L⁻ᵀL⁻¹ accumulated row by row of L⁻¹ (O(n³),
 	// contiguous inner loops).
-	W := invFromChol(L, n)
+	W := invFromChol(e.L, n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			W[i*n+j] = alpha[i]*alpha[j] - W[i*n+j]
@@ -219,7 +253,7 @@ func LogMarginal(nu float64, xs [][]float64, ys []float64, theta []float64, grad
 			}
 		}
 	}
-	return lml, nil
+	return nil
 }
 
 func boolf(b bool) float64 {
@@ -248,6 +282,8 @@ func invFromChol(L []float64, n int) []float64 {
 			Li[i*n+j] = x[i]
 		}
 	}
+	// The lower triangle, then its mirror: the same sums in the same
+	// order as the full product (a·b = b·a exactly), half the work.
 	inv := make([]float64, n*n)
 	for k := 0; k < n; k++ {
 		r := Li[k*n : k*n+k+1]
@@ -255,10 +291,15 @@ func invFromChol(L []float64, n int) []float64 {
 			if ri == 0 {
 				continue
 			}
-			dst := inv[i*n : i*n+k+1]
-			for j, rj := range r {
+			dst := inv[i*n : i*n+i+1]
+			for j, rj := range r[:i+1] {
 				dst[j] += ri * rj
 			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			inv[j*n+i] = inv[i*n+j]
 		}
 	}
 	return inv
@@ -393,11 +434,27 @@ type bfgsTol struct {
 }
 
 // objective is the log marginal likelihood plus the log prior (when set).
+// It keeps its last evaluation: the gradient at the point the line search
+// has just accepted reuses that point's factor (the same numbers as a
+// fresh evaluation, half the work of the accepted step).
 func objective(nu float64, xs [][]float64, ys []float64, prior func(theta, grad []float64) float64) func(theta, grad []float64) (float64, error) {
+	var last *lml
 	return func(theta, grad []float64) (float64, error) {
-		v, err := LogMarginal(nu, xs, ys, theta, grad)
-		if err != nil || prior == nil {
-			return v, err
+		var err error
+		if last == nil || !slices.Equal(last.theta, theta) {
+			if last, err = newLML(nu, xs, ys, theta, last); err != nil {
+				last = nil
+				return 0, err
+			}
+		}
+		v := last.val
+		if grad != nil {
+			if err := last.gradient(grad); err != nil {
+				return 0, err
+			}
+		}
+		if prior == nil {
+			return v, nil
 		}
 		return v + prior(theta, grad), nil
 	}

@@ -3,6 +3,10 @@ package model
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"weak"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -73,16 +77,24 @@ var (
 // (our choice; measured in docs/defaults.md).
 const FitMaxPoints = 128
 
-// fitSubset returns xs, ys, or their evenly strided subset of FitMaxPoints
+// DeferredFitPoints is the bound of refit = deferred (issue 25) in d
+// dimensions: 16(d+2), eight times the first fit's 2(d+2), at most
+// FitMaxPoints (64 points in 2-D, 128 from 6-D on); above the n = 10d
+// points that suffice to fit a GP emulator (Loeppky, Sacks & Welch 2009,
+// Technometrics 51(4)). A fit's likelihood costs O(n³): in 2-D a fit of
+// 64 points costs a sixth of one of 128.
+func DeferredFitPoints(d int) int { return min(FitMaxPoints, 16*(d+2)) }
+
+// fitSubset returns xs, ys, or their evenly strided subset of most
 // entries when there are more.
-func fitSubset(xs [][]float64, ys []float64) ([][]float64, []float64) {
+func fitSubset(xs [][]float64, ys []float64, most int) ([][]float64, []float64) {
 	n := len(ys)
-	if n <= FitMaxPoints {
+	if n <= most {
 		return xs, ys
 	}
-	sx, sy := make([][]float64, FitMaxPoints), make([]float64, FitMaxPoints)
+	sx, sy := make([][]float64, most), make([]float64, most)
 	for j := range sx {
-		i := j * n / FitMaxPoints
+		i := j * n / most
 		sx[j], sy[j] = xs[i], ys[i]
 	}
 	return sx, sy
@@ -156,6 +168,10 @@ type Adaptive struct {
 	next       int
 	theta      []float64 // last fit (nil before the first)
 	fits       int       // number of fits so far
+	// Deferred refits (AdaptiveOptions.Defer): the refit started at count
+	// from is swapped in at count due (0: none pending).
+	deferFit  bool
+	from, due int
 	// ard is the fitted kernel (a.k after a fit). As a field of its own
 	// type it also makes gp.ARD reachable from a fresh Adaptive, which the
 	// service's snapshot codec (service/snap) needs to restore a fitted one.
@@ -168,6 +184,10 @@ type AdaptiveOptions struct {
 	Standardise, Fit bool
 	// Constraint marks a constraint function (its 0 level is kept).
 	Constraint bool
+	// Defer (with Fit): a refit due at count n is computed off the
+	// caller's path and swapped in at count n + RefitLag(n) (see
+	// Adaptive); without it, in the Observe that reaches n.
+	Defer bool
 	// CentredFit (constraints, with Fit): fit the hyperparameters to the
 	// values centred at their mean, as for an objective, and give the
 	// kernel the signal variance σ²_c + m̄² (m̄ the mean of the values the
@@ -192,7 +212,7 @@ type AdaptiveOptions struct {
 // and restore it.
 func NewAdaptive(dom domain.Domain, k gp.Kernel, lam float64, o AdaptiveOptions) (*Adaptive, error) {
 	a := &Adaptive{dom: dom, inducing: o.Inducing, cands: o.Candidates, k0: k, lam0: lam, k: k, lam: lam,
-		std: o.Standardise, fit: o.Fit, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
+		std: o.Standardise, fit: o.Fit, deferFit: o.Defer, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
 	inner, err := a.newInner(k, lam)
 	if err != nil {
 		return nil, err
@@ -263,29 +283,40 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 	act.X = append([]float64(nil), act.X...) // replayed later: keep a copy
 	a.acts = append(a.acts, act)
 	a.ys = append(a.ys, y)
-	if len(a.ys) >= a.next {
-		for a.next <= len(a.ys) {
+	n := len(a.ys)
+	var err error
+	switch {
+	case a.due > 0 && n == a.due:
+		err = a.join()
+	case n >= a.next:
+		for a.next <= n {
 			a.next *= 2
 		}
-		if err := a.refresh(); err != nil {
-			*a = saved // the refresh built a new inner GP: the old one is intact
-			return err
+		if a.deferFit && a.fit && n >= FirstFit(len(a.side)) {
+			a.start()
+			err = a.inner.Observe(act, a.tr(y))
+		} else {
+			err = a.refresh()
 		}
-		return nil
+	default:
+		err = a.inner.Observe(act, a.tr(y))
 	}
-	if err := a.inner.Observe(act, a.tr(y)); err != nil {
-		a.acts, a.ys = a.acts[:len(a.acts)-1], a.ys[:len(a.ys)-1]
-		return err
+	if err != nil {
+		*a = saved // a refresh built a new inner GP: the old one is intact
 	}
-	return nil
+	return err
 }
 
 // tr is y in the inner GP's units.
-func (a *Adaptive) tr(y float64) float64 {
-	if a.constraint {
-		return y / a.s
+func (a *Adaptive) tr(y float64) float64 { return unit(y, a.m, a.s, a.constraint) }
+
+// unit is y in the units of standardisation m, s (a constraint is only
+// scaled).
+func unit(y, m, s float64, constraint bool) float64 {
+	if constraint {
+		return y / s
 	}
-	return (y - a.m) / a.s
+	return (y - m) / s
 }
 
 // Standardisation returns the current m and s (0 and 1 without
@@ -296,33 +327,156 @@ func (a *Adaptive) Standardisation() (m, s float64) { return a.m, a.s }
 // after a fit).
 func (a *Adaptive) Kernel() (gp.Kernel, float64) { return a.k, a.lam }
 
+// refreshed is what a refresh computes from the first n observations: m,
+// s, the hyperparameters (fitted or not) and a new inner GP holding those n
+// observations.
+type refreshed struct {
+	m, s  float64
+	theta []float64 // nil: not fitted
+	ard   gp.ARD
+	k     gp.Kernel
+	lam   float64
+	inner Model
+}
+
 // refresh recomputes m, s and (with fit) the hyperparameters, then builds a
 // new inner GP and replays every observation into it (the old one is left
 // as it was, so a failure can be undone by the caller).
 func (a *Adaptive) refresh() error {
-	n := len(a.ys)
-	if a.std {
-		a.m, a.s = Standardisation(a.ys)
-	}
-	ys := make([]float64, n)
-	for i, y := range a.ys {
-		ys[i] = a.tr(y)
-	}
-	if a.fit && n >= FirstFit(len(a.side)) {
-		if err := a.refit(ys); err != nil {
-			return err
-		}
-	}
-	inner, err := a.newInner(a.k, a.lam)
+	fit := a.fit && len(a.ys) >= FirstFit(len(a.side))
+	r, err := a.compute(a.acts, a.ys, a.k, a.lam, a.theta, a.fits, fit)
 	if err != nil {
 		return err
 	}
-	for i, act := range a.acts {
-		if err := inner.Observe(act, ys[i]); err != nil {
+	if fit {
+		a.fits++
+	}
+	a.apply(r)
+	return nil
+}
+
+// apply makes r the current state.
+func (a *Adaptive) apply(r *refreshed) {
+	a.m, a.s, a.k, a.lam, a.inner = r.m, r.s, r.k, r.lam, r.inner
+	if r.theta != nil {
+		a.theta, a.ard = r.theta, r.ard
+	}
+}
+
+// compute is the refresh at the observations acts, raw with kernel k and
+// noise variance lam, or with fit the hyperparameters fitted from the
+// previous fit theta after fits fits. It reads nothing else of a that
+// changes after NewAdaptive, so a deferred refit runs it off the ask's
+// path.
+func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam float64, theta []float64, fits int, fit bool) (*refreshed, error) {
+	r := &refreshed{s: 1, k: k, lam: lam}
+	if a.std {
+		r.m, r.s = Standardisation(raw)
+	}
+	ys := make([]float64, len(raw))
+	for i, y := range raw {
+		ys[i] = unit(y, r.m, r.s, a.constraint)
+	}
+	if fit {
+		var err error
+		if r.theta, r.ard, r.lam, err = a.refit(acts, ys, theta, fits); err != nil {
+			return nil, err
+		}
+		r.k = r.ard
+	}
+	inner, err := a.newInner(r.k, r.lam)
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := inner.(*Box); ok && a.deferFit {
+		err = b.observeAll(acts, ys) // refit=deferred's rebuild (issue 25)
+	} else {
+		for i, act := range acts {
+			if err = inner.Observe(act, ys[i]); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.inner = inner
+	return r, nil
+}
+
+// RefitLag is how many observations after a deferred refit's count n it
+// is swapped in: n/4 (at least 1). Fixed by n, so the decisions are the
+// same whether the fit finished early or late (or was recomputed after a
+// restore from a snapshot); long enough for a fit to finish off the path
+// in a service (issue 25), short against the n/2 more observations the
+// fit serves before the next one.
+func RefitLag(n int) int { return max(1, n/4) }
+
+// fitJob is a deferred refit running off the path: its result once done
+// is closed.
+type fitJob struct {
+	from int
+	done chan struct{}
+	r    *refreshed
+	err  error
+}
+
+// fitJobs holds the running refits by model (weak keys: a model dropped
+// with a job pending does not keep it). They live outside the model, whose
+// state stays plain data (the service's snapshot codec, service/snap,
+// saves it; a restored model recomputes its pending refit at the swap).
+var fitJobs sync.Map // weak.Pointer[Adaptive] → *fitJob
+
+// start begins the refit due at the current count n: from the first n
+// observations, off the path, swapped in by join at n + RefitLag(n).
+func (a *Adaptive) start() {
+	n := len(a.ys)
+	a.from, a.due = n, n+RefitLag(n)
+	acts, ys := slices.Clone(a.acts), slices.Clone(a.ys)
+	k, lam, theta, fits := a.k, a.lam, a.theta, a.fits
+	a.fits++
+	j := &fitJob{from: n, done: make(chan struct{})}
+	key := weak.Make(a)
+	fitJobs.Store(key, j)
+	runtime.AddCleanup(a, func(k weak.Pointer[Adaptive]) { fitJobs.Delete(k) }, key)
+	c := *a // the job reads a copy: a's fields are rewritten (Observe's undo)
+	go func() {
+		j.r, j.err = c.compute(acts, ys, k, lam, theta, fits, true)
+		close(j.done)
+	}()
+}
+
+// takeJob removes and returns a's running refit started at from (nil if
+// there is none: it was never started in this process, or was taken).
+func takeJob(a *Adaptive, from int) *fitJob {
+	v, ok := fitJobs.LoadAndDelete(weak.Make(a))
+	if !ok || v.(*fitJob).from != from {
+		return nil
+	}
+	return v.(*fitJob)
+}
+
+// join swaps in the pending refit (waiting for it, or computing it when no
+// job runs) and replays into it the observations since its count.
+func (a *Adaptive) join() error {
+	var r *refreshed
+	var err error
+	if j := takeJob(a, a.from); j != nil {
+		<-j.done
+		r, err = j.r, j.err
+	} else {
+		r, err = a.compute(a.acts[:a.from], a.ys[:a.from], a.k, a.lam, a.theta, a.fits-1, true)
+	}
+	if err != nil {
+		return err
+	}
+	for i := a.from; i < len(a.ys); i++ {
+		if err := r.inner.Observe(a.acts[i], unit(a.ys[i], r.m, r.s, a.constraint)); err != nil {
 			return err
 		}
 	}
-	a.inner = inner
+	a.apply(r)
+	a.from, a.due = 0, 0
 	return nil
 }
 
@@ -371,16 +525,20 @@ func FirstFit(d int) int { return 2 * (d + 2) }
 // [0.01, 100]·side_d, λ ∈ [1e-6v, v]; narrower than scikit-learn's
 // (1e-5, 1e5), so a few points cannot drive a lengthscale to 0 or λ to an
 // interpolating 1e-5 of a huge signal.
-func (a *Adaptive) refit(ys []float64) error {
+func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([]float64, gp.ARD, float64, error) {
 	d := len(a.side)
-	xs := make([][]float64, len(a.acts))
-	for i, act := range a.acts {
+	xs := make([][]float64, len(acts))
+	for i, act := range acts {
 		if len(act.X) != d {
-			return fmt.Errorf("model: hyper = fit: observation %d has %d coordinates, want %d", i, len(act.X), d)
+			return nil, gp.ARD{}, 0, fmt.Errorf("model: hyper = fit: observation %d has %d coordinates, want %d", i, len(act.X), d)
 		}
 		xs[i] = act.X
 	}
-	xs, ys = fitSubset(xs, ys)
+	most := FitMaxPoints
+	if a.deferFit {
+		most = DeferredFitPoints(d)
+	}
+	xs, ys = fitSubset(xs, ys, most)
 	var v float64
 	var mean float64
 	for _, y := range ys {
@@ -409,12 +567,16 @@ func (a *Adaptive) refit(ys []float64) error {
 			st[1+i] += math.Log(s)
 		}
 	}
-	if a.theta != nil {
+	switch {
+	case theta != nil && a.deferFit:
+		// refit = deferred: the warm start alone (issue 25), as BoTorch
+		// refits a model from its current hyperparameters.
+		starts = [][]float64{theta}
+	case theta != nil:
 		// Warm start plus one of the fixed starts in turn: the cost of a
 		// refit stays a few BFGS runs (the first fit tries them all).
-		starts = [][]float64{a.theta, starts[a.fits%len(starts)]}
+		starts = [][]float64{theta, starts[fits%len(starts)]}
 	}
-	a.fits++
 	prior := func(theta, grad []float64) float64 {
 		// FitPriors on σ²/v, ℓ_d/side_d and λ/v: a shift of θ by the log
 		// of the unit, so the prior is free of the data's and the box's
@@ -447,7 +609,7 @@ func (a *Adaptive) refit(ys []float64) error {
 	}
 	th, _, err := gp.FitHyper(xs, ys, gp.FitOptions{Nu: FitNu, Lo: lo, Hi: hi, Starts: starts, GTol: 1e-5, FTol: 2.2e-9, Prior: prior})
 	if err != nil {
-		return fmt.Errorf("model: hyper = fit: %w", err)
+		return nil, gp.ARD{}, 0, fmt.Errorf("model: hyper = fit: %w", err)
 	}
 	h := gp.HyperFromTheta(th)
 	if a.centredFit {
@@ -459,10 +621,9 @@ func (a *Adaptive) refit(ys []float64) error {
 	}
 	k, err := gp.NewARD(FitNu, h.Lengthscales, h.Variance)
 	if err != nil {
-		return fmt.Errorf("model: hyper = fit: %w", err)
+		return nil, gp.ARD{}, 0, fmt.Errorf("model: hyper = fit: %w", err)
 	}
-	a.theta, a.ard, a.k, a.lam = th, k, k, h.NoiseVar
-	return nil
+	return th, k, h.NoiseVar, nil
 }
 
 // Mean implements Model.
@@ -490,7 +651,10 @@ func (a *Adaptive) Reset() {
 		}
 		a.k, a.lam = a.k0, a.lam0
 	}
-	a.m, a.s, a.next, a.theta, a.fits, a.ard = 0, 1, 1, nil, 0, gp.ARD{}
+	if a.due > 0 {
+		takeJob(a, a.from) // its result is not needed
+	}
+	a.m, a.s, a.next, a.theta, a.fits, a.ard, a.from, a.due = 0, 1, 1, nil, 0, gp.ARD{}, 0, 0
 	a.inner.Reset()
 }
 

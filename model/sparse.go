@@ -119,6 +119,9 @@ type Options struct {
 	// CentredFit fits a constraint model's hyperparameters to its centred
 	// values (AdaptiveOptions.CentredFit; with Fit).
 	CentredFit bool
+	// DeferFit fits off the caller's path, swapped in after a lag
+	// (AdaptiveOptions.Defer; with Fit).
+	DeferFit bool
 }
 
 // ForGroupOpts is ForGroup with options: with Inducing > 0 every model is a
@@ -146,7 +149,7 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 		ms := make([]Model, len(ks))
 		for i, k := range ks {
 			a, err := NewAdaptive(info.Domain, k, noiseVar, AdaptiveOptions{Standardise: o.Standardise, Fit: o.Fit,
-				Constraint: constraint != nil && constraint[i], CentredFit: o.CentredFit, Inducing: o.Inducing, Candidates: cands})
+				Constraint: constraint != nil && constraint[i], CentredFit: o.CentredFit, Defer: o.DeferFit, Inducing: o.Inducing, Candidates: cands})
 			if err != nil {
 				return nil, err
 			}

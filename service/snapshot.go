@@ -369,14 +369,15 @@ const measureEvery = 1000
 
 // maybeMeasure measures the agent's state (snap.Size: a walk of its graph,
 // without copying) when it was never measured, when measureEvery events
-// have passed, or when the agent has worked 20 times what the last
-// measurement cost: the figure stays current for models that grow with
-// their data, at most about 5 % of the agent's time.
+// have passed or their number has doubled, or when the agent has worked 20
+// times what the last measurement cost: the figure stays current for
+// models that grow with their data (also when their fits run off the ask's
+// path, issue 25), at most about 5 % of the agent's time.
 func (s *Server) maybeMeasure(l *live) {
 	if l.agent == nil {
 		return
 	}
-	if l.bytes != 0 && l.n-l.measureN < measureEvery && l.sinceMeasure < 20*l.measureCost {
+	if l.bytes != 0 && l.n-l.measureN < measureEvery && l.sinceMeasure < 20*l.measureCost && l.n < 2*l.measureN {
 		return
 	}
 	start := time.Now()

@@ -44,7 +44,7 @@ func TestCacheAccounting(t *testing.T) {
 			s := toySpec("native")
 			s.Algorithm, s.Space.Native, s.Horizon = "rpol-ucb", true, 0
 			return s
-		}, 0, 600},
+		}, 0, 700}, // not between a deferred refit's start (512) and its swap (640): its new GP is held off the graph (issue 25)
 		{"many small studies", nil, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

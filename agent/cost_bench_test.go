@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/internal/seed"
+	"github.com/cbandit/cbandit/problem"
+)
+
+// BenchmarkRunGardner is issue 25's cost (Deliver 4): one op is a whole
+// run of T rounds (Decide + Observe, fits included) of an agent on
+// gardner; us/round is the amortised cost of a round. practical is what
+// whoever names no setting gets; fixed is the same agent with the
+// problem's fixed prior (hyper=fixed); paper is PaperDefaults (the
+// experiment files'). Target: practical within 3× of fixed. T=5000 takes
+// minutes: run it with -benchtime 1x.
+func BenchmarkRunGardner(b *testing.B) {
+	settings := []struct {
+		name string
+		ps   bandit.Params
+	}{
+		{"practical", nil},
+		{"fixed", bandit.Params{"hyper": "fixed"}},
+		{"paper", bandit.Params{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore"}},
+	}
+	for _, T := range []int{300, 5000} {
+		for _, algo := range []string{"rpol-ucb", "config", "ckb-ucb"} {
+			for _, s := range settings {
+				b.Run(fmt.Sprintf("T=%d/%s/%s", T, algo, s.name), func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						runGardner(b, algo, s.ps, T)
+					}
+					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*T), "us/round")
+				})
+			}
+		}
+	}
+}
+
+// runGardner runs algo with params ps on gardner (seed 1) for T rounds,
+// feedback at once.
+func runGardner(b *testing.B, algo string, ps bandit.Params, T int) {
+	p, err := problem.New("gardner", nil, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := New(algo, Config{Info: p.Info(), Horizon: T, Params: ps, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := seed.Rand(2)
+	costs := make([]float64, p.Info().M)
+	for t := 1; t <= T; t++ {
+		r := &bandit.Round{T: t}
+		d, err := a.Decide(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rew, _ := p.Observe(env, r, d.Action, costs)
+		if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true, Costs: costs}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
