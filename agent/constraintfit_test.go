@@ -2,10 +2,12 @@ package agent
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/internal/seed"
 	"github.com/cbandit/cbandit/problem"
 )
@@ -16,20 +18,34 @@ import (
 // round 100 and after T, and the regret after T.
 func gardnerReplay(t *testing.T, params bandit.Params, tr, T int) (v100, v, regret float64) {
 	t.Helper()
-	p, err := problem.New("gardner", nil, seed.Derive(1, "problem", tr))
+	fs, vs := replayTrial(t, "gardner", "rpol-ucb", params, 1, tr, T)
+	for _, f := range fs {
+		regret += problem.GardnerOpt - f
+	}
+	return vs[99], vs[T-1], regret
+}
+
+// replayTrial plays algo with params on trial tr of `cbandit run --problem
+// prob --algos algo --seed s` (the runner's seeds for the problem, the
+// agent and the noise) for T rounds and returns the true reward of each
+// round's action and the cumulative hard violation after each round.
+func replayTrial(t *testing.T, prob, algo string, params bandit.Params, s uint64, tr, T int) (fs, vs []float64) {
+	t.Helper()
+	p, err := problem.New(prob, nil, seed.Derive(s, "problem", tr))
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := p.Info()
 	in.Horizon = T
-	ag, err := New("rpol-ucb", Config{Info: in, Horizon: T, Params: params, Seed: seed.Derive(1, "agent\x00rpol-ucb", tr)})
+	ag, err := New(algo, Config{Info: in, Horizon: T, Params: params, Seed: seed.Derive(s, "agent\x00"+algo, tr)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rs, ns := seed.NewStream(), seed.NewStream()
 	costs := make([]float64, in.M)
+	var v float64
 	for r := 1; r <= T; r++ {
-		rd := p.Round(rs.At(seed.Derive(1, "round", tr, r)), r)
+		rd := p.Round(rs.At(seed.Derive(s, "round", tr, r)), r)
 		d, err := ag.Decide(rd)
 		if err != nil {
 			t.Fatal(err)
@@ -38,12 +54,11 @@ func gardnerReplay(t *testing.T, params bandit.Params, tr, T int) (v100, v, regr
 		if err != nil {
 			t.Fatal(err)
 		}
-		v += math.Max(costs[0], 0)
-		regret += problem.GardnerOpt - f
-		if r == 100 {
-			v100 = v
+		for _, c := range costs {
+			v += math.Max(c, 0)
 		}
-		rew, err := p.Observe(ns.At(seed.Derive(1, "noise", tr, r)), rd, d.Action, costs)
+		fs, vs = append(fs, f), append(vs, v)
+		rew, err := p.Observe(ns.At(seed.Derive(s, "noise", tr, r)), rd, d.Action, costs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +66,33 @@ func gardnerReplay(t *testing.T, params bandit.Params, tr, T int) (v100, v, regr
 			t.Fatal(err)
 		}
 	}
-	return v100, v, regret
+	return fs, vs
+}
+
+// The formerly stuck ckb-ucb trial (issue 25; docs/defaults.md, "No stuck
+// runs"): trial 15 of `cbandit run --problem gardner --algos ckb-ucb
+// --trials 100 --horizon 1000 --seed 1` under generation 4's defaults
+// settles in the far feasible disk (regret ≈ 4,300, above 1 per round);
+// under the current defaults the same trial, seeds and noise do not.
+func TestCKBFormerlyStuckTrial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of 1000 rounds with fitted GPs")
+	}
+	const tr, T = 15, 1000
+	regret := func(ps bandit.Params) float64 {
+		fs, _ := replayTrial(t, "gardner", "ckb-ucb", ps, 1, tr, T)
+		var r float64
+		for _, f := range fs {
+			r += problem.GardnerOpt - f
+		}
+		return r
+	}
+	old := regret(bandit.Params{"constraint-fit": "threshold", "dual": "optimistic", "refit": "inline"})
+	now := regret(bandit.Params{})
+	if old < T || now > T {
+		t.Errorf("regret under generation 4's defaults %.0f (docs: ≈ 4,337, stuck), under the current ones %.0f: want > %d and < %d", old, now, T, T)
+	}
+	t.Logf("regret %.0f → %.0f", old, now)
 }
 
 // docs/defaults.md ("Third look"): in trial 1 of the gardner run with
@@ -96,5 +137,49 @@ func TestConstraintFitNeedsAFit(t *testing.T) {
 	}
 	if _, err := New("rpol-ucb", Config{Info: in, Horizon: 10, Params: bandit.Params{"constraint-fit": "centred"}, Seed: 1}); err != nil {
 		t.Fatalf("constraint-fit = centred with the default hyper: %v", err)
+	}
+}
+
+// refine = ascent (issue 25; docs/defaults.md, "Refinement"): trial 0 of
+// `cbandit run --problem suite-hartmann6 --algos config --seed 1` with one
+// refinement step stalls 0.24 from the optimum inside its basin (reward
+// 2.72 from round 40 on, the optimum 3.32: a constrained local search from
+// that point reaches it), because one step of 1/31 of a side cannot leave
+// a Halton candidate's cell (0.31 of a side in 6-D); the multi-step ascent
+// climbs to it.
+func TestRefineAscentHartmann6(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of 200 rounds in 6-D")
+	}
+	const T = 200
+	last := func(ps bandit.Params) float64 {
+		fs, _ := replayTrial(t, "suite-hartmann6", "config", ps, 1, 0, T)
+		return fs[T-1]
+	}
+	step, ascent := last(bandit.Params{"refine": "step"}), last(bandit.Params{})
+	if step > 2.8 || ascent < 3.2 {
+		t.Errorf("reward of the last round: refine=step %.3f (want ≤ 2.8, stalled), ascent %.3f (want ≥ 3.2 of 3.322)", step, ascent)
+	}
+	t.Logf("last round's reward: step %.3f, ascent %.3f (optimum 3.322)", step, ascent)
+}
+
+// refine = ascent changes nothing in 1–2 dimensions (the one step of issue
+// 17 covers a grid spacing there) and takes half a Halton spacing in 6-D;
+// a bad value is refused with an error naming the parameter.
+func TestRefineParam(t *testing.T) {
+	for _, c := range []struct {
+		d     int
+		ps    bandit.Params
+		iters int
+		step  float64
+	}{{2, nil, 0, 0}, {6, bandit.Params{"refine": "step"}, 0, 0}, {6, nil, 20, 0.5 * math.Pow(1024, -1.0/6)}} {
+		box, _ := domain.NewBox(make([]float64, c.d), slices.Repeat([]float64{1}, c.d))
+		g, err := refineParam("x", c.ps, box)
+		if err != nil || g.Iters != c.iters || g.Step != c.step {
+			t.Errorf("d = %d %v: %+v %v, want %d iterations of %v", c.d, c.ps, g, err, c.iters, c.step)
+		}
+	}
+	if _, err := refineParam("x", bandit.Params{"refine": "far"}, nil); err == nil || !strings.Contains(err.Error(), "refine") {
+		t.Errorf("refine = far: %v, want an error naming refine", err)
 	}
 }
