@@ -125,6 +125,17 @@ var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: 
 var refineDoc = bandit.ParamDoc{Name: "refine", Default: "ascent",
 	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps, issue 25) or step (one step ≤ 1/31 of a side, issue 17)"}
 
+// withDefault is docs with parameter name's default replaced by def.
+func withDefault(docs []bandit.ParamDoc, name, def string) []bandit.ParamDoc {
+	out := slices.Clone(docs)
+	for i := range out {
+		if out[i].Name == name {
+			out[i].Default = def
+		}
+	}
+	return out
+}
+
 // refineParam reads refine: the options of the local refinement on a box
 // (maximise.RefineGrad). step is issue 17's single step of at most a grid
 // spacing (1/31 of a side), enough in 1–2 dimensions, where the candidates
@@ -132,8 +143,15 @@ var refineDoc = bandit.ParamDoc{Name: "refine", Default: "ascent",
 // 1024^{−1/d} of a side apart (0.31 in 6-D), so ascent climbs the
 // acquisition as BoTorch's multi-step gradient refinement does: up to 20
 // steps, the longest half that spacing (docs/defaults.md, "Refinement").
+// The default is the one agent name declares in its Params.
 func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.GradOptions, error) {
-	mode, err := ps.String(name, "refine", "ascent", "step", "ascent")
+	def := refineDoc.Default
+	if s, err := Lookup(name); err == nil {
+		if i := slices.IndexFunc(s.Params, func(d bandit.ParamDoc) bool { return d.Name == "refine" }); i >= 0 {
+			def = s.Params[i].Default
+		}
+	}
+	mode, err := ps.String(name, "refine", def, "step", "ascent")
 	box, ok := dom.(*domain.Box)
 	if err != nil || mode == "step" || !ok || box.Dim() < 3 {
 		return maximise.GradOptions{}, err
