@@ -292,7 +292,7 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 		for a.next <= n {
 			a.next *= 2
 		}
-		if a.deferFit && a.fit && n >= FirstFit(len(a.side)) {
+		if a.fit && a.deferred(n) {
 			a.start()
 			err = a.inner.Observe(act, a.tr(y))
 		} else {
@@ -403,6 +403,17 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 	r.inner = inner
 	return r, nil
 }
+
+// DeferFrom is the count from which refit = deferred defers a refit in d
+// dimensions: 8(d+2), the third fit of the doubling schedule (32 in 2-D).
+// The fits before it see at most 8(d+2) points and cost little; made in
+// the ask, as generation 4 made them, they set the early exploration,
+// which a lag there changed enough to send a gardner trial to the far
+// feasible disk for good (docs/defaults.md, "No stuck runs").
+func DeferFrom(d int) int { return 4 * FirstFit(d) }
+
+// deferred reports whether the refit at count n is deferred.
+func (a *Adaptive) deferred(n int) bool { return a.deferFit && n >= DeferFrom(len(a.side)) }
 
 // RefitLag is how many observations after a deferred refit's count n it
 // is swapped in: n/4 (at least 1). Fixed by n, so the decisions are the
@@ -534,8 +545,9 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		}
 		xs[i] = act.X
 	}
+	deferred := a.deferred(len(acts))
 	most := FitMaxPoints
-	if a.deferFit {
+	if deferred {
 		most = DeferredFitPoints(d)
 	}
 	xs, ys = fitSubset(xs, ys, most)
@@ -568,7 +580,7 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		}
 	}
 	switch {
-	case theta != nil && a.deferFit:
+	case theta != nil && deferred:
 		// refit = deferred: the warm start alone (issue 25), as BoTorch
 		// refits a model from its current hyperparameters.
 		starts = [][]float64{theta}
