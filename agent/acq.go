@@ -165,8 +165,8 @@ var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "centred
 	Doc: "centred: fit g about its mean (no stuck runs, issue 25); threshold: about its threshold (docs/parameters.md)"}
 
 // refitDoc documents refit (issue 25; docs/defaults.md, "Cost").
-var refitDoc = bandit.ParamDoc{Name: "refit", Default: "deferred",
-	Doc: "deferred: a refit due at n is fitted off the ask's path, in use from n + n/4 (issue 25); inline: in the ask at n; with hyper=fit"}
+var refitDoc = bandit.ParamDoc{Name: "refit", Default: "inline",
+	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in, issue 25)"}
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -228,7 +228,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
-	refit, err := ps.String(name, "refit", "deferred", "inline", "deferred")
+	refit, err := ps.String(name, "refit", "inline", "inline", "deferred")
 	if err != nil {
 		return model.Options{}, err
 	}

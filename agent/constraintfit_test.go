@@ -87,7 +87,7 @@ func TestCKBFormerlyStuckTrial(t *testing.T) {
 		}
 		return r
 	}
-	old := regret(bandit.Params{"constraint-fit": "threshold", "dual": "optimistic", "refit": "inline"})
+	old := regret(bandit.Params{"constraint-fit": "threshold", "dual": "optimistic"})
 	now := regret(bandit.Params{})
 	if old < T || now > T {
 		t.Errorf("regret under generation 4's defaults %.0f (docs: ≈ 4,337, stuck), under the current ones %.0f: want > %d and < %d", old, now, T, T)
@@ -110,13 +110,11 @@ func TestConstraintFitGardnerStuckTrial(t *testing.T) {
 		t.Skip("two runs of 300 rounds with fitted GPs")
 	}
 	const tr, T = 1, 300
-	// The trace of the fits made in the ask (refit = inline, generation
-	// 4); with refit = deferred (issue 25) this trial is not stuck.
-	v100, v, reg := gardnerReplay(t, bandit.Params{"constraint-fit": "threshold", "refit": "inline"}, tr, T)
+	v100, v, reg := gardnerReplay(t, bandit.Params{"constraint-fit": "threshold"}, tr, T)
 	if v100 < 60 || reg < 1000 {
 		t.Errorf("threshold: violation %.1f by round 100, %.1f in all, regret %.0f; docs/defaults.md: ≈ 80, 106, 1289 (stuck on the edge)", v100, v, reg)
 	}
-	c100, c, creg := gardnerReplay(t, bandit.Params{"refit": "inline"}, tr, T)
+	c100, c, creg := gardnerReplay(t, bandit.Params{}, tr, T)
 	if c100 > 40 || creg > 200 {
 		t.Errorf("centred (default): violation %.1f by round 100, %.1f in all, regret %.0f; want the trial off the edge (≤ 40 by round 100) and in the near region (regret ≤ 200)", c100, c, creg)
 	}

@@ -30,7 +30,7 @@ func ExampleRun() {
 	}
 	// Output:
 	// [regret violation_soft violation_hard violation_count]
-	// rpol-ucb: regret 4.1, rounds with violation 2.5 (means of 2 trials)
-	// ckb-ucb: regret 3.7, rounds with violation 2.5 (means of 2 trials)
-	// rpol-ucb-narrow: regret 5.4, rounds with violation 3.5 (means of 2 trials)
+	// rpol-ucb: regret 4.2, rounds with violation 2.5 (means of 2 trials)
+	// ckb-ucb: regret 4.5, rounds with violation 2.5 (means of 2 trials)
+	// rpol-ucb-narrow: regret 4.9, rounds with violation 3.5 (means of 2 trials)
 }
