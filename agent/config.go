@@ -16,7 +16,7 @@ var configParams = append([]bandit.ParamDoc{
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	inducingDoc,
-}, practicalDocs...)
+}, stepPractical...)
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
 // optimization"), the baseline of 000 §7: play the maximiser of the UCB of

@@ -154,14 +154,14 @@ func TestRefineAscentHartmann6(t *testing.T) {
 		fs, _ := replayTrial(t, "suite-hartmann6", "config", ps, 1, 0, T)
 		return fs[T-1]
 	}
-	step, ascent := last(bandit.Params{"refine": "step"}), last(bandit.Params{})
+	step, ascent := last(bandit.Params{"refine": "step"}), last(bandit.Params{"refine": "ascent"})
 	if step > 2.8 || ascent < 3.2 {
 		t.Errorf("reward of the last round: refine=step %.3f (want ≤ 2.8, stalled), ascent %.3f (want ≥ 3.2 of 3.322)", step, ascent)
 	}
 	t.Logf("last round's reward: step %.3f, ascent %.3f (optimum 3.322)", step, ascent)
 }
 
-// refine = ascent (config's default) changes nothing in 1–2 dimensions (the one step of issue
+// refine = ascent (ckb-ucb's default) changes nothing in 1–2 dimensions (the one step of issue
 // 17 covers a grid spacing there) and takes half a Halton spacing in 6-D;
 // a bad value is refused with an error naming the parameter.
 func TestRefineParam(t *testing.T) {
@@ -172,12 +172,12 @@ func TestRefineParam(t *testing.T) {
 		step  float64
 	}{{2, nil, 0, 0}, {6, bandit.Params{"refine": "step"}, 0, 0}, {6, nil, 20, 0.5 * math.Pow(1024, -1.0/6)}} {
 		box, _ := domain.NewBox(make([]float64, c.d), slices.Repeat([]float64{1}, c.d))
-		g, err := refineParam("config", c.ps, box)
+		g, err := refineParam("ckb-ucb", c.ps, box)
 		if err != nil || g.Iters != c.iters || g.Step != c.step {
 			t.Errorf("d = %d %v: %+v %v, want %d iterations of %v", c.d, c.ps, g, err, c.iters, c.step)
 		}
 	}
-	if _, err := refineParam("config", bandit.Params{"refine": "far"}, nil); err == nil || !strings.Contains(err.Error(), "refine") {
+	if _, err := refineParam("ckb-ucb", bandit.Params{"refine": "far"}, nil); err == nil || !strings.Contains(err.Error(), "refine") {
 		t.Errorf("refine = far: %v, want an error naming refine", err)
 	}
 	box, _ := domain.NewBox(make([]float64, 6), slices.Repeat([]float64{1}, 6))
