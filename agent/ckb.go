@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -20,11 +22,11 @@ var ckbParams = append([]bandit.ParamDoc{
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = 001 Thm. 1)"},
 	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (001 Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
 	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (001 Thm. 1: V = G√T/ρ)"},
-	{Name: "eps", Default: "0 (widths=practical: 0.1δ, 0.2δ with dual=optimistic; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
+	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
 	inducingDoc,
-	{Name: "dual", Default: "mean (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, 001 Alg. 1 line 7) or mean (μ; issue 25)"},
+	{Name: "dual", Default: "1 (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, 001 Alg. 1 line 7), mean, or w: μ − wσ (issue 25)"},
 }, practicalDocs...)
 
 // PracticalSlack is the slackness ε of the dual update under the practical
@@ -36,12 +38,15 @@ var ckbParams = append([]bandit.ParamDoc{
 // pressure-vessel).
 const PracticalSlack = 0.2
 
-// PracticalSlackMean is the slackness with dual = mean (issue 25): the
-// posterior mean is not optimistic, so a small ε suffices; a larger one
-// asks for more slack than a problem may have (gardner's feasible disks
-// reach g = −0.05 only), the dual then grows to its bound and the agent
-// settles where g is lowest, in the far disk (docs/defaults.md).
-const PracticalSlackMean = 0.1
+// PracticalDualWidth is the width w of ḡ = μ − wσ in the dual step under
+// the practical widths (issue 25). With the rule's β = 2 the centred
+// constraint fit's wider σ let ckb-ucb's long-term violation on gardner
+// rise (0.009 → 0.015 per round); with the posterior mean (w = 0) the
+// violations of early exploration, where σ is large, count in full, the
+// dual grows to its bound, and 4 of 300 trials repaid that debt in the far
+// feasible disk for the rest of the run; with w = 1 and ε = 0.2δ none did,
+// at 0.002 (docs/defaults.md, "No stuck runs").
+const PracticalDualWidth = 1
 
 // CKB is 001 Algorithm 1: posterior models for f and each g_j, an
 // exploration strategy per function, truncation to [−B,B] / [−G,G], and the
@@ -67,7 +72,7 @@ type CKB struct {
 	// agent wandered among the ties (suite gardner: late regret 0.077
 	// with, 0.004 without; docs/defaults.md).
 	clipF, clipG float64
-	dualMean     bool // ḡ of the dual step is the posterior mean (parameter dual)
+	dualW        float64 // ḡ = μ − dualW·σ in the dual step; < 0: the rule's β (parameter dual)
 	// box domains and restarts (ckbrestart.go)
 	box box
 	// design: the initial design (parameter init, issue 14)
@@ -139,18 +144,22 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	}
 	dualDef := "optimistic"
 	if fixed {
-		dualDef = "mean"
+		dualDef = fmt.Sprint(PracticalDualWidth)
 	}
-	dual, err := p.String(name, "dual", dualDef, "optimistic", "mean")
-	if err != nil {
-		return nil, err
+	dualW := -1.0 // optimistic: the rule's own β
+	switch v := cmp.Or(p["dual"], dualDef); v {
+	case "optimistic":
+	case "mean":
+		dualW = 0
+	default:
+		if dualW, err = strconv.ParseFloat(v, 64); err != nil || !(dualW >= 0) || math.IsInf(dualW, 0) {
+			return nil, fmt.Errorf("%s: parameter dual = %q: optimistic, mean or a width w ≥ 0 (ḡ = μ − wσ)", name, v)
+		}
 	}
 	epsDef := 0.0
 	switch {
 	case o.slack:
 		epsDef = delta / 2
-	case fixed && dual == "mean":
-		epsDef = PracticalSlackMean * delta
 	case fixed:
 		epsDef = PracticalSlack * delta
 	}
@@ -203,7 +212,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err := a.setupBox(name, cfg, o); err != nil {
 		return nil, err
 	}
-	a.dualMean = dual == "mean"
+	a.dualW = dualW
 	if a.grad, err = refineParam(name, p, in.Domain); err != nil {
 		return nil, err
 	}
@@ -313,14 +322,16 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		i = a.firstArm
 		act = a.f.Action(i)
 	}
-	// ḡ at the played point enters the dual step (line 7); with dual =
-	// mean it is the posterior mean there (w = 0), a Thompson draw's too
+	// ḡ at the played point enters the dual step (line 7); with a dual
+	// width w it is μ − wσ there, a Thompson draw's too
 	mv := make([]float64, 2*len(ms))
-	if a.dualMean {
-		clear(w)
+	if a.dualW >= 0 {
+		for j := 1; j < len(w); j++ {
+			w[j] = -a.dualW
+		}
 	}
 	if act.Arm >= 0 || !refine {
-		if fill != nil && !a.dualMean {
+		if fill != nil && a.dualW < 0 {
 			fill(i, mv)
 		} else {
 			for j, m := range ms {

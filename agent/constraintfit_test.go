@@ -185,3 +185,18 @@ func TestRefineParam(t *testing.T) {
 		t.Errorf("rpol-ucb in 6-D: %+v, want its declared default refine = step", g)
 	}
 }
+
+// dual takes optimistic, mean or a width w ≥ 0; anything else is refused
+// with an error naming the parameter and the value.
+func TestCKBDualParam(t *testing.T) {
+	p, err := problem.New("gardner", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, ok := range map[string]bool{"optimistic": true, "mean": true, "1": true, "0.5": true, "-1": false, "wide": false, "Inf": false} {
+		_, err := New("ckb-ucb", Config{Info: p.Info(), Horizon: 10, Params: bandit.Params{"dual": v}, Seed: 1})
+		if (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "dual = \""+v+"\"")) {
+			t.Errorf("dual = %s: %v", v, err)
+		}
+	}
+}
