@@ -31,6 +31,6 @@ func ExampleRun() {
 	// Output:
 	// [regret violation_soft violation_hard violation_count]
 	// rpol-ucb: regret 4.2, rounds with violation 2.5 (means of 2 trials)
-	// ckb-ucb: regret 4.5, rounds with violation 2.5 (means of 2 trials)
+	// ckb-ucb: regret 4.9, rounds with violation 2.5 (means of 2 trials)
 	// rpol-ucb-narrow: regret 4.9, rounds with violation 3.5 (means of 2 trials)
 }
