@@ -386,7 +386,17 @@ type acquisition func(mv []float64) float64
 //
 // With pending decisions (pend, the models conditioned on them), points
 // that would repeat one of them are excluded (repeats).
-func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine *maximise.GradOptions, fill func(i int, mv []float64), pend []bandit.Action) (bandit.Action, int, error) {
+func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine *maximise.GradOptions, fill func(i int, mv []float64), pend pending) (bandit.Action, int, error) {
+	if w := pend.widen; len(pend.acts) > 0 && w > 1 { // GP-BUCB's wider bound for f (PendingWiden)
+		inner := acq
+		acq = func(mv []float64) float64 {
+			v := mv[1]
+			mv[1] = v * w * w
+			r := inner(mv)
+			mv[1] = v
+			return r
+		}
+	}
 	mv := make([]float64, 2*len(ms))
 	if fill == nil {
 		means, vars := make([][]float64, len(ms)), make([][]float64, len(ms))
@@ -409,7 +419,7 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if refine == nil {
 		acq = nil
 	}
-	rep := repeats(dom, pend)
+	rep := repeats(dom, pend.acts)
 	if rep != nil {
 		for i := range score {
 			if rep(ms[0].Action(i)) {

@@ -453,7 +453,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 		}
 	}
-	if rep := repeats(c.info.Domain, pend); rep != nil {
+	if rep := repeats(c.info.Domain, pend.acts); rep != nil {
 		for i := range a.score {
 			if rep(c.y.Action(i)) {
 				a.score[i] = -math.MaxFloat64

@@ -24,7 +24,7 @@ type CEI struct {
 	g      []model.Model
 	ms     []model.Model
 	ledger *Ledger
-	halluc bool
+	halluc pendingMode
 	grad   maximise.GradOptions // the box refinement (parameter refine)
 	refine bool
 	design initDesign

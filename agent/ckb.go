@@ -78,7 +78,7 @@ type CKB struct {
 	// design: the initial design (parameter init, issue 14)
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
-	halluc bool
+	halluc pendingMode
 	grad   maximise.GradOptions // the box refinement (parameter refine)
 	// scratch
 	fb    []float64

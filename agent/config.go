@@ -35,7 +35,7 @@ type ConfigAgent struct {
 	score        []float64
 	gmax         []float64
 	design       initDesign           // the initial design (parameter init, issue 14)
-	halluc       bool                 // condition on the pending decisions (parameter pending)
+	halluc       pendingMode          // condition on the pending decisions (parameter pending)
 	grad         maximise.GradOptions // the box refinement (parameter refine)
 }
 

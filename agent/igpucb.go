@@ -58,7 +58,7 @@ type igpCore struct {
 	score []float64
 	beta  float64 // β of the last pick
 	// halluc: condition on the ledger's pending decisions (parameter pending)
-	halluc bool
+	halluc pendingMode
 	ledger *Ledger
 	// std: standardise=on (the y model is a standardised model.Adaptive,
 	// info holds model.StandardInfo's constants)

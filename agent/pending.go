@@ -10,13 +10,44 @@ import (
 )
 
 // pendingDoc documents how a GP agent treats decisions awaiting feedback.
-var pendingDoc = bandit.ParamDoc{Name: "pending", Default: "hallucinate",
-	Doc: "decisions awaiting feedback: hallucinate = GP-BUCB (Desautels et al. 2014): the GPs condition on them at their mean; ignore = as the papers decide"}
+var pendingDoc = bandit.ParamDoc{Name: "pending", Default: "bucb",
+	Doc: "decisions awaiting feedback: bucb = GP-BUCB (Desautels et al. 2014): the GPs condition on them at their mean, f's width ×1.5; hallucinate: no widening; ignore"}
 
-// pendingParam reads pending: true for hallucinate.
-func pendingParam(name string, ps bandit.Params) (bool, error) {
-	v, err := ps.String(name, "pending", "hallucinate", "ignore", "hallucinate")
-	return v == "hallucinate", err
+// PendingWiden is the factor on the objective's posterior standard
+// deviation while decisions are pending (pending = bucb, issue 24):
+// GP-BUCB widens the confidence bound by exp(C), C the information the
+// pending points carry (Desautels, Krause & Burdick 2014, Thm. 2), which
+// is unbounded without an initial uncertainty-sampling phase; our constant
+// is the β_f of 3 rather than 2 that freed rpol-ucb's 4-worker gardner run
+// from a local basin (docs/parallel.md). The constraints keep their widths
+// (a wider optimistic constraint would violate more).
+const PendingWiden = 1.5
+
+// pendingMode is how a GP agent treats its pending decisions (parameter
+// pending): whether its models condition on them, and the factor on f's
+// standard deviation while any is pending.
+type pendingMode struct {
+	on    bool
+	widen float64
+}
+
+// pendingParam reads pending.
+func pendingParam(name string, ps bandit.Params) (pendingMode, error) {
+	v, err := ps.String(name, "pending", "bucb", "ignore", "hallucinate", "bucb")
+	switch v {
+	case "bucb":
+		return pendingMode{on: true, widen: PendingWiden}, err
+	case "hallucinate":
+		return pendingMode{on: true, widen: 1}, err
+	}
+	return pendingMode{}, err
+}
+
+// pending are the decisions a decision is conditioned on, and the factor
+// on f's standard deviation while there are any (pendingMode).
+type pending struct {
+	acts  []bandit.Action
+	widen float64
 }
 
 // MaxPending bounds the pending decisions a decision conditions on: the
@@ -34,9 +65,9 @@ const MaxPending = 16
 // schedule counts real observations only). It returns the undo, to call
 // before the models observe again, and the pending actions (for the
 // maximiser's duplicate check: pickAcq).
-func pendModels(on bool, l *Ledger, f model.Model, g []model.Model) (func(), []bandit.Action, error) {
-	if !on || l.Open() == 0 {
-		return func() {}, nil, nil
+func pendModels(mode pendingMode, l *Ledger, f model.Model, g []model.Model) (func(), pending, error) {
+	if !mode.on || l.Open() == 0 {
+		return func() {}, pending{}, nil
 	}
 	undo := func() {
 		model.Unpend(f)
@@ -47,7 +78,7 @@ func pendModels(on bool, l *Ledger, f model.Model, g []model.Model) (func(), []b
 	pf := l.Pending(false, MaxPending)
 	if err := model.Pend(f, pf); err != nil {
 		undo()
-		return nil, nil, err
+		return nil, pending{}, err
 	}
 	pend := pf
 	if len(g) > 0 {
@@ -55,14 +86,14 @@ func pendModels(on bool, l *Ledger, f model.Model, g []model.Model) (func(), []b
 		for _, m := range g {
 			if err := model.Pend(m, pg); err != nil {
 				undo()
-				return nil, nil, err
+				return nil, pending{}, err
 			}
 		}
 		if len(pg) > len(pend) {
 			pend = pg
 		}
 	}
-	return undo, pend, nil
+	return undo, pending{acts: pend, widen: mode.widen}, nil
 }
 
 // imposedAction checks an action a person chose against the domain: an arm

@@ -752,9 +752,9 @@ var laterDefaults = map[int][]defaultsPin{
 	3: {{params: map[string]string{"pending": "ignore"}}},
 	// 4 → 5 (issue 25): constraint hyperparameters fitted about the
 	// values' mean (no stuck runs); CKB's dual step on the posterior mean
-	// (its slackness follows); a multi-step box refinement in 3+ dims;
-	// refits off the ask's path.
-	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline"}}},
+	// less one σ; a multi-step box refinement in 3+ dims; GP-BUCB's wider
+	// bound for f while decisions are pending (pending=bucb).
+	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline", "pending": "hallucinate"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are
