@@ -381,13 +381,15 @@ type acquisition func(mv []float64) float64
 // of every model in ms, or what fill writes there) and, on a box with
 // refine set (its options: refineParam), is refined from the best
 // candidates with the same function (maximise.RefineGrad, or Nelder–Mead
-// without gradients). A Thompson draw
-// has values on the candidates only: its agents fill and do not refine.
+// without gradients). A Thompson draw has values on the candidates only:
+// its agents fill and do not refine.
 //
 // With pending decisions (pend, the models conditioned on them), points
-// that would repeat one of them are excluded (repeats).
+// that would repeat one of them are excluded (repeats), and with
+// pend.widen > 1 the acquisition sees f's standard deviation widened by it
+// (GP-BUCB's inflated bound, PendingWiden).
 func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine *maximise.GradOptions, fill func(i int, mv []float64), pend pending) (bandit.Action, int, error) {
-	if w := pend.widen; len(pend.acts) > 0 && w > 1 { // GP-BUCB's wider bound for f (PendingWiden)
+	if w := pend.widen; len(pend.acts) > 0 && w > 1 {
 		inner := acq
 		acq = func(mv []float64) float64 {
 			v := mv[1]
