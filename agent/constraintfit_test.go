@@ -200,3 +200,46 @@ func TestCKBDualParam(t *testing.T) {
 		}
 	}
 }
+
+// pending = bucb widens f's bound only while decisions are pending: one at
+// a time it decides exactly as hallucinate does; with two decisions
+// pending the third decision of rpol-ucb on gardner differs.
+func TestPendingBUCBWidensOnlyWhilePending(t *testing.T) {
+	p, err := problem.New("gardner", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(mode string, batch int) [][]float64 {
+		a, err := New("rpol-ucb", Config{Info: p.Info(), Horizon: 40, Params: bandit.Params{"pending": mode}, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := seed.Rand(4)
+		costs := make([]float64, p.Info().M)
+		var xs [][]float64
+		for r := 1; r <= 30; r += batch {
+			var ds []bandit.Decision
+			for k := 0; k < batch; k++ {
+				d, err := a.Decide(&bandit.Round{T: r + k})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ds, xs = append(ds, d), append(xs, d.Action.X)
+			}
+			for _, d := range ds {
+				rew, _ := p.Observe(env, &bandit.Round{T: r}, d.Action, costs)
+				if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true, Costs: costs}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return xs
+	}
+	eq := func(a, b [][]float64) bool { return slices.EqualFunc(a, b, slices.Equal[[]float64]) }
+	if !eq(run("bucb", 1), run("hallucinate", 1)) {
+		t.Error("one at a time: bucb and hallucinate decide differently")
+	}
+	if eq(run("bucb", 3), run("hallucinate", 3)) {
+		t.Error("batches of 3: bucb decides as hallucinate does (no widening while pending)")
+	}
+}
