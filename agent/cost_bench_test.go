@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/internal/seed"
-	"github.com/cbandit/cbandit/problem"
 )
 
 // BenchmarkRunGardner is issue 25's cost (Deliver 4): one op is a whole
@@ -30,37 +28,11 @@ func BenchmarkRunGardner(b *testing.B) {
 			for _, s := range settings {
 				b.Run(fmt.Sprintf("T=%d/%s/%s", T, algo, s.name), func(b *testing.B) {
 					for i := 0; i < b.N; i++ {
-						runGardner(b, algo, s.ps, T)
+						replayTrial(b, "gardner", algo, s.ps, 1, 0, T)
 					}
 					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*T), "us/round")
 				})
 			}
-		}
-	}
-}
-
-// runGardner runs algo with params ps on gardner (seed 1) for T rounds,
-// feedback at once.
-func runGardner(b *testing.B, algo string, ps bandit.Params, T int) {
-	p, err := problem.New("gardner", nil, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := New(algo, Config{Info: p.Info(), Horizon: T, Params: ps, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	env := seed.Rand(2)
-	costs := make([]float64, p.Info().M)
-	for t := 1; t <= T; t++ {
-		r := &bandit.Round{T: t}
-		d, err := a.Decide(r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rew, _ := p.Observe(env, r, d.Action, costs)
-		if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: rew, HasReward: true, Costs: costs}); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

@@ -27,9 +27,10 @@ func gardnerReplay(t *testing.T, params bandit.Params, tr, T int) (v100, v, regr
 
 // replayTrial plays algo with params on trial tr of `cbandit run --problem
 // prob --algos algo --seed s` (the runner's seeds for the problem, the
-// agent and the noise) for T rounds and returns the true reward of each
-// round's action and the cumulative hard violation after each round.
-func replayTrial(t *testing.T, prob, algo string, params bandit.Params, s uint64, tr, T int) (fs, vs []float64) {
+// agent and the noise) for T rounds, feedback at once, and returns the true
+// reward of each round's action and the cumulative hard violation after
+// each round (also issue 25's cost benchmark, BenchmarkRunGardner).
+func replayTrial(t testing.TB, prob, algo string, params bandit.Params, s uint64, tr, T int) (fs, vs []float64) {
 	t.Helper()
 	p, err := problem.New(prob, nil, seed.Derive(s, "problem", tr))
 	if err != nil {
