@@ -109,13 +109,14 @@ var practicalDocs = []bandit.ParamDoc{
 	standardiseDoc, hyperDoc,
 	{Name: "widths", Default: "practical", Doc: "practical: μ ± βσ with beta-f, beta-g (issue 14, docs/defaults.md); theory: the paper's β_t"},
 	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
-	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: "β of the constraints with widths=practical"},
+	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: fmt.Sprintf("β of the constraints with widths=practical (%v with region=trust in 3+ dims)", TrustBetaG)},
 	initDoc,
 	constraintFitDoc,
 	refitDoc,
 	pendingDoc,
 	candidatesDoc,
 	refineDoc,
+	regionDoc,
 }
 
 // candidatesDoc documents the candidate set of a box (issue 14).
@@ -145,18 +146,23 @@ func withDefault(docs []bandit.ParamDoc, name, def string) []bandit.ParamDoc {
 // steps, the longest half that spacing (docs/defaults.md, "Refinement").
 // The default is the one agent name declares in its Params.
 func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.GradOptions, error) {
-	def := refineDoc.Default
-	if s, err := Lookup(name); err == nil {
-		if i := slices.IndexFunc(s.Params, func(d bandit.ParamDoc) bool { return d.Name == "refine" }); i >= 0 {
-			def = s.Params[i].Default
-		}
-	}
-	mode, err := ps.String(name, "refine", def, "step", "ascent")
+	mode, err := ps.String(name, "refine", paramDefault(name, refineDoc), "step", "ascent")
 	box, ok := dom.(*domain.Box)
 	if err != nil || mode == "step" || !ok || box.Dim() < 3 {
 		return maximise.GradOptions{}, err
 	}
 	return maximise.GradOptions{Iters: 20, Step: 0.5 * math.Pow(1024, -1/float64(box.Dim()))}, nil
+}
+
+// paramDefault is the default that agent name declares in its Params for
+// the parameter doc documents (doc's own when it declares none).
+func paramDefault(name string, doc bandit.ParamDoc) string {
+	if s, err := Lookup(name); err == nil {
+		if i := slices.IndexFunc(s.Params, func(d bandit.ParamDoc) bool { return d.Name == doc.Name }); i >= 0 {
+			return s.Params[i].Default
+		}
+	}
+	return doc.Default
 }
 
 // constraintFitDoc documents constraint-fit (issue 14; docs/defaults.md,
@@ -170,8 +176,9 @@ var refitDoc = bandit.ParamDoc{Name: "refit", Default: "inline",
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
-// paper's schedule (fixed false) with widths=theory.
-func widthParams(name string, ps bandit.Params) (fixed bool, cf, cg float64, err error) {
+// paper's schedule (fixed false) with widths=theory. With region=trust on
+// a box of 3+ dimensions beta-g defaults to TrustBetaG.
+func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, cf, cg float64, err error) {
 	mode, err := ps.String(name, "widths", "practical", "theory", "practical")
 	if err != nil {
 		return false, 0, 0, err
@@ -179,7 +186,13 @@ func widthParams(name string, ps bandit.Params) (fixed bool, cf, cg float64, err
 	if cf, err = scaleParam(name, ps, "beta-f", PracticalBetaF); err != nil {
 		return false, 0, 0, err
 	}
-	if cg, err = scaleParam(name, ps, "beta-g", PracticalBetaG); err != nil {
+	defG := PracticalBetaG
+	if trust, err := regionParam(name, ps); err != nil {
+		return false, 0, 0, err
+	} else if box, ok := dom.(*domain.Box); trust && ok && box.Dim() >= 3 {
+		defG = TrustBetaG
+	}
+	if cg, err = scaleParam(name, ps, "beta-g", defG); err != nil {
 		return false, 0, 0, err
 	}
 	if mode == "theory" {
@@ -387,8 +400,10 @@ type acquisition func(mv []float64) float64
 // With pending decisions (pend, the models conditioned on them), points
 // that would repeat one of them are excluded (repeats), and with
 // pend.widen > 1 the acquisition sees f's standard deviation widened by it
-// (GP-BUCB's inflated bound, PendingWiden).
-func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine *maximise.GradOptions, fill func(i int, mv []float64), pend pending) (bandit.Action, int, error) {
+// (GP-BUCB's inflated bound, PendingWiden). With a trust region (reg, not
+// nil) only the candidates inside it compete, and the refinement ascends
+// inside it from the best of them and its centre (trustRegion).
+func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine *maximise.GradOptions, fill func(i int, mv []float64), pend pending, reg *region) (bandit.Action, int, error) {
 	if w := pend.widen; len(pend.acts) > 0 && w > 1 {
 		inner := acq
 		acq = func(mv []float64) float64 {
@@ -400,6 +415,7 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 		}
 	}
 	mv := make([]float64, 2*len(ms))
+	drawn := fill != nil // values on the candidates only: no refinement
 	if fill == nil {
 		means, vars := make([][]float64, len(ms)), make([][]float64, len(ms))
 		for j, m := range ms {
@@ -418,18 +434,24 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if acqHook != nil && refine != nil {
 		acqHook(ms, acq, score)
 	}
+	inner := acq
 	if refine == nil {
 		acq = nil
 	}
 	rep := repeats(dom, pend.acts)
-	if rep != nil {
-		for i := range score {
-			if rep(ms[0].Action(i)) {
-				score[i] = -math.MaxFloat64
-			}
+	for i := range score {
+		if (rep != nil && rep(ms[0].Action(i))) || (reg != nil && reg.box.Contains(ms[0].Action(i).X) != nil) {
+			score[i] = -math.MaxFloat64
 		}
 	}
-	return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep)
+	if reg == nil {
+		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil)
+	}
+	g := trustAscent(reg.box.Dim())
+	if drawn {
+		inner = nil
+	}
+	return pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre)
 }
 
 // acqHook, when set (tests), sees every acquisition pickAcq maximises with
@@ -442,8 +464,10 @@ var acqHook func(ms []model.Model, acq acquisition, score []float64)
 // index is the candidate played, or −1 for a point the refinement found.
 //
 // rep, when not nil, marks points the refinement must not end at (pending
-// ones): they score far below any other.
-func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, grad *maximise.GradOptions, rep func(bandit.Action) bool) (bandit.Action, int, error) {
+// ones): they score far below any other. centre, when not nil, is a trust
+// region's centre, dom the region: it starts the refinement too, and the
+// best candidate does only if it lies in the region.
+func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, grad *maximise.GradOptions, rep func(bandit.Action) bool, centre []float64) (bandit.Action, int, error) {
 	i, err := maximise.ArgMaxFinite(rng, score)
 	if err != nil {
 		return bandit.Action{}, 0, err
@@ -453,11 +477,17 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		return f.Action(i), i, nil
 	}
 	top := maximise.TopK(score, refineStarts)
-	starts := make([][]float64, 0, len(top))
-	starts = append(starts, f.Action(i).X)
-	for _, k := range top {
-		if k != i {
-			starts = append(starts, f.Action(k).X)
+	starts := make([][]float64, 0, len(top)+1)
+	if centre != nil {
+		starts = append(starts, centre)
+	}
+	for _, k := range append([]int{i}, top...) {
+		x := f.Action(k).X
+		if centre != nil && score[k] == -math.MaxFloat64 { // outside the region
+			continue
+		}
+		if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, x) }) {
+			starts = append(starts, x)
 		}
 	}
 	if rep != nil {

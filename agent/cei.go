@@ -99,7 +99,7 @@ func (a *CEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return expectedImprovement(mv[0], mv[1], best) * pf
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, a.ms, acq, a.score, refineIf(a.refine, &a.grad), nil, pend)
+	act, _, err := pickAcq(a.rng, a.info.Domain, a.ms, acq, a.score, refineIf(a.refine, &a.grad), nil, pend, nil)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

@@ -79,6 +79,7 @@ type CKB struct {
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc pendingMode
+	trust  bool                 // parameter region = trust
 	grad   maximise.GradOptions // the box refinement (parameter refine)
 	// scratch
 	fb    []float64
@@ -111,7 +112,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}
-	fixed, cf, cg, err := widthParams(name, p)
+	fixed, cf, cg, err := widthParams(name, p, in.Domain)
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +220,9 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if a.halluc, err = pendingParam(name, p); err != nil {
 		return nil, err
 	}
+	if a.trust, err = regionParam(name, p); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -314,7 +318,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if a.t == 1 && a.firstArm >= 0 {
 		refine = false
 	}
-	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(refine, &a.grad), fill, pend)
+	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(refine, &a.grad), fill, pend, regionIf(a.trust, a.info.Domain, a.ledger))
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

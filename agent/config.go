@@ -16,7 +16,7 @@ var configParams = append([]bandit.ParamDoc{
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: 000 §2's value"},
 	inducingDoc,
-}, stepPractical...)
+}, trustPractical...)
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
 // optimization"), the baseline of 000 §7: play the maximiser of the UCB of
@@ -36,6 +36,7 @@ type ConfigAgent struct {
 	gmax         []float64
 	design       initDesign           // the initial design (parameter init, issue 14)
 	halluc       pendingMode          // condition on the pending decisions (parameter pending)
+	trust        bool                 // parameter region = trust
 	grad         maximise.GradOptions // the box refinement (parameter refine)
 }
 
@@ -61,7 +62,7 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	fixed, cf, cg, err := widthParams(name, ps)
+	fixed, cf, cg, err := widthParams(name, ps, in.Domain)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +83,9 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 		return nil, err
 	}
 	if a.halluc, err = pendingParam(name, ps); err != nil {
+		return nil, err
+	}
+	if a.trust, err = regionParam(name, ps); err != nil {
 		return nil, err
 	}
 	a.pf, a.pg = predictors(a.f, a.g)
@@ -137,7 +141,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return mv[0] + bf*math.Sqrt(mv[1])
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend)
+	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend, regionIf(a.trust, a.info.Domain, a.ledger))
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

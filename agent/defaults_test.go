@@ -32,6 +32,13 @@ func gardnerReplay(t *testing.T, params bandit.Params, tr, T int) (v100, v, regr
 // each round (also issue 25's cost benchmark, BenchmarkRunGardner).
 func replayTrial(t testing.TB, prob, algo string, params bandit.Params, s uint64, tr, T int) (fs, vs []float64) {
 	t.Helper()
+	return replayHook(t, prob, algo, params, s, tr, T, nil)
+}
+
+// replayHook is replayTrial calling hook, when not nil, with the agent and
+// each round's decision right after the agent makes it.
+func replayHook(t testing.TB, prob, algo string, params bandit.Params, s uint64, tr, T int, hook func(ag bandit.Agent, r int, x []float64)) (fs, vs []float64) {
+	t.Helper()
 	p, err := problem.New(prob, nil, seed.Derive(s, "problem", tr))
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +57,9 @@ func replayTrial(t testing.TB, prob, algo string, params bandit.Params, s uint64
 		d, err := ag.Decide(rd)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if hook != nil {
+			hook(ag, r, d.Action.X)
 		}
 		f, err := p.Truth(rd, d.Action, costs)
 		if err != nil {
@@ -152,6 +162,7 @@ func TestRefineAscentHartmann6(t *testing.T) {
 	}
 	const T = 200
 	last := func(ps bandit.Params) float64 {
+		ps["region"] = "global" // the refinement on the whole box
 		fs, _ := replayTrial(t, "suite-hartmann6", "config", ps, 1, 0, T)
 		return fs[T-1]
 	}

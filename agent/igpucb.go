@@ -205,7 +205,7 @@ func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 		}
 		return s
 	}
-	act, _, err := pickAcq(c.rng, c.info.Domain, ms, acq, c.score, refineIf(c.py != nil, &maximise.GradOptions{}), nil, pend)
+	act, _, err := pickAcq(c.rng, c.info.Domain, ms, acq, c.score, refineIf(c.py != nil, &maximise.GradOptions{}), nil, pend, nil)
 	return act, err
 }
 

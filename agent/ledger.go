@@ -25,6 +25,8 @@ type entry struct {
 	gotCosts  bool
 	abandoned bool
 	extra     int // agent-defined tag (e.g. the epoch a decision belongs to)
+	reward    float64
+	costs     []float64 // the observed values (trust region: trustRegion)
 }
 
 // NewLedger returns a ledger for an agent with m constraints.
@@ -112,11 +114,11 @@ func (l *Ledger) Accept(fb bandit.Feedback) (Accepted, error) {
 	}
 	acc := Accepted{Action: e.action, Round: e.round, Tag: e.extra}
 	if fb.HasReward {
-		e.gotReward = true
+		e.gotReward, e.reward = true, fb.Reward
 		acc.Reward, acc.HasReward = fb.Reward, true
 	}
 	if fb.Costs != nil {
-		e.gotCosts = true
+		e.gotCosts, e.costs = true, slices.Clone(fb.Costs)
 		acc.Costs = fb.Costs
 	}
 	if e.gotReward && (e.gotCosts || l.m == 0) {

@@ -21,7 +21,7 @@ var rpolParams = []bandit.ParamDoc{
 }
 
 // rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
-var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc), stepPractical...)
+var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc), trustPractical...)
 
 // stepPractical are the practical defaults with refine = step, for the
 // rules with a per-round constraint (rpol family, config): they play where
@@ -30,6 +30,10 @@ var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
 // suite's ackley3 and hartmann6 above 0.01 and made config's ackley3 run
 // part between the unit systems (docs/defaults.md, "Refinement").
 var stepPractical = withDefault(practicalDocs, "refine", "step")
+
+// trustPractical are stepPractical with region = trust: rpol-ucb's and
+// config's (in 3+ dims; docs/defaults.md, "Trust region").
+var trustPractical = withDefault(stepPractical, "region", "trust")
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
 	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window (000 §5): later feedback is censored; 2 × the Poisson mean 15 (§7 gives none)"},
@@ -98,6 +102,7 @@ type RPOL struct {
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc pendingMode
+	trust  bool                 // parameter region = trust
 	grad   maximise.GradOptions // the box refinement (parameter refine)
 	// scratch
 	score []float64
@@ -189,7 +194,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 		if a.f, a.g, err = model.ForAllOpts(in, lam, opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if a.fixed, a.constF, a.constG, err = widthParams(name, ps); err != nil {
+		if a.fixed, a.constF, a.constG, err = widthParams(name, ps, in.Domain); err != nil {
 			return nil, err
 		}
 		a.std = opts.Standardise
@@ -238,6 +243,9 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	a.score, a.gAt = make([]float64, a.f.Len()), make([]float64, in.M)
 	if kind != rpolCensored {
 		if a.halluc, err = pendingParam(name, ps); err != nil {
+			return nil, err
+		}
+		if a.trust, err = regionParam(name, ps); err != nil {
 			return nil, err
 		}
 	}
@@ -298,7 +306,7 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return a.rule.ScoreAt(f, a.gAt)
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend)
+	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend, regionIf(a.trust, a.info.Domain, a.ledger))
 	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)

@@ -305,10 +305,10 @@ func (c *Config) algoParams(a AlgoConfig) (bandit.Params, error) {
 // practical defaults (issues 14 and 24): the problem's units and constants,
 // its fixed kernel, the papers' β_t schedules, a grid of candidates, and
 // decisions made without regard to pending ones, issue 17's one-step box
-// refinement. Every experiment file pins
+// refinement, the whole box (no trust region). Every experiment file pins
 // them as algorithm_defaults (a test checks it); cbandit run --defaults paper
 // gives them to any run.
-var PaperDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore", "refine": "step"}
+var PaperDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore", "refine": "step", "region": "global"}
 
 // PaperValues returns the paper's reference numbers and their source.
 func (c *Config) PaperValues() (map[string]map[string]float64, string) {

@@ -134,3 +134,28 @@ func TestDefaultsGeneration5(t *testing.T) {
 		}
 	}
 }
+
+// Generation 6 (issue 25) puts rpol-ucb and config in a trust region in
+// 3+ dims: a study of generation 5 keeps region = global unless it sets
+// region; igp-ucb, which takes no region, is given nothing.
+func TestDefaultsGeneration6(t *testing.T) {
+	for _, c := range []struct {
+		algo string
+		gen  int
+		ps   map[string]any
+		want string
+	}{{"rpol-ucb", 5, nil, "global"}, {"config", 2, nil, "global"}, {"rpol-ucb", 6, nil, ""}, {"rpol-ucb", 5, map[string]any{"region": "trust"}, "trust"}, {"igp-ucb", 5, nil, ""}} {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": c.algo, "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
+		}
+		if got := bs.params["region"]; got != c.want {
+			t.Errorf("%s defaults %d params %v: region %q, want %q", c.algo, c.gen, c.ps, got, c.want)
+		}
+	}
+}

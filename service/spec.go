@@ -755,6 +755,9 @@ var laterDefaults = map[int][]defaultsPin{
 	// less one σ; a multi-step box refinement in 3+ dims; GP-BUCB's wider
 	// bound for f while decisions are pending (pending=bucb).
 	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline", "pending": "hallucinate"}}},
+	// 5 → 6 (issue 25): rpol-ucb and config decide in SCBO's trust region
+	// in 3+ dims.
+	5: {{params: map[string]string{"region": "global"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

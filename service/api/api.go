@@ -206,8 +206,9 @@ type StudySpec struct {
 // (DefaultsNativeBox); 3: standardise on also for rpol-censored-ucb,
 // scgp-ucb, igp-ucb, penalty-noiseless, penalty-noisy and admmbo; 4: pending
 // decisions hallucinated (GP-BUCB) by every algorithm with parameter pending;
-// 5: constraint hyperparameters fitted about their mean (constraint-fit).
-const DefaultsPractical = 5
+// 5: constraint hyperparameters fitted about their mean (constraint-fit);
+// 6: rpol-ucb and config in a trust region in 3+ dims (region).
+const DefaultsPractical = 6
 
 // DefaultsNativeBox is the first generation in which a box space with
 // neither native nor candidates goes to the algorithm as a box.
