@@ -11,7 +11,7 @@ import (
 
 // regionDoc documents region (issue 25; docs/defaults.md, "Trust region").
 var regionDoc = bandit.ParamDoc{Name: "region", Default: "global",
-	Doc: "trust (3+ dims): candidates in SCBO's trust region about the best feasible observation (Eriksson & Poloczek 2021); global: the whole box"}
+	Doc: "trust (3+ dims, none pending): search SCBO's trust region about the best feasible observation (Eriksson & Poloczek 2021); global: the whole box"}
 
 // SCBO's trust region (Eriksson & Poloczek 2021, AISTATS, §3; TuRBO's
 // rules, Eriksson et al. 2019, NeurIPS, §2): a box of side L (a fraction

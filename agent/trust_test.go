@@ -116,7 +116,8 @@ func TestTrustRegionDecisions(t *testing.T) {
 
 // The maximiser keeps to a trust region: with an acquisition (μ_f) whose
 // maximum over the box is at x₁ = 1, the decision is the best point of the
-// region [0.2, 0.4]³ (x₁ = 0.4, refined from the centre), not of the box.
+// region [0.2, 0.4]³ (x₁ = 0.4, refined from the centre), not of the box;
+// with a decision pending it searches the whole box.
 func TestPickAcqInRegion(t *testing.T) {
 	box, _ := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
 	k, _ := gp.NewSE(0.5, 1)
@@ -133,14 +134,22 @@ func TestPickAcqInRegion(t *testing.T) {
 	score := make([]float64, f.Len())
 	g := trustAscent(3)
 	rb, _ := domain.NewBox([]float64{0.2, 0.2, 0.2}, []float64{0.4, 0.4, 0.4})
-	for _, reg := range []*region{nil, {box: rb, centre: []float64{0.3, 0.3, 0.3}}} {
-		act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, &g, nil, pending{}, reg)
+	reg := &region{box: rb, centre: []float64{0.3, 0.3, 0.3}}
+	busy := pending{acts: []bandit.Action{bandit.PointAction([]float64{0.5, 0.5, 0.5})}}
+	for _, c := range []struct {
+		reg  *region
+		pend pending
+	}{{nil, pending{}}, {reg, busy}, {reg, pending{}}} {
+		act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, &g, nil, c.pend, c.reg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := act.X[0]
+		x, reg := act.X[0], c.reg
+		if len(c.pend.acts) > 0 {
+			reg = nil // decisions pending: the whole box
+		}
 		if reg == nil && x < 0.9 {
-			t.Errorf("whole box: x₁ = %v, want ≥ 0.9", x)
+			t.Errorf("whole box (region %v, %d pending): x₁ = %v, want ≥ 0.9", c.reg != nil, len(c.pend.acts), x)
 		}
 		if reg != nil && (rb.Contains(act.X) != nil || x < 0.39) {
 			t.Errorf("region %v: decision %v, want in it with x₁ ≈ 0.4", rb, act.X)
