@@ -438,7 +438,7 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if len(pend.acts) > 0 {
 		// Decisions pending: the whole box. In the region, batches of 4
 		// raised late violation on ackley3 and pressure-vessel to 0.03–0.09
-		// (docs/defaults.md, "Trust region").
+		// (docs/defaults.md, "Generation 6").
 		reg = nil
 	}
 	inner := acq

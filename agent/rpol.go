@@ -32,7 +32,7 @@ var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
 var stepPractical = withDefault(practicalDocs, "refine", "step")
 
 // trustPractical are stepPractical with region = trust: rpol-ucb's and
-// config's (in 3+ dims; docs/defaults.md, "Trust region").
+// config's (in 3+ dims; docs/defaults.md, "Generation 6").
 var trustPractical = withDefault(stepPractical, "region", "trust")
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
