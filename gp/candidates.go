@@ -225,14 +225,12 @@ func (b *candBlock) sync(n int) error {
 	// Kernel values for the new rows.
 	for s := from; s < n; s++ {
 		row := b.w[s*m : (s+1)*m]
-		p := f.pts[s]
-		for j, x := range b.xs {
-			kv := f.k.Eval(p, x)
+		evalRow(f.k, f.pts[s], b.xs, row)
+		for j, kv := range row {
 			if math.IsNaN(kv) || math.IsInf(kv, 0) {
 				b.w = b.w[:from*m]
 				return fmt.Errorf("gp: Candidates.Sync kernel %v gives k(x_%d, xs[%d]) = %v", f.k, s, j, kv)
 			}
-			row[j] = kv
 		}
 	}
 	if n-from >= blockRows {

@@ -55,13 +55,52 @@ func (k ARD) r2(x, y []float64) float64 {
 }
 
 // Eval implements Kernel (NaN on a dimension mismatch).
-func (k ARD) Eval(x, y []float64) float64 {
-	r2 := k.r2(x, y)
+func (k ARD) Eval(x, y []float64) float64 { return k.at(k.r2(x, y)) }
+
+// at is k at the scaled squared distance r2.
+func (k ARD) at(r2 float64) float64 {
 	if k.Nu == 0 {
 		return k.Variance * math.Exp(-r2/2)
 	}
 	a := math.Sqrt(5 * r2)
 	return k.Variance * (1 + a + a*a/3) * math.Exp(-a)
+}
+
+// evalRow writes k(p, xs[j]) into dst[j]. An ARD kernel is evaluated
+// inline, in the arithmetic of Eval (which is symmetric in its arguments to
+// the bit): through the interface a value cost 4× its arithmetic.
+func evalRow(k Kernel, p []float64, xs [][]float64, dst []float64) {
+	a, ok := k.(ARD)
+	if !ok || len(p) != len(a.Lengthscales) {
+		for j, x := range xs {
+			dst[j] = k.Eval(p, x)
+		}
+		return
+	}
+	ls := a.Lengthscales
+	for j, x := range xs {
+		if len(x) != len(ls) {
+			dst[j] = math.NaN()
+			continue
+		}
+		var s float64
+		for i, l := range ls {
+			d := (p[i] - x[i]) / l
+			s += d * d
+		}
+		dst[j] = a.at(s)
+	}
+}
+
+// evalCol writes k(xs[j], p) into dst[j] (evalRow for ARD).
+func evalCol(k Kernel, xs [][]float64, p []float64, dst []float64) {
+	if _, ok := k.(ARD); ok {
+		evalRow(k, p, xs, dst)
+		return
+	}
+	for j, x := range xs {
+		dst[j] = k.Eval(x, p)
+	}
 }
 
 // shape returns k/Variance and the factor c with ∂k/∂(ℓ_d⁻²(x_d−y_d)²)… in
