@@ -202,6 +202,15 @@ func (c *Candidates) Sync() error {
 	return nil
 }
 
+// Reserve makes room in W for the rows of t observations, so that Syncs
+// up to t observations copy no rows (a rebuild replays its observations
+// one Sync at a time).
+func (c *Candidates) Reserve(t int) {
+	if b := c.b; c.err == nil && b.f == c.g.f && cap(b.w) < t*b.m {
+		b.w = append(make([]float64, 0, t*b.m), b.w...)
+	}
+}
+
 // sync computes the rows of W up to n ≤ len(f.pts).
 func (b *candBlock) sync(n int) error {
 	f := b.f

@@ -380,6 +380,9 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 	if err != nil {
 		return nil, err
 	}
+	if b, ok := inner.(*Box); ok {
+		b.c.Reserve(2 * len(acts)) // the rows until the next refresh (doubling schedule)
+	}
 	if b, ok := inner.(*Box); ok && a.deferFit {
 		err = b.observeAll(acts, ys) // refit=deferred's rebuild (issue 25)
 	} else {
