@@ -244,9 +244,9 @@ func newLML(nu float64, xs [][]float64, ys []float64, theta []float64, reuse *lm
 		}
 		K[i*n+i] += h.NoiseVar
 	}
-	L := e.L
+	L := e.L // only its lower triangle is read
 	copy(L, K)
-	if !choleskyLower(L, n) {
+	if !choleskyLowerTri(L, n) {
 		return &lml{}, fmt.Errorf("gp: LogMarginal: K + λI is not positive definite at theta = %v", theta)
 	}
 	alpha := e.alpha
