@@ -282,6 +282,15 @@ func (p *ArmPosterior) priorCol(i int, dst []float64) bool {
 		return true
 	}
 	xi := p.pts[i]
+	if _, ok := p.kern.(ARD); ok { // symmetric to the bit: evaluated inline
+		evalRow(p.kern, xi, p.pts, dst[:n])
+		for _, v := range dst[:n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+		return true
+	}
 	for j, xj := range p.pts {
 		var v float64
 		if j < i {

@@ -202,6 +202,15 @@ func (c *Candidates) Sync() error {
 	return nil
 }
 
+// Reserve makes room in W for the rows of t observations, so that Syncs
+// up to t observations copy no rows (a rebuild replays its observations
+// one Sync at a time).
+func (c *Candidates) Reserve(t int) {
+	if b := c.b; c.err == nil && b.f == c.g.f && cap(b.w) < t*b.m {
+		b.w = append(make([]float64, 0, t*b.m), b.w...)
+	}
+}
+
 // sync computes the rows of W up to n ≤ len(f.pts).
 func (b *candBlock) sync(n int) error {
 	f := b.f
@@ -225,14 +234,12 @@ func (b *candBlock) sync(n int) error {
 	// Kernel values for the new rows.
 	for s := from; s < n; s++ {
 		row := b.w[s*m : (s+1)*m]
-		p := f.pts[s]
-		for j, x := range b.xs {
-			kv := f.k.Eval(p, x)
+		evalRow(f.k, f.pts[s], b.xs, row)
+		for j, kv := range row {
 			if math.IsNaN(kv) || math.IsInf(kv, 0) {
 				b.w = b.w[:from*m]
 				return fmt.Errorf("gp: Candidates.Sync kernel %v gives k(x_%d, xs[%d]) = %v", f.k, s, j, kv)
 			}
-			row[j] = kv
 		}
 	}
 	if n-from >= blockRows {

@@ -69,13 +69,12 @@ func (f *factor) add(x []float64, kxx float64) error {
 	f.l = f.l[:oldLen+t+1]
 	r := f.l[oldLen:]
 	if !f.sc.lookup(f, x, r[:t]) {
-		for s, p := range f.pts {
-			kv := f.k.Eval(p, x)
+		evalCol(f.k, f.pts, x, r[:t])
+		for s, kv := range r[:t] {
 			if math.IsNaN(kv) || math.IsInf(kv, 0) {
 				f.l = f.l[:oldLen]
 				return fmt.Errorf("gp: Exact.Add kernel %v gives k(x_%d, x) = %v", f.k, s, kv)
 			}
-			r[s] = kv
 		}
 		f.solveL(r[:t])
 	}
@@ -275,9 +274,7 @@ func (g *Exact) Predict(x []float64) (mean, variance float64) {
 	t := len(g.ys)
 	f := g.f
 	w := g.scratch(t)
-	for s, p := range f.pts[:t] {
-		w[s] = f.k.Eval(p, x)
-	}
+	evalCol(f.k, f.pts[:t], x, w)
 	f.solveL(w)
 	mean = floats.Dot(w, g.v)
 	variance = f.k.Eval(x, x) - floats.Dot(w, w)

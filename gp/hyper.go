@@ -55,13 +55,52 @@ func (k ARD) r2(x, y []float64) float64 {
 }
 
 // Eval implements Kernel (NaN on a dimension mismatch).
-func (k ARD) Eval(x, y []float64) float64 {
-	r2 := k.r2(x, y)
+func (k ARD) Eval(x, y []float64) float64 { return k.at(k.r2(x, y)) }
+
+// at is k at the scaled squared distance r2.
+func (k ARD) at(r2 float64) float64 {
 	if k.Nu == 0 {
 		return k.Variance * math.Exp(-r2/2)
 	}
 	a := math.Sqrt(5 * r2)
 	return k.Variance * (1 + a + a*a/3) * math.Exp(-a)
+}
+
+// evalRow writes k(p, xs[j]) into dst[j]. An ARD kernel is evaluated
+// inline, in the arithmetic of Eval (which is symmetric in its arguments to
+// the bit): through the interface a value cost 4× its arithmetic.
+func evalRow(k Kernel, p []float64, xs [][]float64, dst []float64) {
+	a, ok := k.(ARD)
+	if !ok || len(p) != len(a.Lengthscales) {
+		for j, x := range xs {
+			dst[j] = k.Eval(p, x)
+		}
+		return
+	}
+	ls := a.Lengthscales
+	for j, x := range xs {
+		if len(x) != len(ls) {
+			dst[j] = math.NaN()
+			continue
+		}
+		var s float64
+		for i, l := range ls {
+			d := (p[i] - x[i]) / l
+			s += d * d
+		}
+		dst[j] = a.at(s)
+	}
+}
+
+// evalCol writes k(xs[j], p) into dst[j] (evalRow for ARD).
+func evalCol(k Kernel, xs [][]float64, p []float64, dst []float64) {
+	if _, ok := k.(ARD); ok {
+		evalRow(k, p, xs, dst)
+		return
+	}
+	for j, x := range xs {
+		dst[j] = k.Eval(x, p)
+	}
 }
 
 // shape returns k/Variance and the factor c with ∂k/∂(ℓ_d⁻²(x_d−y_d)²)… in
@@ -163,6 +202,7 @@ type lml struct {
 	theta          []float64
 	n, d           int
 	K, C, L, alpha []float64
+	U, W           []float64 // gradient's scratch (invFromChol), allocated at its first call
 	val            float64
 }
 
@@ -204,9 +244,9 @@ func newLML(nu float64, xs [][]float64, ys []float64, theta []float64, reuse *lm
 		}
 		K[i*n+i] += h.NoiseVar
 	}
-	L := e.L
+	L := e.L // only its lower triangle is read
 	copy(L, K)
-	if !choleskyLower(L, n) {
+	if !choleskyLowerTri(L, n) {
 		return &lml{}, fmt.Errorf("gp: LogMarginal: K + λI is not positive definite at theta = %v", theta)
 	}
 	alpha := e.alpha
@@ -229,29 +269,40 @@ func (e *lml) gradient(grad []float64) error {
 	}
 	// W = ααᵀ − K⁻¹, K⁻¹ = L⁻ᵀL⁻¹ accumulated row by row of L⁻¹ (O(n³),
 	// contiguous inner loops).
-	W := invFromChol(e.L, n)
+	if len(e.W) != n*n {
+		e.U, e.W = make([]float64, n*n), make([]float64, n*n)
+	}
+	W := e.W
+	invFromChol(e.L, n, e.U, W)
+	// One pass per entry of grad, each summed in (i, j) order: the sums stay
+	// in registers instead of grad's memory.
+	var g0, gn float64
 	for i := 0; i < n; i++ {
+		gn += 0.5 * (alpha[i]*alpha[i] - W[i*n+i]) * h.NoiseVar
 		for j := 0; j < n; j++ {
-			W[i*n+j] = alpha[i]*alpha[j] - W[i*n+j]
+			w := alpha[i]*alpha[j] - W[i*n+j]
+			W[i*n+j] = w
+			g0 += 0.5 * w * (K[i*n+j] - boolf(i == j)*h.NoiseVar)
 		}
 	}
-	for i := range grad {
-		grad[i] = 0
-	}
-	for i := 0; i < n; i++ {
-		grad[d+1] += 0.5 * W[i*n+i] * h.NoiseVar
-		for j := 0; j < n; j++ {
-			w := W[i*n+j]
-			grad[0] += 0.5 * w * (K[i*n+j] - boolf(i == j)*h.NoiseVar)
-			if i == j {
-				continue
-			}
-			c := C[i*n+j]
-			for q, l := range h.Lengthscales {
-				e := (xs[i][q] - xs[j][q]) / l
-				grad[1+q] += 0.5 * w * c * e * e
+	grad[0], grad[d+1] = g0, gn
+	xq := make([]float64, n) // coordinate q of the points
+	for q, l := range h.Lengthscales {
+		for i, x := range xs {
+			xq[i] = x[q]
+		}
+		var g float64
+		for i, xi := range xq {
+			wi, ci := W[i*n:(i+1)*n], C[i*n:(i+1)*n]
+			for j, xj := range xq {
+				if i == j {
+					continue
+				}
+				e := (xi - xj) / l
+				g += 0.5 * wi[j] * ci[j] * e * e
 			}
 		}
+		grad[1+q] = g
 	}
 	return nil
 }
@@ -263,38 +314,76 @@ func boolf(b bool) float64 {
 	return 0
 }
 
-// invFromChol returns (LLᵀ)⁻¹ (n×n, row-major, full) for the row-major
-// lower factor L.
-func invFromChol(L []float64, n int) []float64 {
-	Li := make([]float64, n*n) // L⁻¹, lower, row-major
-	x := make([]float64, n)
-	for j := 0; j < n; j++ {
-		for i := j; i < n; i++ {
-			s := 0.0
-			if i == j {
-				s = 1
+// invFromChol writes (LLᵀ)⁻¹ (n×n, row-major, full) for the row-major
+// lower factor L into inv; u (n×n) is scratch. Every entry is the sum, in
+// the same order, of the former rank-one accumulation over the rows of L⁻¹
+// (only the loop order changed, to run four independent sums at once).
+func invFromChol(L []float64, n int, u, inv []float64) {
+	// Row c of u is column c of L⁻¹ (entries c..n−1), by forward
+	// substitution; columns j..j+3 together below their top triangle.
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		u0, u1, u2, u3 := u[j*n:(j+1)*n], u[(j+1)*n:(j+2)*n], u[(j+2)*n:(j+3)*n], u[(j+3)*n:(j+4)*n]
+		for i := j; i < j+4; i++ {
+			for c := j; c <= i; c++ {
+				u[c*n+i] = invEntry(L[i*n:i*n+i+1], u[c*n:(c+1)*n], c, i)
 			}
-			row := L[i*n : i*n+i]
-			for k := j; k < i; k++ {
-				s -= row[k] * x[k]
+		}
+		for i := j + 4; i < n; i++ {
+			row := L[i*n : i*n+i+1]
+			var s0, s1, s2, s3 float64
+			s0 -= row[j] * u0[j]
+			s0 -= row[j+1] * u0[j+1]
+			s1 -= row[j+1] * u1[j+1]
+			s0 -= row[j+2] * u0[j+2]
+			s1 -= row[j+2] * u1[j+2]
+			s2 -= row[j+2] * u2[j+2]
+			s0 -= row[j+3] * u0[j+3]
+			s1 -= row[j+3] * u1[j+3]
+			s2 -= row[j+3] * u2[j+3]
+			s3 -= row[j+3] * u3[j+3]
+			for k := j + 4; k < i; k++ {
+				r := row[k]
+				s0 -= r * u0[k]
+				s1 -= r * u1[k]
+				s2 -= r * u2[k]
+				s3 -= r * u3[k]
 			}
-			x[i] = s / L[i*n+i]
-			Li[i*n+j] = x[i]
+			d := row[i]
+			u0[i], u1[i], u2[i], u3[i] = s0/d, s1/d, s2/d, s3/d
 		}
 	}
-	// The lower triangle, then its mirror: the same sums in the same
-	// order as the full product (a·b = b·a exactly), half the work.
-	inv := make([]float64, n*n)
-	for k := 0; k < n; k++ {
-		r := Li[k*n : k*n+k+1]
-		for i, ri := range r {
-			if ri == 0 {
-				continue
+	for ; j < n; j++ {
+		for i := j; i < n; i++ {
+			u[j*n+i] = invEntry(L[i*n:i*n+i+1], u[j*n:(j+1)*n], j, i)
+		}
+	}
+	// inv[i][j] (j ≤ i) = Σ_{k≥i} L⁻¹[k][i]·L⁻¹[k][j] in increasing k, four
+	// j at a time; then the mirror (a·b = b·a exactly).
+	for i := 0; i < n; i++ {
+		ui := u[i*n+i : (i+1)*n]
+		j := 0
+		for ; j+4 <= i+1; j += 4 {
+			a, b := u[j*n+i:(j+1)*n], u[(j+1)*n+i:(j+2)*n]
+			c, d := u[(j+2)*n+i:(j+3)*n], u[(j+3)*n+i:(j+4)*n]
+			a, b, c, d = a[:len(ui)], b[:len(ui)], c[:len(ui)], d[:len(ui)]
+			var s0, s1, s2, s3 float64
+			for k, x := range ui {
+				s0 += x * a[k]
+				s1 += x * b[k]
+				s2 += x * c[k]
+				s3 += x * d[k]
 			}
-			dst := inv[i*n : i*n+i+1]
-			for j, rj := range r[:i+1] {
-				dst[j] += ri * rj
+			inv[i*n+j], inv[i*n+j+1], inv[i*n+j+2], inv[i*n+j+3] = s0, s1, s2, s3
+		}
+		for ; j <= i; j++ {
+			a := u[j*n+i : (j+1)*n]
+			a = a[:len(ui)]
+			var s float64
+			for k, x := range ui {
+				s += x * a[k]
 			}
+			inv[i*n+j] = s
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -302,7 +391,19 @@ func invFromChol(L []float64, n int) []float64 {
 			inv[j*n+i] = inv[i*n+j]
 		}
 	}
-	return inv
+}
+
+// invEntry is entry i of column c of L⁻¹ (row the first i+1 entries of row
+// i of L; uc the entries c..i−1 of that column).
+func invEntry(row, uc []float64, c, i int) float64 {
+	s := 0.0
+	if i == c {
+		s = 1
+	}
+	for k := c; k < i; k++ {
+		s -= row[k] * uc[k]
+	}
+	return s / row[i]
 }
 
 // cholSolve overwrites b with (LLᵀ)⁻¹b for the row-major lower factor L.

@@ -200,20 +200,19 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		if math.IsNaN(e.kxx) || math.IsInf(e.kxx, 0) {
 			return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x,x) = %v at xs[%d]", f.k, e.kxx, j)
 		}
+		if !grad {
+			evalCol(f.k, f.pts, x, e.w)
+		}
 		for s, p := range f.pts {
-			var kv float64
 			if grad {
-				kv = gk.Grad(p, x, g)
+				e.w[s] = gk.Grad(p, x, g)
 				for i, v := range g {
 					e.dw[i][s] = v
 				}
-			} else {
-				kv = f.k.Eval(p, x)
 			}
-			if math.IsNaN(kv) || math.IsInf(kv, 0) {
+			if kv := e.w[s]; math.IsNaN(kv) || math.IsInf(kv, 0) {
 				return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x_%d, xs[%d]) = %v", f.k, s, j, kv)
 			}
-			e.w[s] = kv
 		}
 		rhs = append(rhs, e.w)
 		rhs = append(rhs, e.dw...)

@@ -230,6 +230,9 @@ func NewAdaptive(dom domain.Domain, k gp.Kernel, lam float64, o AdaptiveOptions)
 
 // newInner builds an empty inner GP with kernel k and noise variance λ.
 func (a *Adaptive) newInner(k gp.Kernel, lam float64) (Model, error) {
+	if b, ok := a.inner.(*Box); ok { // the same box and candidates
+		return b.renew(k, lam)
+	}
 	if a.inducing == 0 {
 		if box, ok := a.dom.(*domain.Box); ok && a.cands != nil {
 			return NewBox(box, k, lam, a.cands)
@@ -379,6 +382,9 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 	inner, err := a.newInner(r.k, r.lam)
 	if err != nil {
 		return nil, err
+	}
+	if b, ok := inner.(*Box); ok {
+		b.c.Reserve(2 * len(acts)) // the rows until the next refresh (doubling schedule)
 	}
 	if b, ok := inner.(*Box); ok && a.deferFit {
 		err = b.observeAll(acts, ys) // refit=deferred's rebuild (issue 25)

@@ -121,6 +121,21 @@ func NewBox(dom *domain.Box, k gp.Kernel, noiseVar float64, cands [][]float64) (
 	return &Box{idx: idx, dom: dom, g: g, c: c, pts: c.Points(), kern: k, lam: noiseVar}, nil
 }
 
+// renew returns an empty model on m's box and candidates with kernel k and
+// noise variance λ: NewBox without checking and indexing the candidates
+// again (an Adaptive model's refresh).
+func (m *Box) renew(k gp.Kernel, noiseVar float64) (*Box, error) {
+	g, err := gp.NewExact(k, noiseVar)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	c := gp.NewCandidates(g, m.pts)
+	if err := c.Sync(); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return &Box{idx: m.idx, dom: m.dom, g: g, c: c, pts: c.Points(), kern: k, lam: noiseVar}, nil
+}
+
 // pointKey is the exact bit pattern of a point, as a map key.
 func pointKey(x []float64) string {
 	b := make([]byte, 8*len(x))
