@@ -21,7 +21,7 @@ func BenchmarkRunGardner(b *testing.B) {
 	}{
 		{"practical", nil},
 		{"fixed", bandit.Params{"hyper": "fixed"}},
-		{"paper", bandit.Params{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore", "refine": "step"}}, // experiment.PaperDefaults
+		{"paper", bandit.Params{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore", "refine": "step", "region": "global"}}, // experiment.PaperDefaults
 	}
 	for _, T := range []int{300, 5000} {
 		for _, algo := range []string{"rpol-ucb", "config", "ckb-ucb"} {
