@@ -151,7 +151,7 @@ func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.Gra
 	if err != nil || mode == "step" || !ok || box.Dim() < 3 {
 		return maximise.GradOptions{}, err
 	}
-	return maximise.GradOptions{Iters: 20, Step: 0.5 * math.Pow(1024, -1/float64(box.Dim()))}, nil
+	return ascentOptions(box.Dim()), nil
 }
 
 // paramDefault is the default that agent name declares in its Params for
@@ -454,7 +454,7 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if reg == nil {
 		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil)
 	}
-	g := trustAscent(reg.box.Dim())
+	g := ascentOptions(reg.box.Dim())
 	if drawn {
 		inner = nil
 	}

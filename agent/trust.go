@@ -118,8 +118,9 @@ func regionIf(on bool, dom domain.Domain, l *Ledger) *region {
 	return trustRegion(dom, l)
 }
 
-// trustAscent is the refinement inside a trust region: refine=ascent's
-// options, whose steps RefineGrad takes relative to the region's sides.
-func trustAscent(d int) maximise.GradOptions {
+// ascentOptions are refine=ascent's options in d dimensions: up to 20
+// steps, the longest half the spacing of 1024 Halton points; in a trust
+// region RefineGrad takes them relative to the region's sides.
+func ascentOptions(d int) maximise.GradOptions {
 	return maximise.GradOptions{Iters: 20, Step: 0.5 * math.Pow(1024, -1/float64(d))}
 }

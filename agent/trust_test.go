@@ -132,7 +132,7 @@ func TestPickAcqInRegion(t *testing.T) {
 	}
 	acq := func(mv []float64) float64 { return mv[0] }
 	score := make([]float64, f.Len())
-	g := trustAscent(3)
+	g := ascentOptions(3)
 	rb, _ := domain.NewBox([]float64{0.2, 0.2, 0.2}, []float64{0.4, 0.4, 0.4})
 	reg := &region{box: rb, centre: []float64{0.3, 0.3, 0.3}}
 	busy := pending{acts: []bandit.Action{bandit.PointAction([]float64{0.5, 0.5, 0.5})}}
