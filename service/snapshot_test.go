@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,6 +201,22 @@ func TestSnapshotRestoreInsideTheInitialDesign(t *testing.T) {
 	spec.Name += "-design"
 	spec.Params = map[string]any{"init": "16"}
 	restoreCase(t, "rpol-ucb/native/init=16", spec)
+}
+
+// TestSnapshotRestoreInTheTrustRegion: rpol-ucb on a native 3-D box
+// decides in its trust region from round FirstFit(3)+1 = 11 on (issue 25,
+// generation 6); restored from the snapshot at event ≥ 21, the region —
+// replayed from the ledger's observed values — gives the decisions of a
+// server that never had a snapshot.
+func TestSnapshotRestoreInTheTrustRegion(t *testing.T) {
+	spec := shapesFor("rpol-ucb")[2] // native box
+	if !spec.Space.Native {
+		t.Fatal("shape 2 is not the native box")
+	}
+	spec.Name += "-trust"
+	spec.Space.Lo = append(slices.Clone(spec.Space.Lo), 0)
+	spec.Space.Hi = append(slices.Clone(spec.Space.Hi), 1)
+	restoreCase(t, "rpol-ucb/native/3-D", spec)
 }
 
 // TestSnapshotMismatchIgnored: a snapshot that does not match the log (or
