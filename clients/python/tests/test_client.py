@@ -12,53 +12,24 @@ import io
 import math
 import os
 import re
-import subprocess
 import threading
 import unittest
-import urllib.request
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Tuple
 
 import cbandit
+from serving import server_url, start_server, stop_servers
 
-_servers: List[subprocess.Popen] = []
 URL = ""
-
-
-def start_server(*extra: str) -> Tuple[subprocess.Popen, str]:
-    """Starts ``cbandit serve`` on a free loopback port and returns it with its URL."""
-    binary = os.environ["CBANDIT_BIN"]
-    proc = subprocess.Popen([binary, "serve", "--db", "memory:", "--addr", "127.0.0.1:0", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline() if proc.stdout else ""
-    m = re.search(r"listening on (http://\S+)", line)
-    if not m:
-        proc.kill()
-        raise RuntimeError(f"cbandit serve did not start: {line!r}")
-    _servers.append(proc)
-    url = m.group(1)
-    with urllib.request.urlopen(url + "/healthz", timeout=10) as r:
-        assert r.status == 200
-    return proc, url
 
 
 def setUpModule() -> None:
     global URL
-    if os.environ.get("CBANDIT_URL"):
-        URL = os.environ["CBANDIT_URL"].rstrip("/")
-    elif os.environ.get("CBANDIT_BIN"):
-        _, URL = start_server()
-    else:
-        raise unittest.SkipTest("set CBANDIT_BIN (a cbandit binary) or CBANDIT_URL (a running server without token)")
+    URL = server_url()
 
 
 def tearDownModule() -> None:
-    for p in _servers:
-        p.terminate()
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
+    stop_servers()
 
 
 PARAMETERS = [

@@ -15,16 +15,12 @@ The server: ``CBANDIT_URL`` (a running server, no token) or ``CBANDIT_BIN``
 from __future__ import annotations
 
 import math
-import os
-import re
-import subprocess
 import unittest
-import urllib.request
-from typing import List, Tuple
+from typing import Tuple
 
 import cbandit
+from serving import server_url, stop_servers
 
-_servers: List[subprocess.Popen] = []
 URL = ""
 
 # The default 256 candidates leave the best feasible one 3.0 % below the
@@ -36,32 +32,11 @@ CODECS = ("none", "lz4", "zstd")
 
 def setUpModule() -> None:
     global URL
-    if os.environ.get("CBANDIT_URL"):
-        URL = os.environ["CBANDIT_URL"].rstrip("/")
-        return
-    binary = os.environ.get("CBANDIT_BIN")
-    if not binary:
-        raise unittest.SkipTest("set CBANDIT_BIN (a cbandit binary) or CBANDIT_URL (a running server without token)")
-    proc = subprocess.Popen([binary, "serve", "--db", "memory:", "--addr", "127.0.0.1:0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline() if proc.stdout else ""
-    m = re.search(r"listening on (http://\S+)", line)
-    if not m:
-        proc.kill()
-        raise RuntimeError(f"cbandit serve did not start: {line!r}")
-    _servers.append(proc)
-    URL = m.group(1)
-    with urllib.request.urlopen(URL + "/healthz", timeout=10) as r:
-        assert r.status == 200
+    URL = server_url()
 
 
 def tearDownModule() -> None:
-    for p in _servers:
-        p.terminate()
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
+    stop_servers()
 
 
 def system(batch: float, frac: float, codec: str) -> Tuple[float, float]:
