@@ -258,38 +258,23 @@ func (p *Postgres) Scan(ctx context.Context, id string, after int64, fn func(Eve
 	if err != nil {
 		return fmt.Errorf("store: read log: %w", err)
 	}
-	page := make([]Event, 0, min(ScanPage, max(n-after, 0)))
-	for after < n {
-		page = page[:0]
+	return scanPages(after, n, func(after int64, page []Event) ([]Event, error) {
 		rows, err := p.pool.Query(ctx, `SELECT seq, kind, data, at FROM cbandit_events WHERE study = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
 			id, after, n, ScanPage)
 		if err != nil {
-			return fmt.Errorf("store: read log: %w", err)
+			return nil, err
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var e Event
 			if err := rows.Scan(&e.Seq, &e.Kind, &e.Data, &e.Time); err != nil {
-				rows.Close()
-				return fmt.Errorf("store: read log: %w", err)
+				return nil, err
 			}
 			e.Time = e.Time.UTC()
 			page = append(page, e)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("store: read log: %w", err)
-		}
-		if len(page) == 0 {
-			return nil // deleted meanwhile
-		}
-		for _, e := range page {
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		after = page[len(page)-1].Seq
-	}
-	return nil
+		return page, rows.Err()
+	}, fn)
 }
 
 // Update implements Store.

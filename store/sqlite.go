@@ -405,39 +405,24 @@ func (s *SQLite) Scan(ctx context.Context, id string, after int64, fn func(Event
 	if err != nil {
 		return err
 	}
-	page := make([]Event, 0, min(ScanPage, max(n-after, 0)))
-	for after < n {
-		page = page[:0]
+	return scanPages(after, n, func(after int64, page []Event) ([]Event, error) {
 		rows, err := s.rd.QueryContext(ctx,
 			`SELECT seq, kind, data, at FROM events WHERE study = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, id, after, n, ScanPage)
 		if err != nil {
-			return fmt.Errorf("store: read log: %w", err)
+			return nil, err
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var e Event
 			var at int64
 			if err := rows.Scan(&e.Seq, &e.Kind, &e.Data, &at); err != nil {
-				rows.Close()
-				return fmt.Errorf("store: read log: %w", err)
+				return nil, err
 			}
 			e.Time = time.Unix(0, at).UTC()
 			page = append(page, e)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("store: read log: %w", err)
-		}
-		if len(page) == 0 {
-			return nil // deleted meanwhile
-		}
-		for _, e := range page {
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		after = page[len(page)-1].Seq
-	}
-	return nil
+		return page, rows.Err()
+	}, fn)
 }
 
 // Update implements Store.

@@ -99,6 +99,31 @@ func (c Cursor) Before(s Study) bool {
 // in Scan: a restore holds one page of the log in memory, not the log.
 const ScanPage = 1000
 
+// scanPages calls fn on the events after `after` up to n, a page at a time:
+// page appends to its argument at most ScanPage events that follow a
+// sequence number (a query closed before it returns, so that no
+// connection is held while fn runs); an empty page ends the scan (the
+// study was deleted meanwhile).
+func scanPages(after, n int64, page func(after int64, dst []Event) ([]Event, error), fn func(Event) error) error {
+	buf := make([]Event, 0, min(ScanPage, max(n-after, 0)))
+	for after < n {
+		var err error
+		if buf, err = page(after, buf[:0]); err != nil {
+			return fmt.Errorf("store: read log: %w", err)
+		}
+		if len(buf) == 0 {
+			return nil
+		}
+		for _, e := range buf {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		after = buf[len(buf)-1].Seq
+	}
+	return nil
+}
+
 // UpdateFunc receives the events appended after the caller's known length,
 // applies them, acts, and returns the events to append (Seq and Time are
 // filled in by the store). Returning an error appends nothing.
