@@ -441,6 +441,9 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 		// (docs/defaults.md, "Generation 6").
 		reg = nil
 	}
+	if reg != nil && drawn && !anyInside(ms[0], len(score), reg.box) {
+		reg = nil // a draw has values on the candidates only, and none lies in the region
+	}
 	inner := acq
 	if refine == nil {
 		acq = nil
@@ -459,6 +462,16 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 		inner = nil
 	}
 	return pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre)
+}
+
+// anyInside reports whether one of m's first n candidates lies in box.
+func anyInside(m model.Model, n int, box *domain.Box) bool {
+	for i := range n {
+		if box.Contains(m.Action(i).X) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // acqHook, when set (tests), sees every acquisition pickAcq maximises with

@@ -16,6 +16,7 @@ type Ledger struct {
 	next    int64
 	entries []entry // index = ID-1
 	open    []int64 // pending decisions (not fully observed, not abandoned), in ID order
+	done    []int64 // fully observed decisions, in ID order (trustRegion replays them)
 }
 
 type entry struct {
@@ -123,6 +124,8 @@ func (l *Ledger) Accept(fb bandit.Feedback) (Accepted, error) {
 	}
 	if e.gotReward && (e.gotCosts || l.m == 0) {
 		l.close(fb.ID)
+		k, _ := slices.BinarySearch(l.done, fb.ID)
+		l.done = slices.Insert(l.done, k, fb.ID)
 	}
 	return acc, nil
 }

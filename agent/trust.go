@@ -43,7 +43,8 @@ type region struct {
 
 // trustRegion replays SCBO's rules over the ledger's fully observed
 // decisions, in decision order (so the region is a function of the data,
-// whatever the order feedback arrived in), and returns the region for the
+// whatever the order feedback arrived in; O(observations), whatever the
+// decisions still pending or abandoned), and returns the region for the
 // next decision: nil unless on a box of 3+ dimensions with at least
 // model.FirstFit(d) observations (the region's rules start with the first
 // fit of the hyperparameters).
@@ -57,11 +58,11 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 	L, succ, fail, n := TrustInit, 0, 0, 0
 	var best *entry
 	bestV := math.Inf(1)
-	for k := range l.entries {
-		e := &l.entries[k]
-		if !e.gotReward || (l.m > 0 && !e.gotCosts) {
-			continue
-		}
+	if len(l.done) < start {
+		return nil
+	}
+	for _, id := range l.done {
+		e := &l.entries[id-1]
 		var v float64 // total violation
 		for _, c := range e.costs {
 			v += math.Max(c, 0)
@@ -87,9 +88,6 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 		if L < TrustMin {
 			L = TrustInit
 		}
-	}
-	if n < start {
-		return nil
 	}
 	c := best.action.X
 	lo, hi := make([]float64, d), make([]float64, d)

@@ -32,7 +32,8 @@ func trustLedger(t *testing.T, ys, gs []float64, order []int) *Ledger {
 // centre; 3 improvements in a row double L (0.8 → 1.6), 4 = max(4, d)
 // rounds without one halve it, a violating point never improves on a
 // feasible centre, and the region is clipped to the box. The same data
-// told in another order give the same region (decision order).
+// told in another order give the same region (decision order), and
+// decisions without all their feedback do not count.
 func TestTrustRegionReplay(t *testing.T) {
 	box, _ := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
 	var ys, gs []float64
@@ -60,6 +61,21 @@ func TestTrustRegionReplay(t *testing.T) {
 		if lo, hi := r.box.Lo, r.box.Hi; lo[0] != 0 || math.Abs(hi[0]-(c+want/2)) > 1e-15 || math.Abs(lo[1]-(0.5-want/2)) > 1e-15 || math.Abs(hi[2]-(0.5+want/2)) > 1e-15 {
 			t.Errorf("order %v: box %v–%v, want side %v about the centre, clipped at 0", ord, lo, hi, want)
 		}
+	}
+	// Decisions pending, partly observed or abandoned do not enter it.
+	l := trustLedger(t, ys, gs, order)
+	before := trustRegion(box, l)
+	for k := range 3 {
+		l.Record(len(ys)+k+1, bandit.PointAction([]float64{0.9, 0.9, 0.9}), 0)
+	}
+	if err := l.Abandon(int64(len(ys) + 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Accept(bandit.Feedback{ID: int64(len(ys) + 2), Reward: 99, HasReward: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r := trustRegion(box, l); !slices.Equal(r.centre, before.centre) || !slices.Equal(r.box.Lo, before.box.Lo) || !slices.Equal(r.box.Hi, before.box.Hi) {
+		t.Errorf("with decisions pending: region %v about %v, want %v about %v", r.box, r.centre, before.box, before.centre)
 	}
 	// No feasible point: the least violating one is the centre.
 	ys2 := slices.Repeat([]float64{1}, 10)
@@ -117,7 +133,9 @@ func TestTrustRegionDecisions(t *testing.T) {
 // The maximiser keeps to a trust region: with an acquisition (μ_f) whose
 // maximum over the box is at x₁ = 1, the decision is the best point of the
 // region [0.2, 0.4]³ (x₁ = 0.4, refined from the centre), not of the box;
-// with a decision pending it searches the whole box.
+// with a decision pending it searches the whole box, and so does a
+// Thompson draw (values on the candidates only) when no candidate lies in
+// the region.
 func TestPickAcqInRegion(t *testing.T) {
 	box, _ := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
 	k, _ := gp.NewSE(0.5, 1)
@@ -135,6 +153,13 @@ func TestPickAcqInRegion(t *testing.T) {
 	g := ascentOptions(3)
 	rb, _ := domain.NewBox([]float64{0.2, 0.2, 0.2}, []float64{0.4, 0.4, 0.4})
 	reg := &region{box: rb, centre: []float64{0.3, 0.3, 0.3}}
+	tiny, _ := domain.NewBox([]float64{0.3, 0.3, 0.3}, []float64{0.3001, 0.3001, 0.3001})
+	mu, vr := f.Mean(), f.Var()
+	fill := func(i int, mv []float64) { mv[0], mv[1] = mu[i], vr[i] }
+	act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, nil, fill, pending{}, &region{box: tiny, centre: []float64{0.3, 0.3, 0.3}})
+	if err != nil || anyInside(f, f.Len(), tiny) || act.X[0] < 0.9 {
+		t.Errorf("a draw, no candidate in the region: %v (%v), want the best candidate of the box (x₁ ≥ 0.9)", act.X, err)
+	}
 	busy := pending{acts: []bandit.Action{bandit.PointAction([]float64{0.5, 0.5, 0.5})}}
 	for _, c := range []struct {
 		reg  *region
