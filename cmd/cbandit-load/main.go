@@ -71,6 +71,8 @@ func main() {
 	rounds := flag.Int("rounds", 1000, "rounds per study (the studies' horizon; at most 100000)")
 	duration := flag.Duration("duration", 60*time.Second, "stop after this long (at most 10m)")
 	algo := flag.String("algorithm", "ckb-ucb", "algorithm ID")
+	var params paramFlag
+	flag.Var(&params, "param", "an algorithm parameter of every study, name=value (repeatable; e.g. --param refit=deferred)")
 	candidates := flag.Int("candidates", 256, "candidate points of the 2-D box")
 	native := flag.Bool("native", false, "give the learner the box itself (space.native) instead of the candidate set")
 	jsonOut := flag.Bool("json", false, "print the result as JSON")
@@ -86,7 +88,7 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*target, *token, *db, *algo, *studies, *rounds, *candidates, *native, *duration, *jsonOut); err != nil {
+	if err := run(*target, *token, *db, *algo, params.m, *studies, *rounds, *candidates, *native, *duration, *jsonOut); err != nil {
 		fmt.Fprintln(os.Stderr, "cbandit-load:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -122,7 +124,7 @@ func loopback(raw string) error {
 	return nil
 }
 
-func run(target, token, db, algo string, studies, rounds, candidates int, native bool, duration time.Duration, jsonOut bool) error {
+func run(target, token, db, algo string, params map[string]any, studies, rounds, candidates int, native bool, duration time.Duration, jsonOut bool) error {
 	switch {
 	case studies < 1 || studies > 1000:
 		return fmt.Errorf("--studies = %d: must be in [1, 1000]", studies)
@@ -178,6 +180,7 @@ func run(target, token, db, algo string, studies, rounds, candidates int, native
 			Objective:   api.Objective{Name: "yield"},
 			Constraints: []api.Constraint{{Name: "power", Threshold: 0.5}},
 			Algorithm:   algo,
+			Params:      params,
 			Seed:        uint64(i + 1),
 			Horizon:     rounds,
 		})
@@ -262,5 +265,23 @@ func run(target, token, db, algo string, studies, rounds, candidates int, native
 	if nerr > 0 {
 		return fmt.Errorf("%d requests failed", nerr)
 	}
+	return nil
+}
+
+// paramFlag collects --param name=value flags (values are passed as strings;
+// the service parses them as it does any study's parameters).
+type paramFlag struct{ m map[string]any }
+
+func (p *paramFlag) String() string { return fmt.Sprint(p.m) }
+
+func (p *paramFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	if p.m == nil {
+		p.m = map[string]any{}
+	}
+	p.m[name] = value
 	return nil
 }
