@@ -117,6 +117,7 @@ var practicalDocs = []bandit.ParamDoc{
 	candidatesDoc,
 	refineDoc,
 	regionDoc,
+	regionPendingDoc,
 }
 
 // candidatesDoc documents the candidate set of a box (issue 14).
@@ -189,7 +190,7 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 	defG := PracticalBetaG
 	if trust, err := regionParam(name, ps); err != nil {
 		return false, 0, 0, err
-	} else if box, ok := dom.(*domain.Box); trust && ok && box.Dim() >= 3 {
+	} else if box, ok := dom.(*domain.Box); trust != regionGlobal && ok && box.Dim() >= 3 {
 		defG = TrustBetaG
 	}
 	if cg, err = scaleParam(name, ps, "beta-g", defG); err != nil {
@@ -435,20 +436,14 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if acqHook != nil && refine != nil {
 		acqHook(ms, acq, score)
 	}
-	if len(pend.acts) > 0 {
-		// Decisions pending: the whole box. In the region, batches of 4
-		// raised late violation on ackley3 and pressure-vessel to 0.03–0.09
-		// (docs/defaults.md, "Generation 6").
-		reg = nil
-	}
-	if reg != nil && drawn && !anyInside(ms[0], len(score), reg.box) {
-		reg = nil // a draw has values on the candidates only, and none lies in the region
+	rep := repeats(dom, pend.acts)
+	if reg != nil && drawn && !anyInside(ms[0], len(score), reg.box, rep) {
+		reg = nil // a draw has values on the candidates only, and none it may play lies in the region
 	}
 	inner := acq
 	if refine == nil {
 		acq = nil
 	}
-	rep := repeats(dom, pend.acts)
 	for i := range score {
 		if (rep != nil && rep(ms[0].Action(i))) || (reg != nil && reg.box.Contains(ms[0].Action(i).X) != nil) {
 			score[i] = -math.MaxFloat64
@@ -464,10 +459,11 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	return pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre)
 }
 
-// anyInside reports whether one of m's first n candidates lies in box.
-func anyInside(m model.Model, n int, box *domain.Box) bool {
+// anyInside reports whether one of m's first n candidates lies in box (and
+// is not marked by rep, when rep is set).
+func anyInside(m model.Model, n int, box *domain.Box, rep func(bandit.Action) bool) bool {
 	for i := range n {
-		if box.Contains(m.Action(i).X) == nil {
+		if a := m.Action(i); box.Contains(a.X) == nil && (rep == nil || !rep(a)) {
 			return true
 		}
 	}
@@ -521,10 +517,17 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		if err != nil {
 			return bandit.Action{}, 0, err
 		}
-		if x == nil || rep(bandit.PointAction(x)) {
-			return f.Action(i), i, nil
+		if x != nil && !rep(bandit.PointAction(x)) {
+			return bandit.PointAction(x), -1, nil
 		}
-		return bandit.PointAction(x), -1, nil
+		if centre != nil {
+			// In a trust region every candidate may be masked (a small
+			// region, or pending decisions filling it), and the arg max
+			// is then any point of the box: refine from points drawn in
+			// the region instead.
+			return regionRestart(rng, box, ms, acq, *grad, rep)
+		}
+		return f.Action(i), i, nil
 	}
 	x, err := refineAcq(box, starts, ms, acq, *grad)
 	if err != nil {
@@ -534,6 +537,39 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		return f.Action(i), i, nil
 	}
 	return bandit.PointAction(x), -1, nil
+}
+
+// regionRestart refines acq from 2d points drawn uniformly in the trust
+// region box (d its dimension), away from the points rep marks; when the
+// refinement ends at one, it returns the first drawn point rep does not
+// mark (or the first drawn point). Its decision lies in the region.
+func regionRestart(rng *rand.Rand, box *domain.Box, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) (bandit.Action, int, error) {
+	starts := make([][]float64, 2*box.Dim())
+	for k := range starts {
+		starts[k] = make([]float64, box.Dim())
+		for j := range starts[k] {
+			starts[k][j] = box.Lo[j] + rng.Float64()*(box.Hi[j]-box.Lo[j])
+		}
+	}
+	x, err := refineAcqX(box, starts, ms, func(x []float64, mv []float64) float64 {
+		v := acq(mv)
+		if rep(bandit.PointAction(x)) {
+			v -= excluded
+		}
+		return v
+	}, grad)
+	if err != nil {
+		return bandit.Action{}, 0, err
+	}
+	if x != nil && !rep(bandit.PointAction(x)) {
+		return bandit.PointAction(x), -1, nil
+	}
+	for _, s := range starts {
+		if !rep(bandit.PointAction(s)) {
+			return bandit.PointAction(s), -1, nil
+		}
+	}
+	return bandit.PointAction(starts[0]), -1, nil
 }
 
 // excluded is what a point that repeats a pending one loses in the

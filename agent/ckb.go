@@ -79,7 +79,7 @@ type CKB struct {
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc pendingMode
-	trust  bool                 // parameter region = trust
+	trust  regionMode           // parameters region, region-pending
 	grad   maximise.GradOptions // the box refinement (parameter refine)
 	// scratch
 	fb    []float64
@@ -318,7 +318,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if a.t == 1 && a.firstArm >= 0 {
 		refine = false
 	}
-	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(refine, &a.grad), fill, pend, regionIf(a.trust, a.info.Domain, a.ledger))
+	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(refine, &a.grad), fill, pend, regionIf(a.trust, a.info.Domain, a.ledger, pend))
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

@@ -36,7 +36,7 @@ type ConfigAgent struct {
 	gmax         []float64
 	design       initDesign           // the initial design (parameter init, issue 14)
 	halluc       pendingMode          // condition on the pending decisions (parameter pending)
-	trust        bool                 // parameter region = trust
+	trust        regionMode           // parameters region, region-pending
 	grad         maximise.GradOptions // the box refinement (parameter refine)
 }
 
@@ -141,7 +141,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return mv[0] + bf*math.Sqrt(mv[1])
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend, regionIf(a.trust, a.info.Domain, a.ledger))
+	act, _, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend, regionIf(a.trust, a.info.Domain, a.ledger, pend))
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

@@ -102,7 +102,7 @@ type RPOL struct {
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc pendingMode
-	trust  bool                 // parameter region = trust
+	trust  regionMode           // parameters region, region-pending
 	grad   maximise.GradOptions // the box refinement (parameter refine)
 	// scratch
 	score []float64
@@ -306,7 +306,7 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return a.rule.ScoreAt(f, a.gAt)
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend, regionIf(a.trust, a.info.Domain, a.ledger))
+	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend, regionIf(a.trust, a.info.Domain, a.ledger, pend))
 	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)

@@ -11,7 +11,7 @@ import (
 
 // regionDoc documents region (issue 25; docs/defaults.md, "Generation 6").
 var regionDoc = bandit.ParamDoc{Name: "region", Default: "global",
-	Doc: "trust (3+ dims, none pending): search SCBO's trust region about the best feasible observation (Eriksson & Poloczek 2021); global: the whole box"}
+	Doc: "trust (3+ dims): search SCBO's trust region about the best feasible observation (Eriksson & Poloczek 2021); global: the whole box"}
 
 // SCBO's trust region (Eriksson & Poloczek 2021, AISTATS, §3; TuRBO's
 // rules, Eriksson et al. 2019, NeurIPS, §2): a box of side L (a fraction
@@ -102,15 +102,37 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 	return &region{box: b, centre: c}
 }
 
-// regionParam reads region: whether the agent decides in a trust region.
-func regionParam(name string, ps bandit.Params) (bool, error) {
+// regionPendingDoc documents region-pending (issue 25; docs/defaults.md,
+// "Generation 7").
+var regionPendingDoc = bandit.ParamDoc{Name: "region-pending", Default: "trust",
+	Doc: "with region=trust, where a decision searches while others are pending: trust: the same region; global: the whole box (generation 6)"}
+
+// regionMode is what the parameters region and region-pending select.
+type regionMode uint8
+
+const (
+	regionGlobal regionMode = iota // the whole box
+	regionTrust                    // the trust region, pending decisions or not
+	regionIdle                     // the trust region while none is pending
+)
+
+// regionParam reads region and region-pending.
+func regionParam(name string, ps bandit.Params) (regionMode, error) {
 	mode, err := ps.String(name, "region", paramDefault(name, regionDoc), "global", "trust")
-	return mode == "trust", err
+	if err != nil || mode == "global" {
+		return regionGlobal, err
+	}
+	pend, err := ps.String(name, "region-pending", regionPendingDoc.Default, "trust", "global")
+	if pend == "global" {
+		return regionIdle, err
+	}
+	return regionTrust, err
 }
 
-// regionIf is the trust region of the next decision when on, else nil.
-func regionIf(on bool, dom domain.Domain, l *Ledger) *region {
-	if !on {
+// regionIf is the trust region of the next decision in mode with the
+// decisions pend pending, nil for the whole box.
+func regionIf(mode regionMode, dom domain.Domain, l *Ledger, pend pending) *region {
+	if mode == regionGlobal || (mode == regionIdle && len(pend.acts) > 0) {
 		return nil
 	}
 	return trustRegion(dom, l)

@@ -94,17 +94,24 @@ func TestTrustRegionReplay(t *testing.T) {
 // the first fit lies in the region trustRegion gives before it; global
 // and a bad value as the other agents take it.
 func TestTrustRegionDecisions(t *testing.T) {
-	for _, algo := range []string{"rpol-ucb", "config"} {
-		on, err := regionParam(algo, nil)
-		if err != nil || !on {
-			t.Errorf("%s: region default trust = %v, %v; want true", algo, on, err)
+	for _, c := range []struct {
+		algo string
+		ps   bandit.Params
+		want regionMode
+	}{
+		{"rpol-ucb", nil, regionTrust}, {"config", nil, regionTrust}, {"ckb-ucb", nil, regionGlobal},
+		{"config", bandit.Params{"region-pending": "global"}, regionIdle},
+		{"ckb-ucb", bandit.Params{"region": "trust"}, regionTrust},
+		{"rpol-ucb", bandit.Params{"region": "global", "region-pending": "global"}, regionGlobal},
+	} {
+		if got, err := regionParam(c.algo, c.ps); err != nil || got != c.want {
+			t.Errorf("%s %v: region mode %v, %v; want %v", c.algo, c.ps, got, err, c.want)
 		}
 	}
-	if on, err := regionParam("ckb-ucb", nil); err != nil || on {
-		t.Errorf("ckb-ucb: region default trust = %v, %v; want false (global)", on, err)
-	}
-	if _, err := regionParam("rpol-ucb", bandit.Params{"region": "local"}); err == nil {
-		t.Error("region = local accepted")
+	for _, ps := range []bandit.Params{{"region": "local"}, {"region-pending": "box"}} {
+		if _, err := regionParam("rpol-ucb", ps); err == nil {
+			t.Errorf("%v accepted", ps)
+		}
 	}
 	const T = 40
 	// inside, outside count the decisions after the first fit in and out
@@ -132,10 +139,13 @@ func TestTrustRegionDecisions(t *testing.T) {
 
 // The maximiser keeps to a trust region: with an acquisition (μ_f) whose
 // maximum over the box is at x₁ = 1, the decision is the best point of the
-// region [0.2, 0.4]³ (x₁ = 0.4, refined from the centre), not of the box;
-// with a decision pending it searches the whole box, and so does a
-// Thompson draw (values on the candidates only) when no candidate lies in
-// the region.
+// region [0.2, 0.4]³ (x₁ = 0.4, refined from the centre), not of the box,
+// with or without decisions pending (one at the centre); with
+// region-pending = global (regionIf gives nil) it searches the whole box.
+// In a region holding no candidate, with its centre pending, the decision
+// still lies in it (before regionRestart it was the masked arg max: any
+// candidate of the box). A Thompson draw (values on the candidates only)
+// searches the whole box when no candidate lies in the region.
 func TestPickAcqInRegion(t *testing.T) {
 	box, _ := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
 	k, _ := gp.NewSE(0.5, 1)
@@ -151,34 +161,41 @@ func TestPickAcqInRegion(t *testing.T) {
 	acq := func(mv []float64) float64 { return mv[0] }
 	score := make([]float64, f.Len())
 	g := ascentOptions(3)
+	centre := []float64{0.3, 0.3, 0.3}
 	rb, _ := domain.NewBox([]float64{0.2, 0.2, 0.2}, []float64{0.4, 0.4, 0.4})
-	reg := &region{box: rb, centre: []float64{0.3, 0.3, 0.3}}
+	reg := &region{box: rb, centre: centre}
 	tiny, _ := domain.NewBox([]float64{0.3, 0.3, 0.3}, []float64{0.3001, 0.3001, 0.3001})
 	mu, vr := f.Mean(), f.Var()
 	fill := func(i int, mv []float64) { mv[0], mv[1] = mu[i], vr[i] }
-	act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, nil, fill, pending{}, &region{box: tiny, centre: []float64{0.3, 0.3, 0.3}})
-	if err != nil || anyInside(f, f.Len(), tiny) || act.X[0] < 0.9 {
+	act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, nil, fill, pending{}, &region{box: tiny, centre: centre})
+	if err != nil || anyInside(f, f.Len(), tiny, nil) || act.X[0] < 0.9 {
 		t.Errorf("a draw, no candidate in the region: %v (%v), want the best candidate of the box (x₁ ≥ 0.9)", act.X, err)
 	}
-	busy := pending{acts: []bandit.Action{bandit.PointAction([]float64{0.5, 0.5, 0.5})}}
+	busy := pending{acts: []bandit.Action{bandit.PointAction(centre)}}
 	for _, c := range []struct {
 		reg  *region
 		pend pending
-	}{{nil, pending{}}, {reg, busy}, {reg, pending{}}} {
+	}{{nil, pending{}}, {nil, busy}, {reg, busy}, {reg, pending{}}} {
 		act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, &g, nil, c.pend, c.reg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, reg := act.X[0], c.reg
-		if len(c.pend.acts) > 0 {
-			reg = nil // decisions pending: the whole box
+		x := act.X[0]
+		if c.reg == nil && x < 0.9 {
+			t.Errorf("whole box (%d pending): x₁ = %v, want ≥ 0.9", len(c.pend.acts), x)
 		}
-		if reg == nil && x < 0.9 {
-			t.Errorf("whole box (region %v, %d pending): x₁ = %v, want ≥ 0.9", c.reg != nil, len(c.pend.acts), x)
+		if c.reg != nil && (rb.Contains(act.X) != nil || x < 0.39) {
+			t.Errorf("region, %d pending: decision %v, want in %v with x₁ ≈ 0.4", len(c.pend.acts), act.X, rb)
 		}
-		if reg != nil && (rb.Contains(act.X) != nil || x < 0.39) {
-			t.Errorf("region %v: decision %v, want in it with x₁ ≈ 0.4", rb, act.X)
+	}
+	for seed := range uint64(20) {
+		act, _, err := pickAcq(rand.New(rand.NewPCG(seed, 2)), box, []model.Model{f}, acq, score, &g, nil, busy, &region{box: tiny, centre: centre})
+		if err != nil || tiny.Contains(act.X) != nil {
+			t.Fatalf("seed %d: region without candidates, its centre pending: decision %v (%v), want in %v", seed, act.X, err, tiny)
 		}
+	}
+	if regionIf(regionIdle, box, nil, busy) != nil || regionIf(regionGlobal, box, nil, pending{}) != nil {
+		t.Error("regionIf: a region with region-pending = global and a decision pending, or with region = global")
 	}
 }
 

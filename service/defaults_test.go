@@ -40,8 +40,8 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 	if e != nil || spec.Space.Native || b.params["standardise"] != "off" || b.params["hyper"] != "fixed" || b.params["widths"] != "theory" {
 		t.Fatalf("defaults 1: native %v, params %v, %v", spec.Space.Native, b.params, e)
 	}
-	if _, _, e = decodeStudy(def(map[string]any{"defaults": 7})); e == nil || e.field != "defaults" {
-		t.Fatalf("defaults 7: %v", e)
+	if _, _, e = decodeStudy(def(map[string]any{"defaults": api.DefaultsPractical + 1})); e == nil || e.field != "defaults" {
+		t.Fatalf("defaults %d: %v", api.DefaultsPractical+1, e)
 	}
 	// Float parameters form a box: native; an int among them keeps the
 	// candidate encoding.
@@ -137,14 +137,21 @@ func TestDefaultsGeneration5(t *testing.T) {
 
 // Generation 6 (issue 25) puts rpol-ucb and config in a trust region in
 // 3+ dims: a study of generation 5 keeps region = global unless it sets
-// region; igp-ucb, which takes no region, is given nothing.
+// region; igp-ucb, which takes no region, is given nothing. Generation 7
+// keeps the region while decisions are pending: a study of generation 6 or
+// earlier keeps region-pending = global (the whole box, as generation 6
+// searched it) unless it sets it.
 func TestDefaultsGeneration6(t *testing.T) {
 	for _, c := range []struct {
-		algo string
-		gen  int
-		ps   map[string]any
-		want string
-	}{{"rpol-ucb", 5, nil, "global"}, {"config", 2, nil, "global"}, {"rpol-ucb", 6, nil, ""}, {"rpol-ucb", 5, map[string]any{"region": "trust"}, "trust"}, {"igp-ucb", 5, nil, ""}} {
+		algo       string
+		gen        int
+		ps         map[string]any
+		want, pend string
+	}{
+		{"rpol-ucb", 5, nil, "global", "global"}, {"config", 2, nil, "global", "global"}, {"rpol-ucb", 6, nil, "", "global"},
+		{"rpol-ucb", 5, map[string]any{"region": "trust"}, "trust", "global"}, {"igp-ucb", 5, nil, "", ""},
+		{"config", 7, nil, "", ""}, {"ckb-ucb", 6, nil, "", "global"}, {"config", 6, map[string]any{"region-pending": "trust"}, "", "trust"},
+	} {
 		b, _ := json.Marshal(map[string]any{
 			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
 			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
@@ -156,6 +163,9 @@ func TestDefaultsGeneration6(t *testing.T) {
 		}
 		if got := bs.params["region"]; got != c.want {
 			t.Errorf("%s defaults %d params %v: region %q, want %q", c.algo, c.gen, c.ps, got, c.want)
+		}
+		if got := bs.params["region-pending"]; got != c.pend {
+			t.Errorf("%s defaults %d params %v: region-pending %q, want %q", c.algo, c.gen, c.ps, got, c.pend)
 		}
 	}
 }

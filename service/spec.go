@@ -758,6 +758,9 @@ var laterDefaults = map[int][]defaultsPin{
 	// 5 → 6 (issue 25): rpol-ucb and config decide in SCBO's trust region
 	// in 3+ dims.
 	5: {{params: map[string]string{"region": "global"}}},
+	// 6 → 7 (issue 25): the trust region also for a decision asked while
+	// others are pending (batches, asynchronous workers).
+	6: {{params: map[string]string{"region-pending": "global"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

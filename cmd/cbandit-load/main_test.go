@@ -1,13 +1,33 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestRunSmall(t *testing.T) {
-	if err := run("", "", "memory:", "ckb-ucb", 3, 20, 64, false, 20*time.Second, true); err != nil {
+	if err := run("", "", "memory:", "ckb-ucb", nil, 3, 20, 64, false, 20*time.Second, true); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// --param reaches the studies: a bad value is the service's refusal naming
+// it; name=value is required.
+func TestParam(t *testing.T) {
+	var p paramFlag
+	if err := p.Set("hyper=fixed"); err != nil || p.m["hyper"] != "fixed" {
+		t.Fatalf("hyper=fixed: %v, %v", p.m, err)
+	}
+	if err := run("", "", "memory:", "ckb-ucb", p.m, 2, 5, 64, false, 20*time.Second, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Set("novalue"); err == nil {
+		t.Error("novalue accepted")
+	}
+	err := run("", "", "memory:", "ckb-ucb", map[string]any{"hyper": "guess"}, 1, 5, 64, false, 20*time.Second, true)
+	if err == nil || !strings.Contains(err.Error(), "hyper") {
+		t.Errorf("hyper=guess: %v, want an error naming hyper", err)
 	}
 }
 
@@ -22,7 +42,7 @@ func TestLoopbackOnly(t *testing.T) {
 			t.Errorf("%s accepted", u)
 		}
 	}
-	if err := run("http://10.1.2.3", "", "", "ckb-ucb", 1, 1, 64, false, time.Second, false); err == nil {
+	if err := run("http://10.1.2.3", "", "", "ckb-ucb", nil, 1, 1, 64, false, time.Second, false); err == nil {
 		t.Error("a non-loopback target was accepted")
 	}
 }

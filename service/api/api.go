@@ -207,8 +207,9 @@ type StudySpec struct {
 // scgp-ucb, igp-ucb, penalty-noiseless, penalty-noisy and admmbo; 4: pending
 // decisions hallucinated (GP-BUCB) by every algorithm with parameter pending;
 // 5: constraint hyperparameters fitted about their mean (constraint-fit);
-// 6: rpol-ucb and config in a trust region in 3+ dims (region).
-const DefaultsPractical = 6
+// 6: rpol-ucb and config in a trust region in 3+ dims (region);
+// 7: the trust region also while decisions are pending (region-pending).
+const DefaultsPractical = 7
 
 // DefaultsNativeBox is the first generation in which a box space with
 // neither native nor candidates goes to the algorithm as a box.
