@@ -507,13 +507,7 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		}
 	}
 	if rep != nil {
-		x, err := refineAcqX(box, starts, ms, func(x []float64, mv []float64) float64 {
-			v := acq(mv)
-			if rep(bandit.PointAction(x)) {
-				v -= excluded
-			}
-			return v
-		}, *grad)
+		x, err := refineAcqX(box, starts, ms, awayFrom(acq, rep), *grad)
 		if err != nil {
 			return bandit.Action{}, 0, err
 		}
@@ -551,13 +545,7 @@ func regionRestart(rng *rand.Rand, box *domain.Box, ms []model.Model, acq acquis
 			starts[k][j] = box.Lo[j] + rng.Float64()*(box.Hi[j]-box.Lo[j])
 		}
 	}
-	x, err := refineAcqX(box, starts, ms, func(x []float64, mv []float64) float64 {
-		v := acq(mv)
-		if rep(bandit.PointAction(x)) {
-			v -= excluded
-		}
-		return v
-	}, grad)
+	x, err := refineAcqX(box, starts, ms, awayFrom(acq, rep), grad)
 	if err != nil {
 		return bandit.Action{}, 0, err
 	}
@@ -570,6 +558,17 @@ func regionRestart(rng *rand.Rand, box *domain.Box, ms []model.Model, acq acquis
 		}
 	}
 	return bandit.PointAction(starts[0]), -1, nil
+}
+
+// awayFrom is acq less excluded at the points rep marks.
+func awayFrom(acq acquisition, rep func(bandit.Action) bool) func(x, mv []float64) float64 {
+	return func(x, mv []float64) float64 {
+		v := acq(mv)
+		if rep(bandit.PointAction(x)) {
+			v -= excluded
+		}
+		return v
+	}
 }
 
 // excluded is what a point that repeats a pending one loses in the
