@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -444,11 +445,18 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if refine == nil {
 		acq = nil
 	}
-	for i := range score {
-		if (rep != nil && rep(ms[0].Action(i))) || (reg != nil && reg.box.Contains(ms[0].Action(i).X) != nil) {
-			score[i] = -math.MaxFloat64
+	var whole []float64 // the scores before the region's mask
+	if reg != nil && rep != nil {
+		whole = slices.Clone(score)
+	}
+	mask := func(score []float64, reg *region) {
+		for i := range score {
+			if (rep != nil && rep(ms[0].Action(i))) || (reg != nil && reg.box.Contains(ms[0].Action(i).X) != nil) {
+				score[i] = -math.MaxFloat64
+			}
 		}
 	}
+	mask(score, reg)
 	if reg == nil {
 		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil)
 	}
@@ -456,8 +464,18 @@ func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisitio
 	if drawn {
 		inner = nil
 	}
-	return pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre)
+	act, i, err := pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre)
+	if err == errRegionFull { // every point of the region repeats a pending one: the whole box
+		copy(score, whole)
+		mask(score, nil)
+		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil)
+	}
+	return act, i, err
 }
+
+// errRegionFull says that every point of a trust region tried lies within
+// the exclusion ball of a pending decision.
+var errRegionFull = errors.New("agent: the trust region is full of pending decisions")
 
 // anyInside reports whether one of m's first n candidates lies in box (and
 // is not marked by rep, when rep is set).
@@ -536,7 +554,8 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 // regionRestart refines acq from 2d points drawn uniformly in the trust
 // region box (d its dimension), away from the points rep marks; when the
 // refinement ends at one, it returns the first drawn point rep does not
-// mark (or the first drawn point). Its decision lies in the region.
+// mark, and errRegionFull when rep marks them all (a region smaller than
+// the exclusion ball).
 func regionRestart(rng *rand.Rand, box *domain.Box, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) (bandit.Action, int, error) {
 	starts := make([][]float64, 2*box.Dim())
 	for k := range starts {
@@ -557,7 +576,7 @@ func regionRestart(rng *rand.Rand, box *domain.Box, ms []model.Model, acq acquis
 			return bandit.PointAction(s), -1, nil
 		}
 	}
-	return bandit.PointAction(starts[0]), -1, nil
+	return bandit.Action{}, 0, errRegionFull
 }
 
 // awayFrom is acq less excluded at the points rep marks.

@@ -144,7 +144,8 @@ func TestTrustRegionDecisions(t *testing.T) {
 // region-pending = global (regionIf gives nil) it searches the whole box.
 // In a region holding no candidate, with its centre pending, the decision
 // still lies in it (before regionRestart it was the masked arg max: any
-// candidate of the box). A Thompson draw (values on the candidates only)
+// candidate of the box); in one within the pending point's exclusion ball
+// it is the whole box's best, as without a region. A Thompson draw (values on the candidates only)
 // searches the whole box when no candidate lies in the region.
 func TestPickAcqInRegion(t *testing.T) {
 	box, _ := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
@@ -188,10 +189,21 @@ func TestPickAcqInRegion(t *testing.T) {
 			t.Errorf("region, %d pending: decision %v, want in %v with x₁ ≈ 0.4", len(c.pend.acts), act.X, rb)
 		}
 	}
+	small, _ := domain.NewBox([]float64{0.29, 0.29, 0.29}, []float64{0.31, 0.31, 0.31})
+	if anyInside(f, f.Len(), small, nil) {
+		t.Fatal("a candidate in the small region: the case below needs none")
+	}
+	rep := repeats(box, busy.acts)
 	for seed := range uint64(20) {
-		act, _, err := pickAcq(rand.New(rand.NewPCG(seed, 2)), box, []model.Model{f}, acq, score, &g, nil, busy, &region{box: tiny, centre: centre})
-		if err != nil || tiny.Contains(act.X) != nil {
-			t.Fatalf("seed %d: region without candidates, its centre pending: decision %v (%v), want in %v", seed, act.X, err, tiny)
+		act, _, err := pickAcq(rand.New(rand.NewPCG(seed, 2)), box, []model.Model{f}, acq, score, &g, nil, busy, &region{box: small, centre: centre})
+		if err != nil || small.Contains(act.X) != nil || rep(act) {
+			t.Fatalf("seed %d: region without candidates, its centre pending: decision %v (%v), want in %v, not the pending point", seed, act.X, err, small)
+		}
+		// The tiny region lies within the pending point's exclusion ball:
+		// the whole box, as without a region.
+		act, _, err = pickAcq(rand.New(rand.NewPCG(seed, 2)), box, []model.Model{f}, acq, score, &g, nil, busy, &region{box: tiny, centre: centre})
+		if err != nil || rep(act) || act.X[0] < 0.9 {
+			t.Fatalf("seed %d: region within the exclusion ball: decision %v (%v), want the whole box's best (x₁ ≥ 0.9)", seed, act.X, err)
 		}
 	}
 	if regionIf(regionIdle, box, nil, busy) != nil || regionIf(regionGlobal, box, nil, pending{}) != nil {
