@@ -219,6 +219,49 @@ func TestSnapshotRestoreInTheTrustRegion(t *testing.T) {
 	restoreCase(t, "rpol-ucb/native/3-D", spec)
 }
 
+// TestSnapshotRestoreBatchesInTheTrustRegion: the same 3-D study asked in
+// batches of 4 (count: 4, then the 4 observations), whose later decisions
+// search the trust region while the others are pending (generation 7,
+// drawing the region's restarts from the agent's generator); restored
+// from a snapshot after 6 batches, the next 3 are those of a server that
+// never had a snapshot.
+func TestSnapshotRestoreBatchesInTheTrustRegion(t *testing.T) {
+	spec := shapesFor("rpol-ucb")[2] // native box
+	spec.Name += "-trust-batch"
+	spec.Space.Lo = append(slices.Clone(spec.Space.Lo), 0)
+	spec.Space.Hi = append(slices.Clone(spec.Space.Hi), 1)
+	batches := func(s *tserver, id string, n int) []api.Suggestion {
+		var out []api.Suggestion
+		for range n {
+			sgs := s.ask(id, 4)
+			for _, sg := range sgs {
+				s.tell(id, api.Observation{DecisionID: sg.DecisionID, Reward: f64(toyF(sg.X)), Costs: []float64{toyG(sg.X)}})
+			}
+			out = append(out, sgs...)
+		}
+		return out
+	}
+	ref := newTestServer(t, store.NewMemory(), Options{SnapshotEvery: -1})
+	want := batches(ref, ref.create(spec).ID, 9)
+	mem := store.NewMemory()
+	srvA := New(mem, Options{SnapshotEvery: 7, SnapshotCost: -1})
+	a := startServer(t, srvA, mem)
+	st := a.create(spec)
+	first := batches(a, st.ID, 6)
+	srvA.Close()
+	srvB := New(mem, Options{SnapshotEvery: 7, SnapshotCost: -1})
+	b := startServer(t, srvB, mem)
+	second := batches(b, st.ID, 3)
+	if got := srvB.metrics.snapshotRestores.Load(); got != 1 {
+		t.Fatalf("restores from a snapshot: %d, want 1", got)
+	}
+	for i, sg := range append(first, second...) {
+		if sg.DecisionID != want[i].DecisionID || !equalVec(sg.X, want[i].X) {
+			t.Fatalf("decision %d: after a restore %v, without snapshots %v", i+1, sg.X, want[i].X)
+		}
+	}
+}
+
 // TestSnapshotMismatchIgnored: a snapshot that does not match the log (or
 // is corrupt) is ignored and the log replayed, with the same decisions.
 func TestSnapshotMismatchIgnored(t *testing.T) {
