@@ -352,12 +352,14 @@ def score(p, fa, xs, T):
     return reg / len(late), vio / len(late)
 
 
-def run_all(T=200, seeds=3):
+def run_all(T=200, seeds=3, only=None):
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     warnings.filterwarnings("ignore", category=UserWarning)
     facts_by_name = load_facts()
     rows = []
     for pi, p in enumerate(PROBLEMS):
+        if only and p["name"] not in only:
+            continue
         fa = facts_by_name[p["name"]]
         res = {}
         for units in ("natural", "scaled"):
@@ -409,12 +411,19 @@ if __name__ == "__main__":
     if cmd == "values":
         write_values("problem/testdata/suite_values.json")
     elif cmd == "run":
-        T, seeds = 200, 3
+        T, seeds, only, out = 200, 3, None, "docs/suite_reference.md"
         if len(sys.argv) > 2:
             T = int(sys.argv[2])
         if len(sys.argv) > 3:
             seeds = int(sys.argv[3])
-        rows = run_all(T, seeds)
-        write_report(rows, "docs/suite_reference.md", T, seeds)
+        if len(sys.argv) > 4:
+            only = sys.argv[4].split(",")
+            unknown = set(only) - {p["name"] for p in PROBLEMS}
+            if unknown:
+                sys.exit("unknown problems: %s" % ", ".join(sorted(unknown)))
+        if len(sys.argv) > 5:
+            out = sys.argv[5]
+        rows = run_all(T, seeds, only)
+        write_report(rows, out, T, seeds)
     else:
-        sys.exit("usage: suite_reference.py values | run [T [seeds]]")
+        sys.exit("usage: suite_reference.py values | run [T [seeds [problem,... [OUT.md]]]]")
