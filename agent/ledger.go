@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/model"
@@ -148,16 +149,55 @@ func observeGP(name string, l *Ledger, fb bandit.Feedback, f model.Model, g []mo
 
 // ObserveModels adds what acc newly reports to the posterior models: the
 // reward to f, cost j to g[j]. Every GP-based agent's Observe ends with it.
+// When two or more of them refresh on this observation (the rebuild and
+// refit of the doubling schedule) and each owns its factorisation (an
+// Adaptive), they are observed concurrently: the same numbers, a refit
+// round's wait divided by up to the number of models (issue 25). Then
+// every model is given its value and the first error in model order is
+// returned; otherwise the first error stops the rest.
 func ObserveModels(acc Accepted, f model.Model, g []model.Model) error {
+	var ms []model.Model
+	var ys []float64
 	if acc.HasReward {
-		if err := f.Observe(acc.Action, acc.Reward); err != nil {
-			return err
-		}
+		ms, ys = append(ms, f), append(ys, acc.Reward)
 	}
 	for j, c := range acc.Costs {
-		if err := g[j].Observe(acc.Action, c); err != nil {
+		ms, ys = append(ms, g[j]), append(ys, c)
+	}
+	if !refreshTogether(ms) {
+		for i, m := range ms {
+			if err := m.Observe(acc.Action, ys[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Go(func() { errs[i] = m.Observe(acc.Action, ys[i]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// refreshTogether reports whether ms are all Adaptive models (each owning
+// its factorisation) and two or more refresh on their next observation.
+func refreshTogether(ms []model.Model) bool {
+	n := 0
+	for _, m := range ms {
+		a, ok := m.(*model.Adaptive)
+		if !ok {
+			return false
+		}
+		if a.Refreshes() {
+			n++
+		}
+	}
+	return n >= 2
 }

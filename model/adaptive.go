@@ -302,6 +302,14 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 	return err
 }
 
+// Refreshes reports whether the next observation refreshes the model (the
+// doubling schedule's rebuild, with Fit a refit, or a deferred refit's
+// swap): the observations that cost more than a rank-one update.
+func (a *Adaptive) Refreshes() bool {
+	n := len(a.ys) + 1
+	return n >= a.next || (a.due > 0 && n == a.due)
+}
+
 // tr is y in the inner GP's units.
 func (a *Adaptive) tr(y float64) float64 { return unit(y, a.m, a.s, a.constraint) }
 
