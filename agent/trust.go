@@ -119,14 +119,17 @@ const (
 // regionParam reads region and region-pending.
 func regionParam(name string, ps bandit.Params) (regionMode, error) {
 	mode, err := ps.String(name, "region", paramDefault(name, regionDoc), "global", "trust")
-	if err != nil || mode == "global" {
+	if err != nil {
 		return regionGlobal, err
 	}
 	pend, err := ps.String(name, "region-pending", regionPendingDoc.Default, "trust", "global")
-	if pend == "global" {
-		return regionIdle, err
+	switch {
+	case err != nil || mode == "global":
+		return regionGlobal, err
+	case pend == "global":
+		return regionIdle, nil
 	}
-	return regionTrust, err
+	return regionTrust, nil
 }
 
 // regionIf is the trust region of the next decision in mode with the

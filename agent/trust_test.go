@@ -108,7 +108,7 @@ func TestTrustRegionDecisions(t *testing.T) {
 			t.Errorf("%s %v: region mode %v, %v; want %v", c.algo, c.ps, got, err, c.want)
 		}
 	}
-	for _, ps := range []bandit.Params{{"region": "local"}, {"region-pending": "box"}} {
+	for _, ps := range []bandit.Params{{"region": "local"}, {"region-pending": "box"}, {"region": "global", "region-pending": "box"}} {
 		if _, err := regionParam("rpol-ucb", ps); err == nil {
 			t.Errorf("%v accepted", ps)
 		}
