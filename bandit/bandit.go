@@ -58,7 +58,18 @@ type Feedback struct {
 	// carries no costs. Agents must copy what they keep: the caller may reuse
 	// the slice after Observe returns.
 	Costs []float64 `json:"costs,omitempty"`
+	// Failed says that the evaluation was attempted and did not produce
+	// metrics (a crash, an out-of-memory, a timeout): an observation of a
+	// hidden pass/fail constraint (Gelbart, Snoek & Adams 2014 UAI), unlike
+	// an abandoned decision, which teaches nothing. A failure carries no
+	// reward and no costs, and completes its decision.
+	Failed bool `json:"failed,omitempty"`
+	// Reason is a failure's short cause as the user gave it ("OOM").
+	Reason string `json:"reason,omitempty"`
 }
+
+// MaxReasonLen bounds the length in bytes of a failure's Reason.
+const MaxReasonLen = 200
 
 // Agent is one algorithm.
 type Agent interface {
@@ -104,6 +115,18 @@ type Diagnostics interface {
 // Validate checks a feedback's values against an agent with m constraints:
 // finite reward, finite costs, exactly m of them. It does not check the ID.
 func (fb Feedback) Validate(m int) error {
+	if fb.Failed {
+		switch {
+		case fb.HasReward || fb.Costs != nil:
+			return fmt.Errorf("feedback %d: failed: a failed evaluation carries no reward and no costs", fb.ID)
+		case len(fb.Reason) > MaxReasonLen:
+			return fmt.Errorf("feedback %d: reason has %d bytes: at most %d", fb.ID, len(fb.Reason), MaxReasonLen)
+		}
+		return nil
+	}
+	if fb.Reason != "" {
+		return fmt.Errorf("feedback %d: reason = %q: given only with failed = true", fb.ID, fb.Reason)
+	}
 	if fb.HasReward && (math.IsNaN(fb.Reward) || math.IsInf(fb.Reward, 0)) {
 		return fmt.Errorf("feedback %d: reward = %v: must be a finite number", fb.ID, fb.Reward)
 	}

@@ -27,6 +27,15 @@ type Problem interface {
 	Optimum(r *bandit.Round) float64
 }
 
+// Crasher is a problem whose evaluations fail in part of its domain (a
+// hidden constraint: the system crashes, runs out of memory, times out).
+// Crash returns the failure's reason for playing a in round r, or "" when
+// the evaluation runs; it is deterministic. The runner then reports a failed
+// evaluation (bandit.Feedback.Failed) instead of drawing metrics.
+type Crasher interface {
+	Crash(r *bandit.Round, a bandit.Action) string
+}
+
 // Spec describes one registered problem.
 type Spec struct {
 	Name    string

@@ -289,6 +289,13 @@ type Observation struct {
 	Costs []float64 `json:"costs,omitempty"`
 	// X, when given, must equal the suggestion's point (a consistency check).
 	X []float64 `json:"x,omitempty"`
+	// Failed says the evaluation ran and produced no metrics (a crash, an
+	// out-of-memory, a timeout); it carries no reward and no costs. Unlike
+	// DELETE (abandon: the evaluation never happened) the model learns from
+	// it: GP agents model the probability of failure and avoid it.
+	Failed bool `json:"failed,omitempty"`
+	// Reason is a failure's cause in a few words ("OOM"), at most 200 bytes.
+	Reason string `json:"reason,omitempty"`
 }
 
 // TrialRequest is a decision a person makes: a point to try next (POST
