@@ -15,9 +15,9 @@ import (
 type Ledger struct {
 	m       int
 	next    int64
-	entries []entry // index = ID-1
-	open    []int64 // pending decisions (not fully observed, not abandoned), in ID order
-	done    []int64 // fully observed decisions, in ID order (trustRegion replays them)
+	entries []entry   // index = ID-1
+	open    []int64   // pending decisions (not fully observed, not abandoned), in ID order
+	done    []int64   // fully observed decisions, in ID order (trustRegion replays them)
 	fail    *failures // the failure model of a GP agent (learnFailures); nil: failures teach nothing
 }
 
@@ -28,7 +28,7 @@ type entry struct {
 	gotCosts  bool
 	abandoned bool
 	failed    bool // the evaluation failed (bandit.Feedback.Failed)
-	extra     int // agent-defined tag (e.g. the epoch a decision belongs to)
+	extra     int  // agent-defined tag (e.g. the epoch a decision belongs to)
 	reward    float64
 	costs     []float64 // the observed values (trust region: trustRegion)
 }
