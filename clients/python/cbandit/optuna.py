@@ -509,7 +509,9 @@ class CbanditSampler(BaseSampler):
 
     def _deliver(self, study: Study, kind: str, did: int, body: Dict[str, Any]) -> None:
         key = f"optuna-{kind}-{did}"
-        if kind == "tell":
+        if kind == "add":  # did is the Optuna trial's number
+            study.add_trial(body["reward"], costs=body["costs"], params=body["params"])
+        elif kind == "tell":
             study.tell(did, reward=body["reward"], costs=body.get("costs"), idempotency_key=key)
         elif kind == "abandon":
             study.abandon(did)
@@ -535,10 +537,12 @@ class CbanditSampler(BaseSampler):
         for i, (kind, did, body) in enumerate(pending):
             try:
                 self._deliver(study, kind, did, body)  # type: ignore[arg-type]
-            except APIError:
-                with self._lock:
-                    self._untold[:0] = pending[i:]
-                raise
+            except APIError as e:
+                if isinstance(e, TransportError) or e.status >= 500:
+                    with self._lock:
+                        self._untold[:0] = pending[i:]
+                    raise
+                warnings.warn(f"CbanditSampler: {kind} {did} refused by the service ({e}); dropped")
 
     def _add_past(self, study: optuna.Study, trial: FrozenTrial, values: Optional[Sequence[float]],
                   constraints: Optional[Tuple[float, ...]] = None) -> None:
@@ -564,9 +568,15 @@ class CbanditSampler(BaseSampler):
         if trial.state == TrialState.RUNNING:
             # Marked first, so that a creator scanning the complete trials skips it.
             study._storage.set_trial_system_attr(trial._trial_id, ADDED_KEY, True)
+        body = {"reward": float(values[0]), "costs": [float(c) for c in constraints or ()], "params": vals}
         try:
-            self._study.add_trial(float(values[0]), costs=[float(c) for c in constraints or ()], params=vals)
+            self._deliver(self._study, "add", trial.number, body)
         except APIError as e:
+            if isinstance(e, TransportError) or e.status >= 500:
+                warnings.warn(f"CbanditSampler: trial {trial.number} not recorded yet ({e}); it is sent again before the next ask")
+                with self._lock:
+                    self._untold.append(("add", trial.number, body))
+                return
             warnings.warn(f"CbanditSampler: trial {trial.number} not recorded in the cbandit study ({e})")
 
     def __repr__(self) -> str:
