@@ -336,6 +336,8 @@ class CbanditSampler(BaseSampler):
                 self._study = self.client.get_study(sid)
                 self._use(sspace)
                 return True
+            if not space:
+                return False
             m = self._n_constraints(study)
             if m is None:
                 return False
@@ -423,10 +425,17 @@ class CbanditSampler(BaseSampler):
 
     def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
                     values: Optional[Sequence[float]]) -> None:
-        constraints = None
-        if self.constraints_func is not None and state in (TrialState.COMPLETE, TrialState.PRUNED):
-            constraints = self._constraints(study, trial)
         try:
+            constraints = None
+            if self.constraints_func is not None and state in (TrialState.COMPLETE, TrialState.PRUNED):
+                try:
+                    constraints = self._constraints(study, trial)
+                except Exception:
+                    # No constraint values: the decision teaches nothing.
+                    did = study._storage.get_trial_system_attrs(trial._trial_id).get(DECISION_KEY)
+                    if did is not None:
+                        self._send(study, "abandon", int(did), {})
+                    raise
             self._tell(study, trial, state, values, constraints)
         finally:
             self._independent.after_trial(study, trial, state, values)
@@ -462,25 +471,25 @@ class CbanditSampler(BaseSampler):
             # The objective did not run the suggested point (its ranges
             # changed, or fixed parameters): the decision is given up and the
             # point it ran recorded as a past measurement.
-            self._send("abandon", did, {})
+            self._send(study, "abandon", did, {})
             self._add_past(study, trial, values, constraints)
             return
         if state == TrialState.COMPLETE:
             body: Dict[str, Any] = {"reward": float(values[0])}  # type: ignore[index]
             if self.constraints_func is not None:
                 if constraints is None:
-                    self._send("abandon", did, {})
+                    self._send(study, "abandon", did, {})
                     return
                 body["costs"] = list(constraints)
-            self._send("tell", did, body)
+            self._send(study, "tell", did, body)
         elif state == TrialState.FAIL or state == TrialState.PRUNED:
             how = self.failed if state == TrialState.FAIL else self.pruned
             if how == "abandon":
-                self._send("abandon", did, {})
+                self._send(study, "abandon", did, {})
             else:
                 reason = trial.user_attrs.get("fail_reason") or (
                     f"Optuna trial {trial.number} " + ("pruned" if state == TrialState.PRUNED else "failed"))
-                self._send("failed", did, {"reason": _clip(str(reason), MAX_REASON)})
+                self._send(study, "failed", did, {"reason": _clip(str(reason), MAX_REASON)})
 
     def _ran_suggestion(self, trial: FrozenTrial, suggested: Mapping[str, Any]) -> bool:
         for name, internal in suggested.items():
@@ -491,11 +500,15 @@ class CbanditSampler(BaseSampler):
                 return False
         return True
 
-    def _send(self, kind: str, did: int, body: Dict[str, Any]) -> None:
+    def _send(self, ostudy: optuna.Study, kind: str, did: int, body: Dict[str, Any]) -> None:
         """Sends one outcome; queues it for later when the service cannot be reached."""
         with self._lock:
+            if self._study is None:
+                # A trial asked by another process, told by this one.
+                self._attach(ostudy, {})
             study = self._study
         if study is None:
+            warnings.warn(f"CbanditSampler: decision {did}: no cbandit study recorded in the Optuna study; {kind} not sent")
             return
         try:
             self._deliver(study, kind, did, body)

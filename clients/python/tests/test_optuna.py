@@ -10,9 +10,12 @@ port, for the restart test.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -115,6 +118,15 @@ class SamplerTest(unittest.TestCase):
         self.assertTrue(feasible, "no feasible trial in 40")
         self.assertEqual(study.best_trial.value, min(t.value for t in study.trials))
 
+    def test_doc_example(self) -> None:
+        doc = (HERE.parents[2] / "docs" / "optuna_sampler.md").read_text()
+        code = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+        self.assertIn('CbanditSampler("http://127.0.0.1:8080", constraints_func=constraints)', code)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code.replace("http://127.0.0.1:8080", URL), {"__name__": "doc_example"})
+        self.assertRegex(out.getvalue(), r"^\{'x': .*, 'y': .*\} \(.*, .*\)\n$")
+
     def test_running_trials_are_pending_decisions(self) -> None:
         sampler = CbanditSampler(URL, seed=5, constraints_func=constraints, algorithm="config")
         study = optuna.create_study(sampler=sampler)
@@ -189,6 +201,27 @@ class SamplerTest(unittest.TestCase):
         summ = sampler.cbandit_study.summary()
         self.assertEqual(summ["pending"], 0)
         self.assertEqual(summ["reward_observed"], 12)
+
+    def test_constraints_func_raising(self) -> None:
+        sampler = CbanditSampler(URL, seed=8, constraints_func=constraints)
+
+        def forgetful(trial):
+            value = objective(trial)
+            if trial.number == 4:
+                trial.set_user_attr("constraint", None)  # constraints_func returns None: not a sequence
+            return value
+
+        study = optuna.create_study(sampler=sampler)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with self.assertRaises(TypeError):  # Optuna's behaviour: the error reaches optimize
+                study.optimize(forgetful, n_trials=8)
+        self.assertEqual(len(study.trials), 5)
+        last = study.trials[4]
+        self.assertIsNone(last.system_attrs["constraints"])
+        d = decisions_by_id(sampler)[last.system_attrs[DECISION_KEY]]
+        self.assertTrue(d.get("abandoned"), d)
+        self.assertEqual(sampler.cbandit_study.summary()["pending"], 0)
 
     def test_typed_parameters(self) -> None:
         sampler = CbanditSampler(URL, seed=11)  # no constraints: the service chooses the algorithm
