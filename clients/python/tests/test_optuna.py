@@ -317,6 +317,9 @@ class SamplerTest(unittest.TestCase):
             fig = optuna.visualization.plot_optimization_history(study)
             ys = [y for trace in fig.data for y in (trace.y or ()) if y is not None]
             self.assertIn(study.best_value, ys)
+            vis = optuna.visualization
+            for plot in (vis.plot_slice, vis.plot_contour, vis.plot_parallel_coordinate, vis.plot_edf):
+                self.assertTrue(plot(study).data, plot.__name__)
         else:
             print("test_optuna: plotly is not installed: plot_optimization_history not tried")
         try:
