@@ -397,6 +397,9 @@ class CbanditSampler(BaseSampler):
                         search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
         if not search_space:
             return {}
+        fixed = trial.system_attrs.get("fixed_params") or {}
+        if fixed and all(n in fixed for n in search_space):
+            return {}  # an enqueued trial (study.enqueue_trial): recorded as a past measurement once complete
         try:
             if not self._attach(study, search_space):
                 return {}

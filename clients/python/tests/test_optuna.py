@@ -202,6 +202,28 @@ class SamplerTest(unittest.TestCase):
         self.assertEqual(summ["pending"], 0)
         self.assertEqual(summ["reward_observed"], 12)
 
+    def test_enqueued_trials_are_past_measurements(self) -> None:
+        sampler = CbanditSampler(URL, seed=12, constraints_func=constraints)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(objective, n_trials=3)
+        study.enqueue_trial({"x": 1.0, "y": 0.5})  # every parameter: no decision asked
+        study.enqueue_trial({"x": 2.0})  # y from the decision: x differs from it, so it is given up
+        study.optimize(objective, n_trials=3)
+        t3, t4, t5 = study.trials[3:]
+        self.assertNotIn(DECISION_KEY, t3.system_attrs)
+        self.assertEqual(t3.params, {"x": 1.0, "y": 0.5})
+        self.assertEqual(t4.params["x"], 2.0)
+        self.assertIn(DECISION_KEY, t5.system_attrs)
+        recs = decisions_by_id(sampler)
+        self.assertTrue(recs[t4.system_attrs[DECISION_KEY]].get("abandoned"))
+        past = [d for d in recs.values() if d.get("reward") is not None and d["params"] == {"x": 1.0, "y": 0.5}]
+        self.assertEqual(len(past), 1)
+        self.assertAlmostEqual(past[0]["reward"], t3.value)
+        past = [d for d in recs.values() if d.get("reward") is not None and d["params"] == t4.params]
+        self.assertEqual(len(past), 1)
+        summ = sampler.cbandit_study.summary()
+        self.assertEqual((summ["reward_observed"], summ["pending"], summ["abandoned"]), (6, 0, 1))
+
     def test_constraints_func_raising(self) -> None:
         sampler = CbanditSampler(URL, seed=8, constraints_func=constraints)
 
