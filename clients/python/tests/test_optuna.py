@@ -382,7 +382,7 @@ class RestartTest(unittest.TestCase):
                 threading.Timer(0.5, restart).start()
             return value
 
-        client = cbandit.Client(url, retries=10, backoff=0.1, max_backoff=1.0)
+        client = cbandit.Client(url, retries=20, backoff=0.1, max_backoff=1.0)  # up to ~10 s
         sampler = CbanditSampler(client=client, seed=9, constraints_func=constraints)
         study = optuna.create_study(sampler=sampler)
         study.optimize(killing, n_trials=30, n_jobs=2)
