@@ -529,6 +529,17 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 	if !ok || acq == nil || grad == nil {
 		return f.Action(i), i, nil
 	}
+	if box.Mixed() {
+		g := *grad
+		if g.Iters == 0 { // refine=step: the ascent's options for the continuous part
+			g = ascentOptions(box.Dim())
+		}
+		x, err := mixedSearch(box, f.Action(i).X, ms, acq, g, rep)
+		if err != nil || x == nil || (rep != nil && rep(bandit.PointAction(x))) {
+			return f.Action(i), i, err
+		}
+		return bandit.PointAction(x), -1, nil
+	}
 	top := maximise.TopK(score, refineStarts)
 	starts := make([][]float64, 0, len(top)+1)
 	if centre != nil {

@@ -50,7 +50,7 @@ type region struct {
 // fit of the hyperparameters).
 func trustRegion(dom domain.Domain, l *Ledger) *region {
 	box, ok := dom.(*domain.Box)
-	if !ok || box.Dim() < 3 {
+	if !ok || box.Dim() < 3 || box.Mixed() { // a box region would cut one-hot blocks: mixedSearch stays local instead
 		return nil
 	}
 	d := box.Dim()

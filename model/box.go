@@ -278,7 +278,27 @@ func boxCandidates(dom *domain.Box, cands [][]float64) ([][]float64, error) {
 			return nil, fmt.Errorf("model: candidate %d: %w", i, err)
 		}
 	}
+	if dom.Mixed() {
+		cands = validPoints(dom, cands)
+	}
 	return cands, nil
+}
+
+// validPoints are the points of a box with discrete coordinates moved to
+// their nearest valid values (domain.Box.Project), without repeats, in
+// their order.
+func validPoints(dom *domain.Box, pts [][]float64) [][]float64 {
+	seen := make(map[string]bool, len(pts))
+	out := make([][]float64, 0, len(pts))
+	for _, x := range pts {
+		y := append([]float64(nil), x...)
+		dom.Project(y)
+		if k := pointKey(y); !seen[k] {
+			seen[k] = true
+			out = append(out, y)
+		}
+	}
+	return out
 }
 
 // SpaceFilling is the candidate set of the practical defaults (issue 14,

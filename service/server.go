@@ -441,7 +441,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if len(spec.Parameters) > 0 {
 		box = true
 		for _, p := range spec.Parameters {
-			box = box && p.Type == ParamFloat
+			box = box && (p.Type == ParamFloat || spec.Defaults >= api.DefaultsMixed)
 		}
 	}
 	if spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&

@@ -524,7 +524,7 @@ func requestDomain(s *api.StudySpec) string {
 	if len(s.Parameters) > 0 {
 		box = true
 		for _, p := range s.Parameters {
-			box = box && p.Type == ParamFloat
+			box = box && (p.Type == ParamFloat || s.Defaults >= api.DefaultsMixed)
 		}
 	}
 	switch {
@@ -674,9 +674,17 @@ func build(s *api.StudySpec) (*built, *apiError) {
 		}
 		safe = &bandit.Action{Arm: -1, X: x0}
 	case s.Space.Type == api.SpaceBox && s.Space.Native:
-		if dom, err = domain.NewBox(s.Space.Lo, s.Space.Hi); err != nil {
+		box, err := domain.NewBox(s.Space.Lo, s.Space.Hi)
+		if err != nil {
 			return nil, invalid("space", "%v", err)
 		}
+		if len(s.Parameters) > 0 && s.Defaults >= api.DefaultsMixed {
+			box.Vars = paramVars(s.Parameters)
+			if err := box.CheckVars(); err != nil {
+				return nil, invalid("parameters", "%v", err)
+			}
+		}
+		dom = box
 		if s.Prior.Safe != nil {
 			safe = &bandit.Action{Arm: -1, X: append([]float64(nil), s.Prior.Safe...)}
 		}

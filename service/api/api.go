@@ -208,8 +208,17 @@ type StudySpec struct {
 // decisions hallucinated (GP-BUCB) by every algorithm with parameter pending;
 // 5: constraint hyperparameters fitted about their mean (constraint-fit);
 // 6: rpol-ucb and config in a trust region in 3+ dims (region);
-// 7: the trust region also while decisions are pending (region-pending).
-const DefaultsPractical = 7
+// 7: the trust region also while decisions are pending (region-pending);
+// 8: typed parameters searched as a mixed space (DefaultsMixed).
+const DefaultsPractical = 8
+
+// DefaultsMixed is the first generation in which a study of typed
+// parameters with ints or categoricals and no space.candidates goes to an
+// algorithm that takes boxes as its encoded cube with discrete
+// coordinates, searched at every decision (ints and categoricals as
+// discrete steps, floats by gradient), instead of a candidate set stored at
+// creation.
+const DefaultsMixed = 8
 
 // DefaultsNativeBox is the first generation in which a box space with
 // neither native nor candidates goes to the algorithm as a box.
