@@ -15,11 +15,11 @@ import (
 // at most 50 ms in every round: no algorithm named, so one is chosen from
 // the constraint.
 func ExampleRun() {
-	system := func(x []float64) (float64, []float64) {
-		u, frac := x[0], x[1]
+	system := func(p optimize.Point) (float64, []float64, error) {
+		u, frac := p.X[0], p.X[1]
 		throughput := 1200 * (0.45 + 0.55*u) * (1 - 0.5*(frac-0.6)*(frac-0.6))
 		latency := 10 + 54*math.Pow(u, 1.5) + 20*(frac-0.3)*(frac-0.3)
-		return throughput, []float64{latency}
+		return throughput, []float64{latency}, nil
 	}
 	res, err := optimize.Run(context.Background(), system, optimize.Options{
 		Lo: []float64{0, 0}, Hi: []float64{1, 1},
@@ -72,7 +72,7 @@ func ExampleStudy() {
 
 // Choose names the algorithm for a set of constraint kinds, and why.
 func ExampleChoose() {
-	for _, kinds := range [][]optimize.Kind{{optimize.PerRound}, {optimize.Cumulative}, {optimize.LongTerm}, {optimize.LongTerm, optimize.Cumulative}} {
+	for _, kinds := range [][]optimize.Kind{{optimize.StageWise}, {optimize.Cumulative}, {optimize.LongTerm}, {optimize.LongTerm, optimize.Cumulative}} {
 		c, err := optimize.Choose(kinds, false, "box")
 		if err != nil {
 			log.Fatal(err)
