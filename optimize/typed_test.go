@@ -123,7 +123,10 @@ func TestOptimizeTypedWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stuck || together != 15 {
+	if stuck {
+		t.Fatal("an evaluation waited a minute for the 3 others of its batch: the workers did not evaluate at once")
+	}
+	if together != 15 {
 		t.Fatalf("%d of 15 batches had their 4 evaluations in flight together", together)
 	}
 	if len(dups) > 0 {
