@@ -124,7 +124,8 @@ type Options struct {
 	// Candidates exact encodings (package space, as the service does).
 	Parameters []Param
 	// Candidates is the size of the candidate set of Parameters (0:
-	// DefaultCandidates).
+	// DefaultCandidates); given with continuous floats only, the algorithm
+	// chooses among that many candidates instead of searching the cube.
 	Candidates int
 	// Minimize minimises the objective (the default maximises it).
 	Minimize bool
