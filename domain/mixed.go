@@ -6,17 +6,19 @@ import (
 )
 
 // Var marks coordinates of a box that take discrete values, as a typed
-// space's encoding gives them (one coordinate per int, the one-hot block
-// of a categorical): an int at coordinate At (Width 1) whose unit value u
-// stands for Low + u(High − Low) rounded, or with Log for
-// exp(ln Low + u(ln High − ln Low)) rounded; or a categorical's block
-// At..At+Width−1 (Width ≥ 2 for a one-hot block, Choices set), whose valid
-// points are its vertices. Coordinates no Var names are continuous.
+// space's encoding gives them (package space: one coordinate per int or
+// stepped float, the one-hot block of a categorical): a number at
+// coordinate At (Width 1) whose unit value u stands for the value
+// Low + u(High − Low), or with Log exp(ln Low + u(ln High − ln Low)),
+// moved to the nearest of Low, Low + Step, … ≤ High; or a categorical's
+// block At..At+Width−1 (Choices set), whose valid points are its vertices.
+// Coordinates no Var names are continuous.
 type Var struct {
 	At, Width int
 	Low, High float64
 	Log       bool
-	Choices   bool // a one-hot block of Width choices
+	Step      float64 // 1 for an int
+	Choices   bool    // a one-hot block of Width choices
 }
 
 // Mixed reports whether the box has discrete coordinates (Vars).
@@ -30,8 +32,8 @@ func (b *Box) CheckVars() error {
 		if v.Width < 1 || v.At < 0 || v.At+v.Width > b.Dim() || (!v.Choices && v.Width != 1) {
 			return fmt.Errorf("domain: var %d covers coordinates %d..%d of a %d-D box", k, v.At, v.At+v.Width-1, b.Dim())
 		}
-		if !v.Choices && (!(v.Low <= v.High) || (v.Log && v.Low < 1)) {
-			return fmt.Errorf("domain: var %d: int range [%v, %v] (log %v)", k, v.Low, v.High, v.Log)
+		if !v.Choices && (!(v.Low <= v.High) || (v.Log && !(v.Low > 0)) || !(v.Step > 0)) {
+			return fmt.Errorf("domain: var %d: range [%v, %v] (log %v), step %v", k, v.Low, v.High, v.Log, v.Step)
 		}
 		for i := v.At; i < v.At+v.Width; i++ {
 			if used[i] || b.Lo[i] != 0 || b.Hi[i] != 1 {
@@ -43,7 +45,18 @@ func (b *Box) CheckVars() error {
 	return nil
 }
 
-// intValue is the int that unit value u of v stands for.
+// steps is the number of steps from Low to the largest value ≤ High.
+func (v Var) steps() float64 { return math.Floor((v.High-v.Low)/v.Step + 1e-9) }
+
+// level is the value k steps above Low.
+func (v Var) level(k float64) float64 { return math.Min(v.High, v.Low+k*v.Step) }
+
+// stepOf is the index of value x's nearest step.
+func (v Var) stepOf(x float64) float64 {
+	return math.Min(v.steps(), math.Max(0, math.Round((x-v.Low)/v.Step)))
+}
+
+// intValue is the value that unit value u of v stands for.
 func (v Var) intValue(u float64) float64 {
 	u = math.Min(1, math.Max(0, u))
 	if math.IsNaN(u) {
@@ -55,7 +68,7 @@ func (v Var) intValue(u float64) float64 {
 	} else {
 		x = v.Low + u*(v.High-v.Low)
 	}
-	return math.Min(v.High, math.Max(v.Low, math.Round(x)))
+	return v.level(v.stepOf(math.Min(v.High, math.Max(v.Low, x))))
 }
 
 // unitOf is the unit value of the int x of v.
@@ -101,11 +114,11 @@ func (b *Box) Neighbours(x []float64) [][]float64 {
 	var out [][]float64
 	for _, v := range b.Vars {
 		if !v.Choices {
-			n := v.intValue(x[v.At])
-			for _, m := range []float64{n - 1, n + 1} {
-				if m >= v.Low && m <= v.High {
+			k := v.stepOf(v.intValue(x[v.At]))
+			for _, m := range []float64{k - 1, k + 1} {
+				if m >= 0 && m <= v.steps() {
 					y := append([]float64(nil), x...)
-					y[v.At] = v.unitOf(m)
+					y[v.At] = v.unitOf(v.level(m))
 					out = append(out, y)
 				}
 			}

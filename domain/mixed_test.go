@@ -13,7 +13,7 @@ func TestMixedProjectNeighbours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Vars = []Var{{At: 0, Width: 1, Low: 1, High: 128, Log: true}, {At: 2, Width: 3, Choices: true}}
+	b.Vars = []Var{{At: 0, Width: 1, Low: 1, High: 128, Log: true, Step: 1}, {At: 2, Width: 3, Choices: true}}
 	if err := b.CheckVars(); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestMixedProjectNeighbours(t *testing.T) {
 	if n := len(b.Neighbours(x)); n != 3 {
 		t.Fatalf("at the low end: %d neighbours, want 3", n)
 	}
-	b.Vars = append(b.Vars, Var{At: 4, Width: 1, Low: 0, High: 5, Log: true})
+	b.Vars = append(b.Vars, Var{At: 4, Width: 1, Low: 0, High: 5, Log: true, Step: 1})
 	if b.CheckVars() == nil {
 		t.Fatal("overlapping vars and a log int from 0 accepted")
 	}

@@ -273,9 +273,9 @@ func NewStudy(o Options) (*Study, error) {
 }
 
 // domain builds the learner's domain from the options and names its kind
-// (agent.Domain*). Parameters that are all continuous floats give the unit
-// cube of their encoding, unless the named algorithm takes no box; others
-// give their candidate set (space.Candidates).
+// (agent.Domain*). Parameters give the unit cube of their encoding, its
+// discrete coordinates marked (space.Vars), unless the named algorithm
+// takes no box or Candidates asks for a candidate set (space.Candidates).
 func (s *Study) domain(named *agent.Spec) (domain.Domain, string, error) {
 	o := s.o
 	box := len(o.Lo) > 0 || len(o.Hi) > 0
@@ -289,7 +289,7 @@ func (s *Study) domain(named *agent.Spec) (domain.Domain, string, error) {
 		if o.Candidates < 0 {
 			return nil, "", fmt.Errorf("optimize: Candidates = %d: must be at least 0 (0: %d)", o.Candidates, DefaultCandidates)
 		}
-		if space.Continuous(o.Parameters) && o.Candidates == 0 && (named == nil || named.Can.Takes(agent.DomainBox)) {
+		if o.Candidates == 0 && (named == nil || named.Can.Takes(agent.DomainBox)) {
 			d := space.Dim(o.Parameters)
 			lo, hi := make([]float64, d), make([]float64, d)
 			for i := range hi {
@@ -299,6 +299,7 @@ func (s *Study) domain(named *agent.Spec) (domain.Domain, string, error) {
 			if err != nil {
 				return nil, "", fmt.Errorf("optimize: %w", err)
 			}
+			dom.Vars = space.Vars(o.Parameters) // ints, steps and categoricals searched as such
 			return dom, agent.DomainBox, nil
 		}
 		n := o.Candidates

@@ -541,3 +541,26 @@ func Describe(ps []Param) string {
 	}
 	return b.String()
 }
+
+// Vars are the discrete coordinates of a checked parameter list's
+// encoding, for a learner that searches the encoded cube as a mixed space
+// (domain.Box.Vars): one per int (step 1) and stepped float, one one-hot
+// block per categorical; continuous floats have none.
+func Vars(ps []Param) []domain.Var {
+	var vs []domain.Var
+	at := 0
+	for _, p := range ps {
+		switch {
+		case p.Type == TypeCategorical:
+			vs = append(vs, domain.Var{At: at, Width: len(p.Choices), Choices: true})
+			at += len(p.Choices)
+			continue
+		case p.Type == TypeInt:
+			vs = append(vs, domain.Var{At: at, Width: 1, Low: p.Low, High: p.High, Log: p.Log, Step: 1})
+		case p.Step > 0:
+			vs = append(vs, domain.Var{At: at, Width: 1, Low: p.Low, High: p.High, Log: p.Log, Step: p.Step})
+		}
+		at++
+	}
+	return vs
+}
