@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cbandit/cbandit/optimize"
-	"github.com/cbandit/cbandit/space"
 )
 
 // train is a made-up model training: accuracy peaks at lr = 10^-2.5 and 4
