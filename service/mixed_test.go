@@ -2,6 +2,7 @@ package service
 
 import (
 	"math"
+	"net/http"
 	"testing"
 
 	"github.com/cbandit/cbandit/domain"
@@ -116,4 +117,25 @@ func TestProjectionMatchesDecoding(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A stepped float (Optuna's step) is searched on its steps.
+func TestSteppedFloat(t *testing.T) {
+	s := newTestServer(t, store.NewMemory(), Options{})
+	lo, hi, step := 0.0, 1.0, 0.25
+	spec := quickstartSpec()
+	spec.Parameters = append(spec.Parameters, api.Parameter{Name: "ratio", Type: "float", Low: &lo, High: &hi, Step: &step})
+	st := s.create(spec)
+	for range 12 {
+		sg := s.ask(st.ID, 1)[0]
+		r := sg.Params["ratio"].(float64)
+		if r*4 != math.Round(r*4) {
+			t.Fatalf("ratio %v is not a step of 0.25", r)
+		}
+		th, lat := quickstart(asFloats(sg.Params))
+		s.tell(st.ID, api.Observation{DecisionID: sg.DecisionID, Reward: f64(th * (1 - math.Abs(r-0.5))), Costs: []float64{lat}})
+	}
+	code, raw := s.do("POST", "/studies", map[string]any{"name": "bad", "parameters": []map[string]any{{"name": "c", "type": "categorical", "choices": []string{"a"}, "step": 1}},
+		"objective": map[string]any{"name": "y"}}, nil)
+	wantError(t, code, raw, http.StatusBadRequest, "parameters[0].low")
 }

@@ -73,8 +73,8 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 				return e
 			}
 		case ParamCategorical:
-			if p.Low != nil || p.High != nil || p.Log {
-				return invalid(f+".low", "low, high and log apply to float and int parameters only")
+			if p.Low != nil || p.High != nil || p.Log || p.Step != nil {
+				return invalid(f+".low", "low, high, log and step apply to float and int parameters only")
 			}
 			for k, c := range p.Choices {
 				cf := fmt.Sprintf("%s.choices[%d]", f, k)
@@ -135,6 +135,9 @@ func toSpace(ps []api.Parameter) []space.Param {
 		}
 		if p.High != nil {
 			out[i].High = *p.High
+		}
+		if p.Step != nil {
+			out[i].Step = *p.Step
 		}
 	}
 	return out

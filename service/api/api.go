@@ -138,6 +138,9 @@ type Parameter struct {
 	// Log searches a float or int parameter on a log scale (low > 0 for a
 	// float, low ≥ 1 for an int).
 	Log bool `json:"log,omitempty"`
+	// Step, for a float without log, restricts it to low + k·step up to
+	// high (Optuna's FloatDistribution step).
+	Step *float64 `json:"step,omitempty"`
 	// Choices are a categorical parameter's values: strings, numbers or
 	// booleans.
 	Choices []any `json:"choices,omitempty"`
