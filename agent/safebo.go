@@ -15,8 +15,8 @@ import (
 
 // safeParams are shared by the safe-BO baselines.
 var safeParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t (Chowdhury & Gopalan 2017; R/√λ when λ < 1); our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = the theory value)"},
+	{Name: "alpha", Default: "0.05 with safe-set=lipschitz", Doc: "failure probability in β_t (Chowdhury & Gopalan 2017; R/√λ when λ < 1); our choice"},
+	{Name: "beta-scale", Default: "1 with safe-set=lipschitz", Doc: "multiplier on β_t (1 = the theory value)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
 }
 
