@@ -32,7 +32,7 @@ type BatchPredictor interface {
 
 // DefaultCandidates is the number of candidate points For places in a box
 // (a grid with ⌈1024^{1/d}⌉ points per side; 32 × 32 in 2-D). Our choice:
-// Guo et al. does not say how (11) is maximised over [0,6]².
+// Guo et al. do not say how (11) is maximised over [0,6]².
 const DefaultCandidates = 1024
 
 // GridPoints returns the regular grid with n points per side (n ≥ 2) over
