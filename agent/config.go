@@ -12,7 +12,7 @@ import (
 var configParams = append([]bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: 000 §2's value"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
 	inducingDoc,
 }, trustPractical...)
 
@@ -97,7 +97,7 @@ func init() {
 		Name:    "config",
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindPerRound}},
 		Summary: "CONFIG: UCB of f over the optimistic feasible set {LCB of g ≤ 0}",
-		Source:  "Xu et al. 2023 (AISTATS), baseline of 000 §7",
+		Source:  "Xu et al. 2023 (AISTATS), baseline of Guo et al. §7",
 		Params:  configParams,
 		New:     newConfig,
 	})

@@ -22,7 +22,7 @@ var safeParams = []bandit.ParamDoc{
 
 // lipschitzParam is the Lipschitz constant of the safe-set rule of SafeOpt
 // and StageOpt.
-var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g in the kernel metric (001 Ass. 3: G bounds it)"}
+var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g in the kernel metric (Zhou & Ji (CBO) Ass. 3: G bounds it)"}
 
 // safeSetParams choose the safe-set rule of SafeOpt and StageOpt.
 var safeSetParams = []bandit.ParamDoc{

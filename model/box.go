@@ -32,7 +32,7 @@ type BatchPredictor interface {
 
 // DefaultCandidates is the number of candidate points For places in a box
 // (a grid with ⌈1024^{1/d}⌉ points per side; 32 × 32 in 2-D). Our choice:
-// 000 does not say how (11) is maximised over [0,6]².
+// Guo et al. do not say how (11) is maximised over [0,6]².
 const DefaultCandidates = 1024
 
 // GridPoints returns the regular grid with n points per side (n ≥ 2) over
@@ -301,8 +301,8 @@ func validPoints(dom *domain.Box, pts [][]float64) [][]float64 {
 	return out
 }
 
-// SpaceFilling is the candidate set of the practical defaults (issue 14,
-// agent parameter candidates=halton): DefaultCandidates Halton points in
+// SpaceFilling is the candidate set of the practical defaults (agent
+// parameter candidates=halton): DefaultCandidates Halton points in
 // three and more dimensions, where the grid has few levels per axis and
 // most of its points on the faces (4⁶ points on {0, ⅓, ⅔, 1}⁶ in 6-D); the
 // grid in one and two. On the suite's 3–6-D problems it lowers the late

@@ -16,13 +16,13 @@ type Kind string
 // Constraint kinds, strictest first.
 const (
 	// StageWise: every round within the limit (a latency SLO): g(x_t) ≤ 0
-	// in each round, as far as the algorithm's models can tell (004, safe
+	// in each round, as far as the algorithm's models can tell (Pacchiano et al., safe
 	// BO, CONFIG).
 	StageWise Kind = agent.KindPerRound
-	// Cumulative: the sum of the violations Σ_t [g(x_t)]⁺ kept small (000).
+	// Cumulative: the sum of the violations Σ_t [g(x_t)]⁺ kept small (Guo et al.).
 	Cumulative Kind = agent.KindCumulative
 	// LongTerm: the average within the limit, [Σ_t g(x_t)]⁺ kept small:
-	// slack in some rounds may pay for violations in others (001, 002, 003).
+	// slack in some rounds may pay for violations in others (Zhou & Ji (CBO), Shi & Eryilmaz 2022, Zhou & Ji 2022).
 	LongTerm Kind = agent.KindLongTerm
 )
 

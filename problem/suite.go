@@ -13,7 +13,7 @@ import (
 	"github.com/cbandit/cbandit/internal/seed"
 )
 
-// The practical-defaults suite (issue 14, item 5): constrained test problems
+// The practical-defaults suite (docs/suite.md): constrained test problems
 // of the Bayesian-optimisation literature, each stated as a user would state
 // it to the service — a box, an objective metric in its own units with its
 // goal, and constraint metrics with thresholds (metric ≤ threshold) — plus
@@ -469,7 +469,7 @@ func suitePattern(p *SuiteProblem, x []float64, h func([]float64) float64, rng *
 
 // suiteParams are the parameters of the registered suite-<name> problems.
 var suiteParams = []bandit.ParamDoc{
-	{Name: "noise", Default: "0.02", Doc: "std of the Gaussian noise of every metric, as a fraction of that metric's range over the box (issue 14: 2 %)"},
+	{Name: "noise", Default: "0.02", Doc: "std of the Gaussian noise of every metric, as a fraction of that metric's range over the box (2 %)"},
 	{Name: "scale", Default: "1", Doc: "a > 0: the metrics in other units: every metric m ↦ a·m + b, thresholds likewise (so g' = a·g); noise scales with a"},
 	{Name: "offset", Default: "0", Doc: "b: the offset of the metrics' units (see scale)"},
 }

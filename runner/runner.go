@@ -58,7 +58,7 @@ type Spec struct {
 	// CurvePoints is how many rounds of each curve are recorded (evenly
 	// spaced, always including the last); 0 means 200.
 	CurvePoints int
-	// Delay, when set, delays feedback (000 §5, §7).
+	// Delay, when set, delays feedback (Guo et al. §5, §7).
 	Delay Delay
 	// Past are measurements made before the run (cbandit run --past): every
 	// agent is told them first, as decisions a person made
@@ -122,7 +122,7 @@ type Output struct {
 	Seconds map[string][]float64
 }
 
-// StageCoster is implemented by stage-wise problems (004) to report the
+// StageCoster is implemented by stage-wise problems (Pacchiano et al.) to report the
 // per-round expected cost of a decision, recorded as the "cost" metric.
 type StageCoster interface {
 	StageCost(r *bandit.Round, d bandit.Decision) (float64, error)

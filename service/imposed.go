@@ -12,7 +12,7 @@ import (
 	"github.com/cbandit/cbandit/store"
 )
 
-// Decisions a person makes (issue 24): a point to try next (Optuna's
+// Decisions a person makes: a point to try next (Optuna's
 // enqueue_trial), and a past measurement (add_trial; Ax's attach_trial),
 // through bandit.Imposer. Both are log events, so the state stays a pure
 // function of the log.

@@ -428,7 +428,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 		spec.Defaults = api.DefaultsPractical
 	}
 	if spec.Defaults < 1 || spec.Defaults > api.DefaultsPractical {
-		return spec, nil, invalid("defaults", "= %d: must be from 1 (the defaults before issue 14) to %d (the current practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
+		return spec, nil, invalid("defaults", "= %d: must be from 1 (the papers' settings) to %d (the current practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
 	}
 	if e := resolveAlgorithm(&spec); e != nil {
 		return spec, nil, e
@@ -1084,11 +1084,11 @@ func (l *live) checkRound(req api.SuggestRequest) *apiError {
 				n += v * v
 			}
 			if math.Sqrt(n) > L*(1+1e-12) {
-				return invalid(fmt.Sprintf("arms[%d]", i), "has norm %v above prior.L = %v (004 Ass. 3)", math.Sqrt(n), L)
+				return invalid(fmt.Sprintf("arms[%d]", i), "has norm %v above prior.L = %v (Pacchiano et al. Ass. 3)", math.Sqrt(n), L)
 			}
 		}
 		if pointIndex(req.Arms, sp.Prior.Safe) < 0 {
-			return invalid("arms", "must contain the safe action prior.safe = %v (004 Ass. 5: x₀ is in every round's action set)", sp.Prior.Safe)
+			return invalid("arms", "must contain the safe action prior.safe = %v (Pacchiano et al. Ass. 5: x₀ is in every round's action set)", sp.Prior.Safe)
 		}
 	} else if req.Arms != nil {
 		return invalid("arms", "applies to contextual studies only (this one has a %s space)", sp.Space.Type)

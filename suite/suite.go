@@ -472,7 +472,8 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 }
 
 // DuplicateFraction: a suggestion closer to a pending decision's point than
-// this fraction of the box's diameter counts as a duplicate (issue 24).
+// this fraction of the box's diameter counts as a duplicate (as
+// agent.DuplicateRadius; docs/parallel.md).
 const DuplicateFraction = 1e-3
 
 func dist(a, b []float64) float64 {

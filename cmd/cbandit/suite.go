@@ -23,7 +23,7 @@ func init() {
 }
 
 const suiteHelp = `
-The practical-defaults suite (issue 14) answers "what does a user get who
+The practical-defaults suite answers "what does a user get who
 names no setting?". Each constrained test problem of the BO literature
 (cbandit list shows them as suite-<name>; docs/suite.md cites each) is run
 through the ask/tell HTTP service, started in process, for every algorithm,

@@ -9,7 +9,7 @@ import (
 const (
 	SpaceBox    = "box"
 	SpacePoints = "points"
-	// SpaceContextual: the action set changes every round (004's setting);
+	// SpaceContextual: the action set changes every round (Pacchiano et al.'s setting);
 	// each ask carries the round's actions as feature vectors of Dim
 	// coordinates.
 	SpaceContextual = "contextual"
@@ -60,7 +60,7 @@ type Space struct {
 	Dim int `json:"dim,omitempty"`
 	// StarConvex lets stage-wise linear algorithms (lc-lucb, safe-lts) play
 	// any point of the segments [x₀, x_i] between the safe point x₀
-	// (prior.safe) and the listed actions x_i (004 Def. 8, 13): a
+	// (prior.safe) and the listed actions x_i (Pacchiano et al. Def. 8, 13): a
 	// suggestion is then such a point, and its arm names the segment.
 	StarConvex bool `json:"star_convex,omitempty"`
 }
@@ -107,19 +107,19 @@ type Prior struct {
 	// be among every round's actions).
 	Safe []float64 `json:"safe,omitempty"`
 	// SafeReward and SafeCosts are the known mean reward and constraint
-	// metrics of Safe (004 Ass. 5: r₀, c₀), as measured; stage-wise
+	// metrics of Safe (Pacchiano et al. Ass. 5: r₀, c₀), as measured; stage-wise
 	// algorithms need them unless their parameter warm-start is set.
 	SafeReward *float64  `json:"safe_reward,omitempty"`
 	SafeCosts  []float64 `json:"safe_costs,omitempty"`
 	// S bounds the norms of the unknown reward and cost parameters of
-	// linear and stage-wise algorithms (004 Ass. 2; default 1).
+	// linear and stage-wise algorithms (Pacchiano et al. Ass. 2; default 1).
 	S *float64 `json:"S,omitempty"`
-	// L bounds the norm of the actions (004 Ass. 3; default: the largest
+	// L bounds the norm of the actions (Pacchiano et al. Ass. 3; default: the largest
 	// norm among the points, 1 for a contextual study, whose arms are
 	// checked against it).
 	L *float64 `json:"L,omitempty"`
 	// RewardClass and CostClass are finite classes of candidate mean
-	// rewards and costs over the points (004 §5.3: RewardClass[k][i] is the
+	// rewards and costs over the points (Pacchiano et al. §5.3: RewardClass[k][i] is the
 	// k-th candidate's mean reward at point i), for opnlb.
 	RewardClass [][]float64 `json:"reward_class,omitempty"`
 	CostClass   [][]float64 `json:"cost_class,omitempty"`
@@ -178,7 +178,7 @@ type StudySpec struct {
 	// doubling trick, restarted on epochs of Epoch, 2·Epoch, 4·Epoch, …
 	// rounds.
 	Horizon int `json:"horizon,omitempty"`
-	// FullInfo marks the stochastic full-information setting (001 §4):
+	// FullInfo marks the stochastic full-information setting (Zhou & Ji (CBO) §4):
 	// each ask carries a sample of the constraint metrics at every point
 	// (constraint_sample), for algorithms such as scgp-ucb. Finite spaces
 	// only.
@@ -203,7 +203,7 @@ type StudySpec struct {
 }
 
 // DefaultsPractical is the current generation of the algorithm defaults
-// (issue 14). 1: the papers' settings; 2: the practical defaults —
+// (docs/defaults.md). 1: the papers' settings; 2: the practical defaults —
 // metrics standardised, hyperparameters fitted, practical confidence
 // widths, a box optimised as a box by the algorithms that can
 // (DefaultsNativeBox); 3: standardise on also for rpol-censored-ucb,
