@@ -241,8 +241,9 @@ type StudyList struct {
 
 // SuggestRequest is the body of POST /studies/{id}/suggestions (optional).
 type SuggestRequest struct {
-	// Count is the number of suggestions (default 1, at most 100; 1 when
-	// arms or constraint_sample is given).
+	// Count is the number of suggestions (left out: 1; at least 1, at most
+	// 100; 1 when arms or constraint_sample is given). An explicit "count": 0
+	// is refused; 0 here is left out of the JSON, hence 1.
 	Count int `json:"count,omitempty"`
 	// Arms is the round's action set of a contextual study: feature vectors
 	// of space.dim coordinates, prior.safe among them. The suggestion's arm
