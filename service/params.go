@@ -58,8 +58,16 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 		return invalid("parameters", "has %d entries, at most %d allowed", len(ps), MaxParameters)
 	}
 	sp := s.Space
-	if sp.Type != "" || len(sp.Lo) > 0 || len(sp.Hi) > 0 || len(sp.Points) > 0 || sp.Dim != 0 || sp.StarConvex {
-		return invalid("space", "give either space or parameters: with parameters, space may hold only candidates and native")
+	// The space a stored study derived from its parameters, as GET
+	// /studies/{id} returns it (its candidates, or the native cube), is
+	// accepted back, checked against the parameters below: a definition
+	// read from the service can be posted to create a study that decides
+	// identically, even after the candidates' generation has changed.
+	derived := sp.Dim == 0 && !sp.StarConvex && sp.Candidates == 0 &&
+		(sp.Type == api.SpacePoints && len(sp.Points) > 0 && !sp.Native && len(sp.Lo) == 0 && len(sp.Hi) == 0 ||
+			sp.Type == api.SpaceBox && sp.Native && len(sp.Lo) > 0 && len(sp.Points) == 0)
+	if !derived && (sp.Type != "" || len(sp.Lo) > 0 || len(sp.Hi) > 0 || len(sp.Points) > 0 || sp.Dim != 0 || sp.StarConvex) {
+		return invalid("space", "give either space or parameters: with parameters, space may hold only candidates and native (or the space the service derived from them, as a study's definition shows it)")
 	}
 	if s.Prior.Safe != nil || s.Prior.RewardClass != nil || s.Prior.CostClass != nil {
 		return invalid("prior.safe", "studies with parameters take no safe point or function classes (they are given in the space's coordinates): use a space")
@@ -162,6 +170,9 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 	if dim > MaxEncodedDim {
 		return invalid("parameters", "encode to %d coordinates (one per float or int, one per categorical choice), at most %d allowed", dim, MaxEncodedDim)
 	}
+	if derived {
+		return checkDerivedSpace(ps, sp, dim)
+	}
 	n := sp.Candidates
 	if n == 0 {
 		n = DefaultCandidates
@@ -183,6 +194,64 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 	// The candidates are stored with the definition, so that a later change
 	// of how they are generated never changes a stored study's replay.
 	s.Space = api.Space{Type: api.SpacePoints, Points: paramCandidates(ps, n)}
+	return nil
+}
+
+// checkDerivedSpace checks a space given with parameters: the unit cube of
+// their encoding (dim coordinates) with native set, or candidates each an
+// exact encoding of parameter values — every coordinate in [0, 1], an int's
+// that of an integer, a categorical's one-hot — as normalizeParameters
+// derives them.
+func checkDerivedSpace(ps []api.Parameter, sp api.Space, dim int) *apiError {
+	if sp.Type == api.SpaceBox {
+		if len(sp.Lo) != dim || len(sp.Hi) != dim {
+			return invalid("space.lo", "has %d coordinates and space.hi %d: the parameters encode to %d (%s)", len(sp.Lo), len(sp.Hi), dim, paramTypes(ps))
+		}
+		for i := range sp.Lo {
+			if sp.Lo[i] != 0 || sp.Hi[i] != 1 {
+				return invalid(fmt.Sprintf("space.lo[%d]", i), "= %v (space.hi[%d] = %v): with parameters, a native space is the unit cube of their encoding, lo 0 and hi 1", sp.Lo[i], i, sp.Hi[i])
+			}
+		}
+		return nil
+	}
+	if len(sp.Points) > MaxCandidates {
+		return invalid("space.points", "has %d candidates, at most %d allowed", len(sp.Points), MaxCandidates)
+	}
+	for i, x := range sp.Points {
+		f := fmt.Sprintf("space.points[%d]", i)
+		if len(x) != dim {
+			return invalid(f, "has %d coordinates: the parameters encode to %d (%s)", len(x), dim, paramTypes(ps))
+		}
+		k := 0
+		for _, p := range ps {
+			switch p.Type {
+			case ParamCategorical:
+				ones := 0
+				for c := range p.Choices {
+					switch x[k+c] {
+					case 1:
+						ones++
+					case 0:
+					default:
+						ones = -1
+					}
+				}
+				if ones != 1 {
+					return invalid(f, "= %v: coordinates %d to %d of parameter %q are not one-hot (one 1, the rest 0)", x, k, k+len(p.Choices)-1, p.Name)
+				}
+				k += len(p.Choices)
+				continue
+			case ParamInt:
+				if v := decodeNumber(p, x[k]).(int64); x[k] != unit(p, float64(v)) {
+					return invalid(f, "= %v: coordinate %d of int parameter %q is not the encoding of an integer", x, k, p.Name)
+				}
+			}
+			if !(x[k] >= 0 && x[k] <= 1) {
+				return invalid(f, "= %v: coordinate %d of parameter %q is outside [0, 1]", x, k, p.Name)
+			}
+			k++
+		}
+	}
 	return nil
 }
 

@@ -477,7 +477,12 @@ func contextualList() string {
 // does not keep is refused, naming both.
 func resolveAlgorithm(s *api.StudySpec) *apiError {
 	if s.AlgorithmChoice != "" {
-		return invalid("algorithm_choice", "is set by the service when it chooses the algorithm, not on creation")
+		if s.Algorithm == "" {
+			return invalid("algorithm_choice", "is set by the service when it chooses the algorithm, not on creation")
+		}
+		// A definition read back from the service: it names the algorithm
+		// chosen then, and the reason no longer applies.
+		s.AlgorithmChoice = ""
 	}
 	kinds := make([]optimize.Kind, len(s.Constraints))
 	for j, c := range s.Constraints {
