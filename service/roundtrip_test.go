@@ -120,3 +120,52 @@ func TestDerivedSpaceChecked(t *testing.T) {
 		t.Fatalf("exact encodings: %d %s", code, raw)
 	}
 }
+
+// A study whose horizon was raised posts back with its raised_from: the copy
+// restarts its algorithm at the same horizons, so it makes the original's
+// decisions, before the raise and after.
+func TestDefinitionRoundTripRaised(t *testing.T) {
+	s := newTestServer(t, store.NewMemory(), Options{})
+	spec := toySpec("raised")
+	spec.Horizon = 4
+	orig := s.create(spec)
+	obs := func(x []float64) api.Observation {
+		return api.Observation{Reward: f64(toyF(x)), Costs: []float64{toyG(x)}}
+	}
+	var first []api.Suggestion
+	for k := 0; k < 4; k++ {
+		sg := s.ask(orig.ID, 1)[0]
+		o := obs(sg.X)
+		o.DecisionID = sg.DecisionID
+		s.tell(orig.ID, o)
+		first = append(first, sg)
+	}
+	var got api.Study
+	if code, raw := s.do("PATCH", "/studies/"+orig.ID, api.StudyPatch{Horizon: 9}, &got); code != 200 || len(got.Spec.RaisedFrom) != 1 {
+		t.Fatalf("PATCH: %d %s", code, raw)
+	}
+	again := got.Spec
+	again.Name = "raised copy"
+	var cp api.Study
+	if code, raw := s.do("POST", "/studies", again, &cp); code != 201 {
+		t.Fatalf("POST the definition of a raised study: %d %s", code, raw)
+	}
+	for k := 0; k < 9; k++ {
+		b := s.ask(cp.ID, 1)[0]
+		var a api.Suggestion
+		if k < len(first) {
+			a = first[k]
+		} else {
+			a = s.ask(orig.ID, 1)[0]
+		}
+		if a.DecisionID != b.DecisionID || !equalVec(a.X, b.X) {
+			t.Fatalf("decision %d: original %v, copy %v", k+1, a.X, b.X)
+		}
+		o := obs(a.X)
+		o.DecisionID = a.DecisionID
+		if k >= len(first) {
+			s.tell(orig.ID, o)
+		}
+		s.tell(cp.ID, o)
+	}
+}

@@ -184,8 +184,9 @@ type StudySpec struct {
 	// 1000; absent for a study with a horizon).
 	Epoch int `json:"epoch,omitempty"`
 	// RaisedFrom lists the earlier horizons of a study whose horizon was
-	// raised (set by PATCH, refused on creation): the algorithm was
-	// restarted at each of them, for the rounds up to the next.
+	// raised (set by PATCH; on creation, as in a definition read back,
+	// increasing and below Horizon): the algorithm was restarted at each of
+	// them, for the rounds up to the next.
 	RaisedFrom []int `json:"raised_from,omitempty"`
 	Prior      Prior `json:"prior,omitzero"`
 	// Defaults is the generation of the algorithm defaults the study runs
