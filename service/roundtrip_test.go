@@ -13,7 +13,8 @@ import (
 
 // A study's definition as GET /studies/{id} returns it can be posted back:
 // a typed study (parameters) whose space holds its derived candidates or its
-// native cube, and a study whose algorithm the service chose. The copy is
+// native cube, a study whose algorithm the service chose, and studies
+// defined by a space (a box's candidates, a native box, points). The copy is
 // stored with the same definition and decides identically for the same
 // seed and the same observations.
 func TestDefinitionRoundTrip(t *testing.T) {
@@ -41,6 +42,12 @@ func TestDefinitionRoundTrip(t *testing.T) {
 		{"native", api.StudySpec{Parameters: floats, Objective: api.Objective{Name: "acc"}, Constraints: cons, Algorithm: "rpol-ucb", Seed: 5, Horizon: 50}, api.SpaceBox},
 		{"enumerated, chosen", api.StudySpec{Parameters: discrete, Objective: api.Objective{Name: "acc", Goal: api.Minimize},
 			Constraints: []api.Constraint{{Name: "cost", Threshold: 0.6, Kind: api.KindStageWise}}, Seed: 5, Horizon: 50}, api.SpacePoints},
+		// Studies defined by a space round-trip too.
+		{"box candidates", toySpec(""), api.SpaceBox},
+		{"box native, open-ended", api.StudySpec{Space: api.Space{Type: api.SpaceBox, Lo: []float64{-1, 0}, Hi: []float64{1, 5}},
+			Objective: api.Objective{Name: "acc"}, Constraints: cons, Seed: 5}, api.SpaceBox},
+		{"points", api.StudySpec{Space: api.Space{Type: api.SpacePoints, Points: [][]float64{{0, 0}, {0.5, 1}, {1, 0.25}, {0.3, 0.3}}},
+			Objective: api.Objective{Name: "acc"}, Constraints: cons, Algorithm: "ckb-ts", Seed: 5, Horizon: 50}, api.SpacePoints},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newTestServer(t, store.NewMemory(), Options{})
