@@ -17,7 +17,7 @@ var configParams = append([]bandit.ParamDoc{
 }, trustPractical...)
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
-// optimization"), the baseline of Zhou & Ji 2022 §7: play the maximiser of
+// optimization"), the baseline of Guo et al. §7: play the maximiser of
 // the UCB of f over the optimistic feasible set {x : LCB of every g_j ≤ 0};
 // when that set is empty, play the minimiser of max_j LCB of g_j.
 type ConfigAgent struct {

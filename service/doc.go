@@ -139,7 +139,11 @@
 // the arg max of each one-hot block (Ax's IntToFloat and OneHot
 // untransforms). The default lengthscale is 0.2 of the cube's side. A
 // study has either space or parameters (with parameters, space may hold
-// only candidates and native); names are distinct; bounds are finite,
+// only candidates and native — or the space derived from them, as GET
+// /studies/{id} shows it, checked against them: a definition read from the
+// service posts back as a study that decides the same; a read-back
+// algorithm_choice is dropped, the algorithm being named); names are
+// distinct; bounds are finite,
 // integers for ints, low > 0 for a log float, low ≥ 1 for a log int; at
 // most 32 parameters encoding to at most 64 coordinates and 64 choices per
 // categorical; stage-wise priors (prior.safe, classes) and full_info need a

@@ -3,6 +3,8 @@ package service
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/space"
@@ -40,8 +42,16 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 		return invalid("parameters", "has %d entries, at most %d allowed", len(ps), MaxParameters)
 	}
 	sp := s.Space
-	if sp.Type != "" || len(sp.Lo) > 0 || len(sp.Hi) > 0 || len(sp.Points) > 0 || sp.Dim != 0 || sp.StarConvex {
-		return invalid("space", "give either space or parameters: with parameters, space may hold only candidates and native")
+	// The space a stored study derived from its parameters, as GET
+	// /studies/{id} returns it (its candidates, or the native cube), is
+	// accepted back, checked against the parameters below: a definition
+	// read from the service can be posted to create a study that decides
+	// identically, even after the candidates' generation has changed.
+	derived := sp.Dim == 0 && !sp.StarConvex && sp.Candidates == 0 &&
+		(sp.Type == api.SpacePoints && len(sp.Points) > 0 && !sp.Native && len(sp.Lo) == 0 && len(sp.Hi) == 0 ||
+			sp.Type == api.SpaceBox && sp.Native && len(sp.Lo) > 0 && len(sp.Points) == 0)
+	if !derived && (sp.Type != "" || len(sp.Lo) > 0 || len(sp.Hi) > 0 || len(sp.Points) > 0 || sp.Dim != 0 || sp.StarConvex) {
+		return invalid("space", "give either space or parameters: with parameters, space may hold only candidates and native (or the space the service derived from them, as a study's definition shows it)")
 	}
 	if s.Prior.Safe != nil || s.Prior.RewardClass != nil || s.Prior.CostClass != nil {
 		return invalid("prior.safe", "studies with parameters take no safe point or function classes (they are given in the space's coordinates): use a space")
@@ -98,6 +108,9 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 			return invalid(fe.Path(), "%s", fe.Msg)
 		}
 		return invalid("parameters", "%v", err)
+	}
+	if derived {
+		return checkDerivedSpace(ps, sps, sp)
 	}
 	n := sp.Candidates
 	if n == 0 {
@@ -171,3 +184,48 @@ func paramNames(ps []api.Parameter) []string { return space.Names(toSpace(ps)) }
 
 // paramTypes describes the parameters for messages: "lr (float, log)".
 func paramTypes(ps []api.Parameter) string { return space.Describe(toSpace(ps)) }
+
+// checkDerivedSpace checks a space given with parameters: the unit cube of
+// their encoding with native set, or candidates each an exact encoding of
+// parameter values (package space), as normalizeParameters derives them.
+func checkDerivedSpace(ps []api.Parameter, sps []space.Param, sp api.Space) *apiError {
+	dim := space.Dim(sps)
+	if sp.Type == api.SpaceBox {
+		if len(sp.Lo) != dim || len(sp.Hi) != dim {
+			return invalid("space.lo", "has %d coordinates and space.hi %d: the parameters encode to %d (%s)", len(sp.Lo), len(sp.Hi), dim, paramTypes(ps))
+		}
+		for i := range sp.Lo {
+			if sp.Lo[i] != 0 || sp.Hi[i] != 1 {
+				return invalid(fmt.Sprintf("space.lo[%d]", i), "= %v (space.hi[%d] = %v): with parameters, a native space is the unit cube of their encoding, lo 0 and hi 1", sp.Lo[i], i, sp.Hi[i])
+			}
+		}
+		return nil
+	}
+	if len(sp.Points) > MaxCandidates {
+		return invalid("space.points", "has %d candidates, at most %d allowed", len(sp.Points), MaxCandidates)
+	}
+	for i, x := range sp.Points {
+		f := fmt.Sprintf("space.points[%d]", i)
+		if len(x) != dim {
+			return invalid(f, "has %d coordinates: the parameters encode to %d (%s)", len(x), dim, paramTypes(ps))
+		}
+		vals, err := space.Decode(sps, x)
+		if err != nil {
+			return invalid(f, "%v", err)
+		}
+		y, err := space.Encode(sps, valuesOf(sps, vals))
+		if err != nil || !slices.EqualFunc(x, y, func(a, b float64) bool { return math.Abs(a-b) <= 1e-9 }) {
+			return invalid(f, "= %v is not the exact encoding of parameter values (%s): ints integers, categoricals one-hot", x, paramTypes(ps))
+		}
+	}
+	return nil
+}
+
+// valuesOf lists decoded values in the parameters' order.
+func valuesOf(sps []space.Param, vals map[string]any) []any {
+	out := make([]any, len(sps))
+	for i, p := range sps {
+		out[i] = vals[p.Name]
+	}
+	return out
+}

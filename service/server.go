@@ -1030,14 +1030,24 @@ func (s *Server) checkLimits(l *live, count int) *apiError {
 	return e
 }
 
+// decodeSuggest reads an ask. A count left out means one decision, as
+// Optuna's study.ask() and Ax's get_next_trial() hand out one trial; an
+// explicit 0 is refused (400, field count) like any count below 1, never
+// answered with one: asking for none is a caller's bug (a free-worker count
+// gone to 0) to surface, and an ask that decides nothing has no use.
 func decodeSuggest(body []byte, maxCount int) (api.SuggestRequest, *apiError) {
 	var req api.SuggestRequest
+	given := false
 	if body != nil {
 		if e := decodeJSON(body, &req); e != nil {
 			return req, e
 		}
+		var c struct {
+			Count *int `json:"count"`
+		}
+		given = json.Unmarshal(body, &c) == nil && c.Count != nil
 	}
-	if req.Count == 0 {
+	if req.Count == 0 && !given {
 		req.Count = 1
 	}
 	if req.Count < 1 || req.Count > maxCount {

@@ -176,8 +176,16 @@ func normalize(s *api.StudySpec) *apiError {
 	case s.Horizon > 0 && s.Epoch != 0:
 		return invalid("epoch", "= %d: applies to open-ended studies only (no horizon)", s.Epoch)
 	}
-	if len(s.RaisedFrom) > 0 {
-		return invalid("raised_from", "is set by PATCH /studies/{id}, not on creation")
+	// Set by PATCH /studies/{id}; given on creation (a definition read
+	// back), the new study restarts its algorithm at the same horizons.
+	for i, h := range s.RaisedFrom {
+		prev := 0
+		if i > 0 {
+			prev = s.RaisedFrom[i-1]
+		}
+		if s.Horizon == 0 || h <= prev || h >= s.Horizon {
+			return invalid(fmt.Sprintf("raised_from[%d]", i), "= %d: the earlier horizons of a study with a horizon (%d) increase and are below it", h, s.Horizon)
+		}
 	}
 	n := len(s.Space.Points)
 	field := "space.points"
@@ -477,7 +485,12 @@ func contextualList() string {
 // does not keep is refused, naming both.
 func resolveAlgorithm(s *api.StudySpec) *apiError {
 	if s.AlgorithmChoice != "" {
-		return invalid("algorithm_choice", "is set by the service when it chooses the algorithm, not on creation")
+		if s.Algorithm == "" {
+			return invalid("algorithm_choice", "is set by the service when it chooses the algorithm, not on creation")
+		}
+		// A definition read back from the service: it names the algorithm
+		// chosen then, and the reason no longer applies.
+		s.AlgorithmChoice = ""
 	}
 	kinds := make([]optimize.Kind, len(s.Constraints))
 	for j, c := range s.Constraints {

@@ -187,8 +187,9 @@ type StudySpec struct {
 	// 1000; absent for a study with a horizon).
 	Epoch int `json:"epoch,omitempty"`
 	// RaisedFrom lists the earlier horizons of a study whose horizon was
-	// raised (set by PATCH, refused on creation): the algorithm was
-	// restarted at each of them, for the rounds up to the next.
+	// raised (set by PATCH; on creation, as in a definition read back,
+	// increasing and below Horizon): the algorithm was restarted at each of
+	// them, for the rounds up to the next.
 	RaisedFrom []int `json:"raised_from,omitempty"`
 	Prior      Prior `json:"prior,omitzero"`
 	// Defaults is the generation of the algorithm defaults the study runs
@@ -253,8 +254,9 @@ type StudyList struct {
 
 // SuggestRequest is the body of POST /studies/{id}/suggestions (optional).
 type SuggestRequest struct {
-	// Count is the number of suggestions (default 1, at most 100; 1 when
-	// arms or constraint_sample is given).
+	// Count is the number of suggestions (left out: 1; at least 1, at most
+	// 100; 1 when arms or constraint_sample is given). An explicit "count": 0
+	// is refused; 0 here is left out of the JSON, hence 1.
 	Count int `json:"count,omitempty"`
 	// Arms is the round's action set of a contextual study: feature vectors
 	// of space.dim coordinates, prior.safe among them. The suggestion's arm
