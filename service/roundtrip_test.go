@@ -38,10 +38,11 @@ func TestDefinitionRoundTrip(t *testing.T) {
 		spec api.StudySpec
 		want string // the derived space's type
 	}{
-		{"candidates", api.StudySpec{Parameters: typed, Objective: api.Objective{Name: "acc"}, Constraints: cons, Algorithm: "ckb-ucb", Seed: 5, Horizon: 50}, api.SpacePoints},
+		{"candidates", api.StudySpec{Parameters: typed, Space: api.Space{Candidates: 64}, Objective: api.Objective{Name: "acc"}, Constraints: cons, Algorithm: "ckb-ucb", Seed: 5, Horizon: 50}, api.SpacePoints},
+		{"mixed", api.StudySpec{Parameters: typed, Objective: api.Objective{Name: "acc"}, Constraints: cons, Algorithm: "ckb-ucb", Seed: 5, Horizon: 50}, api.SpaceBox},
 		{"native", api.StudySpec{Parameters: floats, Objective: api.Objective{Name: "acc"}, Constraints: cons, Algorithm: "rpol-ucb", Seed: 5, Horizon: 50}, api.SpaceBox},
 		{"enumerated, chosen", api.StudySpec{Parameters: discrete, Objective: api.Objective{Name: "acc", Goal: api.Minimize},
-			Constraints: []api.Constraint{{Name: "cost", Threshold: 0.6, Kind: api.KindStageWise}}, Seed: 5, Horizon: 50}, api.SpacePoints},
+			Constraints: []api.Constraint{{Name: "cost", Threshold: 0.6, Kind: api.KindStageWise}}, Seed: 5, Horizon: 50}, api.SpaceBox},
 		// Studies defined by a space round-trip too.
 		{"box candidates", toySpec(""), api.SpaceBox},
 		{"box native, open-ended", api.StudySpec{Space: api.Space{Type: api.SpaceBox, Lo: []float64{-1, 0}, Hi: []float64{1, 5}},

@@ -445,7 +445,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 		}
 	}
 	if spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&
-		spec.Space.Candidates == 0 && !spec.FullInfo {
+		spec.Space.Candidates == 0 && !spec.FullInfo && (len(spec.Parameters) == 0 || spec.Space.Type == "") {
 		native := spec
 		native.Space.Native = true
 		if e := normalize(&native); e == nil {
