@@ -88,6 +88,10 @@ type Past struct {
 	Action bandit.Action
 	Reward float64
 	G      []float64
+	// Failed marks an evaluation that failed (no reward, no G), with its
+	// Reason.
+	Failed bool
+	Reason string
 }
 
 // Job is the recorded outcome of one (trial, algorithm) job: every metric at
@@ -367,7 +371,11 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 		for k, pm := range spec.Past {
 			d, err := imp.Impose(&bandit.Round{T: k + 1}, pm.Action)
 			if err == nil {
-				err = ag.Observe(bandit.Feedback{ID: d.ID, Reward: pm.Reward, HasReward: true, Costs: append([]float64(nil), pm.G...)})
+				fb := bandit.Feedback{ID: d.ID, Reward: pm.Reward, HasReward: true, Costs: append([]float64(nil), pm.G...)}
+				if pm.Failed {
+					fb = bandit.Feedback{ID: d.ID, Failed: true, Reason: pm.Reason}
+				}
+				err = ag.Observe(fb)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("past measurement %d: %w", k+1, err)
