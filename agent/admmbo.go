@@ -476,6 +476,9 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	if err != nil {
 		return fmt.Errorf("admmbo: %w", err)
 	}
+	if acc.Failed { // nothing to wait for: the failure model (if any) has it
+		return nil
+	}
 	if a.stopped {
 		return nil
 	}
@@ -518,7 +521,7 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "admmbo",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindPerRound}, Randomised: true, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindPerRound}, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, as the authors' code (baseline)",
 		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of Shi & Eryilmaz 2022 App. E; departures in doc",
 		Params:  admmboParams,

@@ -72,6 +72,11 @@ type Caps struct {
 	// algorithm gets this one: a constraint kind, with "+safe" when the
 	// study gives a safe point.
 	DefaultFor []string
+	// LearnsFailures: a failed evaluation teaches it where evaluations
+	// fail (the GP agents' failure model, failure.go); without it a failure
+	// closes its decision and teaches nothing, as an abandon that counts
+	// toward the horizon.
+	LearnsFailures bool
 }
 
 // String is the declaration in one line, for cbandit list --verbose.
@@ -99,6 +104,11 @@ func (c Caps) String() string {
 	}
 	if len(c.DefaultFor) > 0 {
 		parts = append(parts, "the default for "+strings.Join(c.DefaultFor, ", "))
+	}
+	if c.LearnsFailures {
+		parts = append(parts, "failed evaluations: learns where they happen")
+	} else {
+		parts = append(parts, "failed evaluations: close the decision, teach nothing")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -275,7 +275,7 @@ func (a *IGPUCB) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "igp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "IGP-UCB: unconstrained GP-UCB on f (ignores the constraints)",
 		Source:  "Shi & Eryilmaz 2022 Alg. 1 (Chowdhury & Gopalan 2017, Thm. 3)",
 		Params:  igpParams,

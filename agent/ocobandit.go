@@ -117,6 +117,9 @@ func (a *OCOBandit) Observe(fb bandit.Feedback) error {
 	if err != nil {
 		return fmt.Errorf("oco-bandit: %w", err)
 	}
+	if acc.Failed { // nothing to wait for: the failure model (if any) has it
+		return nil
+	}
 	p := a.pending[fb.ID]
 	if p == nil {
 		p = &partial{}
