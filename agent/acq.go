@@ -119,7 +119,12 @@ var practicalDocs = []bandit.ParamDoc{
 	refineDoc,
 	regionDoc,
 	regionPendingDoc,
+	lengthscalePriorDoc,
 }
+
+// lengthscalePriorDoc documents lengthscale-prior.
+var lengthscalePriorDoc = bandit.ParamDoc{Name: "lengthscale-prior", Default: "gamma",
+	Doc: "prior of the fitted lengthscales: gamma (BoTorch < 0.12's Gamma(3, 6)) or dimension (Hvarfner et al. 2024's LogNormal(√2 + ln(d)/2, √3))"}
 
 // candidatesDoc documents the candidate set of a box (docs/defaults.md).
 var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2) or grid (the papers')"}
@@ -248,6 +253,10 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
+	lprior, err := ps.String(name, "lengthscale-prior", lengthscalePriorDoc.Default, "gamma", "dimension")
+	if err != nil {
+		return model.Options{}, err
+	}
 	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
 		return model.Options{}, fmt.Errorf("%s: parameter constraint-fit = %s applies when hyperparameters are fitted (hyper = %s here fits none)", name, ps["constraint-fit"], hyper)
 	}
@@ -255,7 +264,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	// do nothing then), so that a generation's pin never refuses a study
 	// with hyper=fixed.
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",
-		DeferFit: fit && refit == "deferred"}, nil
+		DeferFit: fit && refit == "deferred", DimPrior: fit && lprior == "dimension"}, nil
 }
 
 // hasCoordinates reports whether the actions of dom are points a kernel

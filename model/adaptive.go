@@ -152,6 +152,7 @@ type Adaptive struct {
 	std, fit   bool
 	constraint bool
 	centredFit bool      // AdaptiveOptions.CentredFit
+	dimPrior   bool      // AdaptiveOptions.DimPrior
 	side       []float64 // box sides (lengthscale starts and bounds); nil on arms without a box
 	acts       []bandit.Action
 	ys         []float64
@@ -193,6 +194,11 @@ type AdaptiveOptions struct {
 	// Candidates are the inner GP's candidate points on a box (nil:
 	// DefaultGrid).
 	Candidates [][]float64
+	// DimPrior (with Fit) replaces the lengthscale prior Gamma(3, 6) by the
+	// dimension-scaled LogNormal(√2 + ln(d)/2, √3) of Hvarfner, Hellsten &
+	// Nardi 2024 (ICML, "Vanilla Bayesian optimization performs great in
+	// high dimensions"; BoTorch's default since 0.12), on ℓ_d/side_d.
+	DimPrior bool
 }
 
 // NewAdaptive returns the model of a function on dom with prior kernel k and
@@ -203,7 +209,7 @@ type AdaptiveOptions struct {
 // and restore it.
 func NewAdaptive(dom domain.Domain, k gp.Kernel, lam float64, o AdaptiveOptions) (*Adaptive, error) {
 	a := &Adaptive{dom: dom, inducing: o.Inducing, cands: o.Candidates, k0: k, lam0: lam, k: k, lam: lam,
-		std: o.Standardise, fit: o.Fit, deferFit: o.Defer, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
+		std: o.Standardise, fit: o.Fit, deferFit: o.Defer, dimPrior: o.DimPrior, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
 	inner, err := a.newInner(k, lam)
 	if err != nil {
 		return nil, err
@@ -600,6 +606,9 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		}
 		for i, s := range a.side {
 			l, dl := FitPriorLengthscale.LogAt(theta[1+i] - math.Log(s))
+			if a.dimPrior {
+				l, dl = dimLengthscalePrior(theta[1+i]-math.Log(s), d)
+			}
 			lp += l
 			if grad != nil {
 				grad[1+i] += dl
@@ -711,4 +720,13 @@ func Scale(m Model) float64 {
 		return a.s
 	}
 	return 1
+}
+
+// dimLengthscalePrior is the log density (and its derivative) at θ = ln ℓ
+// of the LogNormal(√2 + ln(d)/2, √3) prior on ℓ in d dimensions, in θ
+// (Hvarfner, Hellsten & Nardi 2024, §4): a normal density on θ.
+func dimLengthscalePrior(theta float64, d int) (float64, float64) {
+	mu, s2 := math.Sqrt2+0.5*math.Log(float64(d)), 3.0
+	z := theta - mu
+	return -z*z/(2*s2) - 0.5*math.Log(2*math.Pi*s2), -z / s2
 }

@@ -122,6 +122,9 @@ type Options struct {
 	// DeferFit fits off the caller's path, swapped in after a lag
 	// (AdaptiveOptions.Defer; with Fit).
 	DeferFit bool
+	// DimPrior: the dimension-scaled lengthscale prior
+	// (AdaptiveOptions.DimPrior; with Fit).
+	DimPrior bool
 }
 
 // ForGroupOpts is ForGroup with options: with Inducing > 0 every model is a
@@ -149,7 +152,8 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 		ms := make([]Model, len(ks))
 		for i, k := range ks {
 			a, err := NewAdaptive(info.Domain, k, noiseVar, AdaptiveOptions{Standardise: o.Standardise, Fit: o.Fit,
-				Constraint: constraint != nil && constraint[i], CentredFit: o.CentredFit, Defer: o.DeferFit, Inducing: o.Inducing, Candidates: cands})
+				Constraint: constraint != nil && constraint[i], CentredFit: o.CentredFit, Defer: o.DeferFit, Inducing: o.Inducing, Candidates: cands,
+				DimPrior: o.DimPrior})
 			if err != nil {
 				return nil, err
 			}
