@@ -1,0 +1,281 @@
+package gp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// drawMoments returns the sample mean and covariance (about the sample
+// mean) of `draws` calls of draw.
+func drawMoments(t *testing.T, n, draws int, draw func(dst []float64) error) (mean, cov []float64) {
+	t.Helper()
+	mean = make([]float64, n)
+	cov = make([]float64, n*n)
+	dst := make([]float64, n)
+	for r := 0; r < draws; r++ {
+		if err := draw(dst); err != nil {
+			t.Fatal(err)
+		}
+		for i := range dst {
+			mean[i] += dst[i]
+			for j := 0; j <= i; j++ {
+				cov[i*n+j] += dst[i] * dst[j]
+			}
+		}
+	}
+	N := float64(draws)
+	for i := range mean {
+		mean[i] /= N
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			cov[i*n+j] = cov[i*n+j]/N - mean[i]*mean[j]
+			cov[j*n+i] = cov[i*n+j]
+		}
+	}
+	return mean, cov
+}
+
+// momentMisfits lists the entries of a sample mean and covariance from N
+// draws that lie more than 5 standard errors from want (Gaussian: the
+// sample mean's variance is Σ_ii/N, the sample covariance's (Σ_ii·Σ_jj +
+// Σ_ij²)/N), with a floor of 1e-9·max diagonal for zero variances.
+func momentMisfits(gotMean, gotCov, wantMean, wantCov []float64, N int) []string {
+	n := len(wantMean)
+	floor := 0.0
+	for i := 0; i < n; i++ {
+		floor = math.Max(floor, 1e-9*wantCov[i*n+i])
+	}
+	var bad []string
+	for i := 0; i < n; i++ {
+		se := math.Sqrt(math.Max(wantCov[i*n+i], 0)/float64(N)) + floor
+		if math.Abs(gotMean[i]-wantMean[i]) > 5*se {
+			bad = append(bad, fmt.Sprintf("mean[%d] = %.6g, want %.6g ± %.2g", i, gotMean[i], wantMean[i], 5*se))
+		}
+		for j := 0; j <= i; j++ {
+			w := wantCov[i*n+j]
+			se := math.Sqrt(math.Max(wantCov[i*n+i]*wantCov[j*n+j]+w*w, 0)/float64(N)) + floor
+			if math.Abs(gotCov[i*n+j]-w) > 5*se {
+				bad = append(bad, fmt.Sprintf("cov[%d,%d] = %.6g, want %.6g ± %.2g", i, j, gotCov[i*n+j], w, 5*se))
+			}
+		}
+	}
+	return bad
+}
+
+// pathwiseFixture is a 1-D GP with 7 candidates observed at two
+// candidates and two points between them (each needing a row of the prior
+// factor over candidates ∪ observed points), one of them twice.
+func pathwiseFixture(t *testing.T, lam float64) (*Exact, *Candidates, [][]float64) {
+	t.Helper()
+	k := Matern{Nu: 2.5, Lengthscale: 0.4, Variance: 1.5}
+	g, err := NewExact(k, lam)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := armPoints(7, 0, 1)
+	c := NewCandidates(g, cands)
+	obs := []struct{ x, y float64 }{{cands[2][0], 0.7}, {0.41, -0.3}, {cands[5][0], 1.1}, {0.41, -0.1}, {0.93, 0.4}}
+	for _, o := range obs {
+		if err := g.Add([]float64{o.x}, o.y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	return g, c, cands
+}
+
+// Pathwise draws at the candidates have the posterior's mean and
+// covariance (BatchPosterior, the dense reference), with the covariance
+// scaled by scale².
+func TestCandidatesSampleMoments(t *testing.T) {
+	g, c, cands := pathwiseFixture(t, 0.05)
+	wantMean, wantCov := BatchPosterior(g.Kernel(), g.Points(), g.Values(), g.NoiseVar(), cands)
+	const draws = 40000
+	for _, scale := range []float64{1, 0.6} {
+		rng := rand.New(rand.NewPCG(7, uint64(100*scale)))
+		mean, cov := drawMoments(t, len(cands), draws, func(dst []float64) error { return c.Sample(rng, scale, dst) })
+		sc := slices.Clone(wantCov)
+		for i := range sc {
+			sc[i] *= scale * scale
+		}
+		if bad := momentMisfits(mean, cov, wantMean, sc, draws); len(bad) > 0 {
+			t.Errorf("scale %v: %d misfits, e.g. %v", scale, len(bad), bad[:min(len(bad), 4)])
+		}
+	}
+}
+
+// The moment test fails on a wrong covariance: draws from a GP with twice
+// the noise variance, and draws of the right GP checked against the
+// posterior without its last observation, both give misfits.
+func TestCandidatesSampleMomentsDetectWrongCov(t *testing.T) {
+	g, c, cands := pathwiseFixture(t, 0.05)
+	const draws = 40000
+	wantMean, wantCov := BatchPosterior(g.Kernel(), g.Points(), g.Values(), g.NoiseVar(), cands)
+	_, c2, _ := pathwiseFixture(t, 0.1)
+	rng := rand.New(rand.NewPCG(8, 9))
+	_, cov := drawMoments(t, len(cands), draws, func(dst []float64) error { return c2.Sample(rng, 1, dst) })
+	// compare covariances only: the means differ too
+	bad := momentMisfits(wantMean, cov, wantMean, wantCov, draws)
+	t.Logf("λ doubled: %d misfits, e.g. %v", len(bad), bad[:min(len(bad), 2)])
+	if len(bad) == 0 {
+		t.Errorf("draws with λ doubled pass the covariance check against the posterior with λ")
+	}
+	n := g.Len()
+	_, cut := BatchPosterior(g.Kernel(), g.Points()[:n-1], g.Values()[:n-1], g.NoiseVar(), cands)
+	mean, cov := drawMoments(t, len(cands), draws, func(dst []float64) error { return c.Sample(rng, 1, dst) })
+	bad = momentMisfits(wantMean, cov, wantMean, cut, draws)
+	t.Logf("without the last observation: %d misfits, e.g. %v", len(bad), bad[:min(len(bad), 2)])
+	if len(bad) == 0 {
+		t.Errorf("draws pass the covariance check against the posterior without one observation")
+	}
+	if bad := momentMisfits(mean, cov, wantMean, wantCov, draws); len(bad) > 0 {
+		t.Errorf("right draws: %d misfits, e.g. %v", len(bad), bad[:min(len(bad), 4)])
+	}
+}
+
+// With pending points (Exact.Pend at the posterior mean) the draws have the
+// posterior covariance given them, the mean unchanged; after Unpend, the
+// covariance without them.
+func TestCandidatesSamplePending(t *testing.T) {
+	g, c, cands := pathwiseFixture(t, 0.05)
+	n := g.Len()
+	for _, x := range [][]float64{{0.2}, cands[6]} {
+		if err := g.Pend(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Pend(); err != nil {
+		t.Fatal(err)
+	}
+	wantMean, wantCov := BatchPosterior(g.Kernel(), g.Points(), g.Values(), g.NoiseVar(), cands)
+	realMean, realCov := BatchPosterior(g.Kernel(), g.Points()[:n], g.Values()[:n], g.NoiseVar(), cands)
+	if d := maxAbsDiff(wantMean, realMean); d > 1e-9 {
+		t.Fatalf("pending points moved the mean by %v", d)
+	}
+	const draws = 40000
+	rng := rand.New(rand.NewPCG(3, 4))
+	mean, cov := drawMoments(t, len(cands), draws, func(dst []float64) error { return c.Sample(rng, 1, dst) })
+	if bad := momentMisfits(mean, cov, wantMean, wantCov, draws); len(bad) > 0 {
+		t.Errorf("pending: %d misfits, e.g. %v", len(bad), bad[:min(len(bad), 4)])
+	}
+	g.Unpend()
+	c.Unpend()
+	mean, cov = drawMoments(t, len(cands), draws, func(dst []float64) error { return c.Sample(rng, 1, dst) })
+	if bad := momentMisfits(mean, cov, realMean, realCov, draws); len(bad) > 0 {
+		t.Errorf("after Unpend: %d misfits, e.g. %v", len(bad), bad[:min(len(bad), 4)])
+	}
+}
+
+// A draw is a function of the rng state and the GP's history: the same
+// seed gives the same numbers; an output sharing the factor, candidates and
+// prior (Share, ShareCandidates) draws what an unshared one draws; and the
+// prior adopted by SharePrior gives the draws of a fresh one.
+func TestCandidatesSampleDeterministic(t *testing.T) {
+	_, c, cands := pathwiseFixture(t, 0.05)
+	_, c2, _ := pathwiseFixture(t, 0.05)
+	a, b := make([]float64, len(cands)), make([]float64, len(cands))
+	for r := 0; r < 3; r++ {
+		if err := c.Sample(rand.New(rand.NewPCG(11, uint64(r))), 1.3, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := c2.Sample(rand.New(rand.NewPCG(11, uint64(r))), 1.3, b); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a, b) {
+			t.Fatalf("round %d: same seed, different draws:\n%v\n%v", r, a, b)
+		}
+	}
+	// shared: g2 observes the same points; it must draw what c2 draws
+	g1, c1, _ := pathwiseFixture(t, 0.05)
+	g2 := g1.Share()
+	cs, err := ShareCandidates(g2, c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.prior != c1.prior {
+		t.Fatal("ShareCandidates did not share the prior factor")
+	}
+	for i, x := range g1.Points() {
+		if err := g2.Add(x, g1.Values()[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cs.Sample(rand.New(rand.NewPCG(11, 0)), 1.3, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.Sample(rand.New(rand.NewPCG(11, 0)), 1.3, b); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a, b) {
+		t.Fatalf("shared output draws differ from an unshared one:\n%v\n%v", a, b)
+	}
+	// SharePrior with the same kernel adopts the factor; another kernel not
+	g3, _ := NewExact(g1.Kernel(), 0.05)
+	c3 := NewCandidates(g3, cands)
+	c3.SharePrior(c1)
+	if c3.prior != c1.prior {
+		t.Error("SharePrior with the same kernel and points did not share")
+	}
+	g4, _ := NewExact(Matern{Nu: 2.5, Lengthscale: 0.3, Variance: 1.5}, 0.05)
+	c4 := NewCandidates(g4, cands)
+	c4.SharePrior(c1)
+	if c4.prior == c1.prior {
+		t.Error("SharePrior shared the factor of another kernel")
+	}
+	// ARD kernels compare by value
+	k1, _ := NewARD(2.5, []float64{0.3}, 1)
+	k2, _ := NewARD(2.5, []float64{0.3}, 1)
+	k3, _ := NewARD(2.5, []float64{0.31}, 1)
+	if !sameKernel(k1, k2) || sameKernel(k1, k3) {
+		t.Error("sameKernel does not compare ARD kernels by value")
+	}
+}
+
+func TestCandidatesSampleErrors(t *testing.T) {
+	_, c, cands := pathwiseFixture(t, 0.05)
+	rng := rand.New(rand.NewPCG(1, 1))
+	if err := c.Sample(nil, 1, make([]float64, len(cands))); err == nil {
+		t.Error("nil rng accepted")
+	}
+	if err := c.Sample(rng, 1, make([]float64, 3)); err == nil {
+		t.Error("short dst accepted")
+	}
+	for _, s := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if err := c.Sample(rng, s, make([]float64, len(cands))); err == nil {
+			t.Errorf("scale %v accepted", s)
+		}
+	}
+	// scale 0: the mean, bit for bit
+	dst := make([]float64, len(cands))
+	if err := c.Sample(rng, 0, dst); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dst, c.Mean()) {
+		t.Errorf("scale 0: %v, want the mean %v", dst, c.Mean())
+	}
+}
+
+// Duplicated candidates make K_CC singular; the jitter escalation copes and
+// the draws at the two copies agree to within the jitter.
+func TestCandidatesSampleDuplicateCandidates(t *testing.T) {
+	k := SE{Lengthscale: 0.3, Variance: 1}
+	g, _ := NewExact(k, 0.01)
+	cands := [][]float64{{0}, {0.5}, {0.5}, {1}}
+	c := NewCandidates(g, cands)
+	if err := g.Add([]float64{0.5}, 1); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float64, 4)
+	if err := c.Sample(rand.New(rand.NewPCG(2, 2)), 1, dst); err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(dst[1] - dst[2]); d > 1e-3 {
+		t.Errorf("draws at a duplicated candidate differ by %v", d)
+	}
+}
