@@ -140,9 +140,13 @@ func (p *pathPrior) factorise() error {
 
 // SharePrior makes c use the prior factor of o (computed once for both)
 // when they have the same kernel and candidate points: an Adaptive model's
-// rebuild with an unchanged kernel keeps its factor.
+// rebuild with an unchanged kernel keeps its factor. With another kernel,
+// when o has drawn (its factor exists), c's factor is computed now: a model
+// rebuilt by a refit, which an agent observes concurrently with its other
+// models, then does not make the next decision wait for it. An error is
+// left for Sample to report.
 func (c *Candidates) SharePrior(o *Candidates) {
-	if c.err != nil || o == nil || o.err != nil || o.prior == nil || c.prior == o.prior || !sameKernel(c.prior.k, o.prior.k) || len(c.xs) != len(o.xs) {
+	if c.err != nil || o == nil || o.err != nil || o.prior == nil || c.prior == o.prior || len(c.xs) != len(o.xs) {
 		return
 	}
 	for i, x := range c.xs {
@@ -150,7 +154,13 @@ func (c *Candidates) SharePrior(o *Candidates) {
 			return
 		}
 	}
-	c.prior = o.prior
+	if sameKernel(c.prior.k, o.prior.k) {
+		c.prior = o.prior
+		return
+	}
+	if o.prior.l != nil {
+		_ = c.prior.factorise()
+	}
 }
 
 // Sample writes into dst (one entry per candidate) a joint draw from the
