@@ -97,9 +97,13 @@ func (p *pathPrior) factorise() error {
 	}
 	m := len(p.xs)
 	k := make([]float64, m*m)
+	if !gridGram(p.k, p.xs, k) {
+		for i, x := range p.xs {
+			evalRow(p.k, x, p.xs[:i+1], k[i*m:i*m+i+1])
+		}
+	}
 	tr := 0.0
-	for i, x := range p.xs {
-		evalRow(p.k, x, p.xs[:i+1], k[i*m:i*m+i+1])
+	for i := 0; i < m; i++ {
 		tr += k[i*m+i]
 	}
 	for i := 0; i < m; i++ {
@@ -313,4 +317,106 @@ func (st *pathState) addExtra(p *pathPrior, x []float64) (int, error) {
 	st.exPts = append(st.exPts, slices.Clone(x))
 	st.exN++
 	return e, nil
+}
+
+// gridGram writes the lower triangle of the Gram matrix of a stationary
+// kernel (SE, Matérn, ARD: a function of the per-axis |x_d − y_d|) at
+// points forming a full regular grid, in any order, into k (row-major
+// len(xs)²), from a table of its values at the Π n_d index offsets: the
+// entries equal direct evaluation to rounding, with Π n_d kernel
+// evaluations instead of M²/2. It reports false, writing nothing, for any
+// other kernel or point set.
+func gridGram(kern Kernel, xs [][]float64, k []float64) bool {
+	switch kern.(type) {
+	case SE, Matern, ARD:
+	default:
+		return false
+	}
+	m := len(xs)
+	if m < 2 {
+		return false
+	}
+	d := len(xs[0])
+	levels := make([][]float64, d)
+	for a := 0; a < d; a++ {
+		var u []float64
+		for _, x := range xs {
+			if len(x) != d {
+				return false
+			}
+			u = append(u, x[a])
+		}
+		slices.Sort(u)
+		levels[a] = slices.Compact(u)
+	}
+	total, stride := 1, make([]int, d)
+	for a := d - 1; a >= 0; a-- {
+		u := levels[a]
+		n := len(u)
+		stride[a] = total
+		total *= n
+		if total > m {
+			return false
+		}
+		if n > 1 { // equally spaced, to rounding
+			h := (u[n-1] - u[0]) / float64(n-1)
+			for i, v := range u {
+				if math.Abs(v-(u[0]+float64(i)*h)) > 1e-9*math.Abs(h) {
+					return false
+				}
+			}
+		}
+	}
+	if total != m {
+		return false
+	}
+	// index tuple of every point; every grid node exactly once
+	idx := make([]int, m*d)
+	seen := make([]bool, m)
+	for i, x := range xs {
+		flat := 0
+		for a, v := range x {
+			j, ok := slices.BinarySearch(levels[a], v)
+			if !ok {
+				return false
+			}
+			idx[i*d+a] = j
+			flat += j * stride[a]
+		}
+		if seen[flat] {
+			return false
+		}
+		seen[flat] = true
+	}
+	// table[Σ Δ_a·stride_a] = k(node Δ, node 0)
+	table := make([]float64, total)
+	x, y := make([]float64, d), make([]float64, d)
+	for a := range y {
+		y[a] = levels[a][0]
+	}
+	for t := range table {
+		r := t
+		for a := 0; a < d; a++ {
+			x[a] = levels[a][r/stride[a]]
+			r %= stride[a]
+		}
+		table[t] = kern.Eval(x, y)
+	}
+	for i := 0; i < m; i++ {
+		xi := idx[i*d : i*d+d]
+		row := k[i*m : i*m+i+1]
+		for j := range row {
+			xj := idx[j*d : j*d+d]
+			t := 0
+			for a, v := range xi {
+				dv := v - xj[a]
+				if dv < 0 {
+					dv = -dv
+				}
+				t += dv * stride[a]
+			}
+			row[j] = table[t]
+		}
+	}
+	return true
 }

@@ -279,3 +279,48 @@ func TestCandidatesSampleDuplicateCandidates(t *testing.T) {
 		t.Errorf("draws at a duplicated candidate differ by %v", d)
 	}
 }
+
+// gridGram agrees with direct evaluation on a shuffled regular grid (to
+// rounding), and declines a non-stationary kernel, an incomplete grid and
+// unequal spacing.
+func TestGridGram(t *testing.T) {
+	var pts [][]float64
+	for i := 0; i < 5; i++ {
+		for j := 0; j < 4; j++ {
+			pts = append(pts, []float64{-1 + 3*float64(i)/4, 0.5 + 2*float64(j)/3})
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
+	ard, _ := NewARD(2.5, []float64{0.7, 1.9}, 1.3)
+	m := len(pts)
+	for _, k := range []Kernel{ard, SE{Lengthscale: 0.8, Variance: 2}, Matern{Nu: 1.5, Lengthscale: 0.5, Variance: 1}} {
+		got := make([]float64, m*m)
+		if !gridGram(k, pts, got) {
+			t.Fatalf("%v: grid not recognised", k)
+		}
+		for i := 0; i < m; i++ {
+			for j := 0; j <= i; j++ {
+				if want := k.Eval(pts[i], pts[j]); math.Abs(got[i*m+j]-want) > 1e-12 {
+					t.Fatalf("%v: K[%d,%d] = %v, want %v", k, i, j, got[i*m+j], want)
+				}
+			}
+		}
+	}
+	dst := make([]float64, m*m)
+	if gridGram(Linear{Variance: 1}, pts, dst) {
+		t.Error("linear kernel accepted")
+	}
+	if gridGram(ard, pts[:m-1], dst[:(m-1)*(m-1)]) {
+		t.Error("incomplete grid accepted")
+	}
+	bent := slices.Clone(pts)
+	for i, x := range bent {
+		if x[0] == -1 {
+			bent[i] = []float64{-1.1, x[1]}
+		}
+	}
+	if gridGram(ard, bent, dst) {
+		t.Error("unequal spacing accepted")
+	}
+}
