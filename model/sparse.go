@@ -154,6 +154,13 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 				return nil, err
 			}
 			ms[i] = a
+			for j := 0; j < i; j++ { // equal prior kernels: one factor for Thompson draws
+				if b, ok := a.inner.(*Box); ok {
+					if bj, ok := ms[j].(*Adaptive).inner.(*Box); ok {
+						b.c.SharePrior(bj.c)
+					}
+				}
+			}
 		}
 		return ms, nil
 	}
