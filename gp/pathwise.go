@@ -57,7 +57,7 @@ type pathState struct {
 	exN   int
 	// rowPt[s] is the point slice of the GP factor's row s when rowIdx[s]
 	// was looked up (identity check: rows are replaced by Unpend and Reset)
-	rowPt  []*float64
+	rowPt  [][]float64
 	rowIdx []int // index into C ∪ extras: < M a candidate, else M + e
 	z, f0  []float64
 	u      []float64
@@ -255,7 +255,7 @@ func (st *pathState) mapRows(p *pathPrior, pts [][]float64) error {
 		st.rowIdx, st.rowPt = st.rowIdx[:n], st.rowPt[:n]
 	}
 	for s, x := range pts {
-		if s < len(st.rowIdx) && st.rowPt[s] == &x[0] {
+		if s < len(st.rowIdx) && &st.rowPt[s][0] == &x[0] {
 			continue
 		}
 		if s < len(st.rowIdx) { // a row replaced since: forget from here
@@ -275,7 +275,7 @@ func (st *pathState) mapRows(p *pathPrior, pts [][]float64) error {
 			i = len(p.xs) + e
 		}
 		st.rowIdx = append(st.rowIdx, i)
-		st.rowPt = append(st.rowPt, &x[0])
+		st.rowPt = append(st.rowPt, x)
 	}
 	return nil
 }
