@@ -324,3 +324,47 @@ func TestGridGram(t *testing.T) {
 		t.Error("unequal spacing accepted")
 	}
 }
+
+// ArmPosterior.SharePrior: posteriors with the same kernel at the same arms
+// draw with one prior factor, bit for bit as with their own; another kernel
+// gets its own factor, computed at once when the source has drawn.
+func TestArmSharePrior(t *testing.T) {
+	pts := armPoints(12, 0, 1)
+	k := Matern{Nu: 2.5, Lengthscale: 0.3, Variance: 1}
+	build := func(k Kernel) *ArmPosterior {
+		p, err := NewArmPosteriorKernel(k, pts, 0.05)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range []int{2, 7, 2, 11} {
+			if err := p.Observe(a, float64(i)-1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	a, b, alone := build(k), build(k), build(k)
+	b.SharePrior(a)
+	da, db, dc := make([]float64, 12), make([]float64, 12), make([]float64, 12)
+	for r := 0; r < 2; r++ {
+		for _, c := range []struct {
+			p   *ArmPosterior
+			dst []float64
+		}{{b, db}, {a, da}, {alone, dc}} {
+			if err := c.p.Sample(rand.New(rand.NewPCG(4, uint64(r))), 1, c.dst); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if a.factor != b.factor {
+			t.Fatal("same prior: the factor is not shared")
+		}
+		if !slices.Equal(db, dc) || !slices.Equal(da, dc) {
+			t.Fatalf("shared factor changes the draws:\n%v\n%v\n%v", da, db, dc)
+		}
+	}
+	o := build(Matern{Nu: 2.5, Lengthscale: 0.2, Variance: 1})
+	o.SharePrior(a)
+	if o.factor == nil || o.factor == a.factor {
+		t.Fatalf("another kernel after a draw: factor %p (source %p), want its own, computed", o.factor, a.factor)
+	}
+}

@@ -209,6 +209,22 @@ func (m *Box) Sample(rng *rand.Rand, scale float64, dst []float64) error {
 	return nil
 }
 
+// sharePrior gives to, a GP just built, the prior factor of from's
+// Thompson draws (gp.Candidates.SharePrior, gp.ArmPosterior.SharePrior):
+// shared when their priors are equal, else computed now if from has drawn.
+func sharePrior(from, to Model) {
+	switch t := to.(type) {
+	case *Box:
+		if f, ok := from.(*Box); ok {
+			t.c.SharePrior(f.c)
+		}
+	case *Arms:
+		if f, ok := from.(*Arms); ok {
+			t.ArmPosterior.SharePrior(f.ArmPosterior)
+		}
+	}
+}
+
 // InfoGain implements Model.
 func (m *Box) InfoGain() float64 { return m.g.InfoGain() }
 

@@ -155,11 +155,7 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 			}
 			ms[i] = a
 			for j := 0; j < i; j++ { // equal prior kernels: one factor for Thompson draws
-				if b, ok := a.inner.(*Box); ok {
-					if bj, ok := ms[j].(*Adaptive).inner.(*Box); ok {
-						b.c.SharePrior(bj.c)
-					}
-				}
+				sharePrior(ms[j].(*Adaptive).inner, a.inner)
 			}
 		}
 		return ms, nil
