@@ -42,8 +42,12 @@ type pathPrior struct {
 	xs  [][]float64
 	idx map[string]int // candidate point (bit pattern) → index; built with l
 	l   []float64      // M×M row-major lower factor; nil before the first draw
-	jit float64
-	err error
+	// on a regular grid with a stationary kernel, the root is tr (grid
+	// order, toeplitz.go) instead of l, and flat maps candidates to it
+	tr   *toeplitzRoot
+	flat []int
+	jit  float64
+	err  error
 }
 
 // pathState is one output's part of the pathwise draws: the factor rows of
@@ -60,7 +64,7 @@ type pathState struct {
 	rowPt  [][]float64
 	rowIdx []int // index into C ∪ extras: < M a candidate, else M + e
 	z, f0  []float64
-	u      []float64
+	u, gv  []float64
 }
 
 func newPathPrior(k Kernel, xs [][]float64) *pathPrior { return &pathPrior{k: k, xs: xs} }
@@ -92,8 +96,11 @@ func bitKey(x []float64) string {
 // escalation of Sampler.Draw (1e-10 of the mean diagonal, ×10 per failure,
 // up to 1e-4).
 func (p *pathPrior) factorise() error {
-	if p.l != nil || p.err != nil {
+	if p.l != nil || p.tr != nil || p.err != nil {
 		return p.err
+	}
+	if p.toeplitz() {
+		return nil
 	}
 	m := len(p.xs)
 	k := make([]float64, m*m)
@@ -129,17 +136,52 @@ func (p *pathPrior) factorise() error {
 		}
 		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: m, Stride: m, Data: l}); ok {
 			p.l, p.jit = l, jit
-			p.idx = make(map[string]int, m)
-			for i, x := range p.xs {
-				if _, dup := p.idx[bitKey(x)]; !dup {
-					p.idx[bitKey(x)] = i
-				}
-			}
+			p.index()
 			return nil
 		}
 	}
 	p.err = fmt.Errorf("gp: Candidates.Sample prior at the %d candidates is not positive semi-definite: Cholesky failed with jitter up to %.3g (1e-4 × mean variance %.3g)", m, jit/10, md)
 	return p.err
+}
+
+// index builds the map from candidate points to their indices.
+func (p *pathPrior) index() {
+	p.idx = make(map[string]int, len(p.xs))
+	for i, x := range p.xs {
+		if _, dup := p.idx[bitKey(x)]; !dup {
+			p.idx[bitKey(x)] = i
+		}
+	}
+}
+
+// toeplitz makes the block-Toeplitz root when the candidates are a regular
+// grid and the kernel stationary (toeplitz.go), with the jitter escalation
+// of factorise; false (nothing set) otherwise, or when the recursion fails
+// at every jitter (factorise then tries the Cholesky factorisation).
+func (p *pathPrior) toeplitz() bool {
+	g, ok := gridOf(p.k, p.xs)
+	if !ok {
+		return false
+	}
+	tab := g.table(p.k)
+	for _, v := range tab {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	md := tab[0] // k(x, x), the same at every node
+	if !(md > 0) {
+		return false
+	}
+	jit := 1e-10 * md
+	for maxJit := 1e-4 * md * (1 + 1e-9); jit <= maxJit; jit *= 10 {
+		if tr, ok := newToeplitzRoot(g, tab, jit); ok {
+			p.tr, p.flat, p.jit = tr, g.flat, jit
+			p.index()
+			return true
+		}
+	}
+	return false
 }
 
 // SharePrior makes c use the prior factor of o (computed once for both)
@@ -216,9 +258,18 @@ func (c *Candidates) Sample(rng *rand.Rand, scale float64, dst []float64) error 
 	for i := range z {
 		z[i] = rng.NormFloat64()
 	}
-	copy(f0, z[:m])
-	blas64.Trmv(blas.NoTrans, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: p.l},
-		blas64.Vector{N: m, Inc: 1, Data: f0})
+	if p.tr != nil {
+		st.gv = grow(st.gv, m)
+		copy(st.gv, z[:m])
+		p.tr.mul(st.gv)
+		for i, g := range p.flat {
+			f0[i] = st.gv[g]
+		}
+	} else {
+		copy(f0, z[:m])
+		blas64.Trmv(blas.NoTrans, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: p.l},
+			blas64.Vector{N: m, Inc: 1, Data: f0})
+	}
 	if n > 0 {
 		// u = L⁻¹(f₀(X) + ε), ε ~ N(0, λI); f₀ −= Wᵀu.
 		st.u = grow(st.u, n)
@@ -301,8 +352,17 @@ func (st *pathState) addExtra(p *pathPrior, x []float64) (int, error) {
 	if math.IsNaN(kxx) || math.IsInf(kxx, 0) {
 		return 0, fmt.Errorf("gp: Candidates.Sample kernel %v gives k(x, x) = %v at x = %v", p.k, kxx, x)
 	}
-	blas64.Trsv(blas.NoTrans, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: p.l},
-		blas64.Vector{N: m, Inc: 1, Data: r[:m]})
+	if p.tr != nil { // in grid order, the order of z
+		gv := make([]float64, m)
+		for i, g := range p.flat {
+			gv[g] = r[i]
+		}
+		p.tr.solve(gv)
+		copy(r[:m], gv)
+	} else {
+		blas64.Trsv(blas.NoTrans, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: p.l},
+			blas64.Vector{N: m, Inc: 1, Data: r[:m]})
+	}
 	for j := 0; j < e; j++ {
 		oj := j*m + j*(j+1)/2
 		rj := st.el[oj : oj+m+j+1]
@@ -317,106 +377,4 @@ func (st *pathState) addExtra(p *pathPrior, x []float64) (int, error) {
 	st.exPts = append(st.exPts, slices.Clone(x))
 	st.exN++
 	return e, nil
-}
-
-// gridGram writes the lower triangle of the Gram matrix of a stationary
-// kernel (SE, Matérn, ARD: a function of the per-axis |x_d − y_d|) at
-// points forming a full regular grid, in any order, into k (row-major
-// len(xs)²), from a table of its values at the Π n_d index offsets: the
-// entries equal direct evaluation to rounding, with Π n_d kernel
-// evaluations instead of M²/2. It reports false, writing nothing, for any
-// other kernel or point set.
-func gridGram(kern Kernel, xs [][]float64, k []float64) bool {
-	switch kern.(type) {
-	case SE, Matern, ARD:
-	default:
-		return false
-	}
-	m := len(xs)
-	if m < 2 {
-		return false
-	}
-	d := len(xs[0])
-	levels := make([][]float64, d)
-	for a := 0; a < d; a++ {
-		var u []float64
-		for _, x := range xs {
-			if len(x) != d {
-				return false
-			}
-			u = append(u, x[a])
-		}
-		slices.Sort(u)
-		levels[a] = slices.Compact(u)
-	}
-	total, stride := 1, make([]int, d)
-	for a := d - 1; a >= 0; a-- {
-		u := levels[a]
-		n := len(u)
-		stride[a] = total
-		total *= n
-		if total > m {
-			return false
-		}
-		if n > 1 { // equally spaced, to rounding
-			h := (u[n-1] - u[0]) / float64(n-1)
-			for i, v := range u {
-				if math.Abs(v-(u[0]+float64(i)*h)) > 1e-9*math.Abs(h) {
-					return false
-				}
-			}
-		}
-	}
-	if total != m {
-		return false
-	}
-	// index tuple of every point; every grid node exactly once
-	idx := make([]int, m*d)
-	seen := make([]bool, m)
-	for i, x := range xs {
-		flat := 0
-		for a, v := range x {
-			j, ok := slices.BinarySearch(levels[a], v)
-			if !ok {
-				return false
-			}
-			idx[i*d+a] = j
-			flat += j * stride[a]
-		}
-		if seen[flat] {
-			return false
-		}
-		seen[flat] = true
-	}
-	// table[Σ Δ_a·stride_a] = k(node Δ, node 0)
-	table := make([]float64, total)
-	x, y := make([]float64, d), make([]float64, d)
-	for a := range y {
-		y[a] = levels[a][0]
-	}
-	for t := range table {
-		r := t
-		for a := 0; a < d; a++ {
-			x[a] = levels[a][r/stride[a]]
-			r %= stride[a]
-		}
-		table[t] = kern.Eval(x, y)
-	}
-	for i := 0; i < m; i++ {
-		xi := idx[i*d : i*d+d]
-		row := k[i*m : i*m+i+1]
-		for j := range row {
-			xj := idx[j*d : j*d+d]
-			t := 0
-			for a, v := range xi {
-				dv := v - xj[a]
-				if dv < 0 {
-					dv = -dv
-				}
-				t += dv * stride[a]
-			}
-			row[j] = table[t]
-		}
-	}
-	return true
 }

@@ -71,12 +71,18 @@ func momentMisfits(gotMean, gotCov, wantMean, wantCov []float64, N int) []string
 // factor over candidates ∪ observed points), one of them twice.
 func pathwiseFixture(t *testing.T, lam float64) (*Exact, *Candidates, [][]float64) {
 	t.Helper()
+	return pathwiseFixtureAt(t, lam, armPoints(7, 0, 1))
+}
+
+// pathwiseFixtureAt is pathwiseFixture at the given 7 candidates (equally
+// spaced: the block-Toeplitz root; not: the Cholesky factor).
+func pathwiseFixtureAt(t *testing.T, lam float64, cands [][]float64) (*Exact, *Candidates, [][]float64) {
+	t.Helper()
 	k := Matern{Nu: 2.5, Lengthscale: 0.4, Variance: 1.5}
 	g, err := NewExact(k, lam)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cands := armPoints(7, 0, 1)
 	c := NewCandidates(g, cands)
 	obs := []struct{ x, y float64 }{{cands[2][0], 0.7}, {0.41, -0.3}, {cands[5][0], 1.1}, {0.41, -0.1}, {0.93, 0.4}}
 	for _, o := range obs {
@@ -94,7 +100,18 @@ func pathwiseFixture(t *testing.T, lam float64) (*Exact, *Candidates, [][]float6
 // covariance (BatchPosterior, the dense reference), with the covariance
 // scaled by scale².
 func TestCandidatesSampleMoments(t *testing.T) {
-	g, c, cands := pathwiseFixture(t, 0.05)
+	uneven := [][]float64{{0}, {0.1}, {0.3}, {0.35}, {0.6}, {0.8}, {1}}
+	for _, cs := range [][][]float64{armPoints(7, 0, 1), uneven} {
+		g, c, cands := pathwiseFixtureAt(t, 0.05, cs)
+		if toeplitz := c.prior.factorise() == nil && c.prior.tr != nil; toeplitz != (len(cs) == 7 && cs[1][0] != 0.1) {
+			t.Fatalf("candidates %v: block-Toeplitz root %v", cs, toeplitz)
+		}
+		sampleMomentsAt(t, g, c, cands)
+	}
+}
+
+func sampleMomentsAt(t *testing.T, g *Exact, c *Candidates, cands [][]float64) {
+	t.Helper()
 	wantMean, wantCov := BatchPosterior(g.Kernel(), g.Points(), g.Values(), g.NoiseVar(), cands)
 	const draws = 40000
 	for _, scale := range []float64{1, 0.6} {
@@ -366,5 +383,70 @@ func TestArmSharePrior(t *testing.T) {
 	o.SharePrior(a)
 	if o.factor == nil || o.factor == a.factor {
 		t.Fatalf("another kernel after a draw: factor %p (source %p), want its own, computed", o.factor, a.factor)
+	}
+}
+
+// The block-Toeplitz root at a shuffled 2-D grid: L·Lᵀ is the prior plus
+// the jitter (its columns L·e_j, to 1e-9 of the variance, also for long
+// lengthscales), and solve inverts mul.
+func TestToeplitzRoot(t *testing.T) {
+	var pts [][]float64
+	for i := 0; i < 9; i++ {
+		for j := 0; j < 7; j++ {
+			pts = append(pts, []float64{2 * float64(i) / 8, -1 + float64(j)/6})
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 1))
+	rng.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
+	m := len(pts)
+	for _, ls := range [][]float64{{0.2, 0.1}, {1, 0.5}, {4, 3}} {
+		k, _ := NewARD(2.5, ls, 1.7)
+		p := newPathPrior(k, pts)
+		if err := p.factorise(); err != nil {
+			t.Fatal(err)
+		}
+		if p.tr == nil {
+			t.Fatalf("lengthscales %v: no block-Toeplitz root", ls)
+		}
+		// L in grid order, column by column; then K[i,j] = (L·Lᵀ)[flat i, flat j]
+		l := make([]float64, m*m) // l[g*m+j] = L[g, j]
+		col := make([]float64, m)
+		for j := 0; j < m; j++ {
+			clear(col)
+			col[j] = 1
+			p.tr.mul(col)
+			for g, v := range col {
+				l[g*m+j] = v
+			}
+		}
+		worst := 0.0
+		for i := 0; i < m; i++ {
+			for j := 0; j <= i; j++ {
+				gi, gj := p.flat[i], p.flat[j]
+				var s float64
+				for q := 0; q < m; q++ {
+					s += l[gi*m+q] * l[gj*m+q]
+				}
+				want := k.Eval(pts[i], pts[j])
+				if i == j {
+					want += p.jit
+				}
+				worst = math.Max(worst, math.Abs(s-want))
+			}
+		}
+		if worst > 1e-9*1.7 {
+			t.Errorf("lengthscales %v: |L·Lᵀ − K| up to %.3g", ls, worst)
+		}
+		v := make([]float64, m)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		w := slices.Clone(v)
+		p.tr.mul(w)
+		p.tr.solve(w)
+		if d := maxAbsDiff(v, w); d > 1e-6 {
+			t.Errorf("lengthscales %v: solve(mul(v)) differs from v by %.3g", ls, d)
+		}
+		t.Logf("lengthscales %v: jitter %.3g, |L·Lᵀ − K| ≤ %.3g", ls, p.jit, worst)
 	}
 }
