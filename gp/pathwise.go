@@ -204,7 +204,7 @@ func (c *Candidates) SharePrior(o *Candidates) {
 		c.prior = o.prior
 		return
 	}
-	if o.prior.l != nil {
+	if o.prior.l != nil || o.prior.tr != nil {
 		_ = c.prior.factorise()
 	}
 }

@@ -450,3 +450,20 @@ func TestToeplitzRoot(t *testing.T) {
 		t.Logf("lengthscales %v: jitter %.3g, |L·Lᵀ − K| ≤ %.3g", ls, p.jit, worst)
 	}
 }
+
+// After a draw, SharePrior with another kernel computes the new factor at
+// once (on a grid: the block-Toeplitz root; elsewhere: Cholesky).
+func TestSharePriorEager(t *testing.T) {
+	for _, cands := range [][][]float64{armPoints(7, 0, 1), {{0}, {0.15}, {0.3}, {0.5}, {0.55}, {0.8}, {1}}} {
+		_, c, _ := pathwiseFixtureAt(t, 0.05, cands)
+		if err := c.Sample(rand.New(rand.NewPCG(1, 1)), 1, make([]float64, len(cands))); err != nil {
+			t.Fatal(err)
+		}
+		g2, _ := NewExact(Matern{Nu: 2.5, Lengthscale: 0.2, Variance: 1}, 0.05)
+		c2 := NewCandidates(g2, cands)
+		c2.SharePrior(c)
+		if c2.prior == c.prior || (c2.prior.l == nil && c2.prior.tr == nil) {
+			t.Errorf("candidates %v: the new kernel's factor was not computed at SharePrior", cands)
+		}
+	}
+}
