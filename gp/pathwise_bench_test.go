@@ -51,7 +51,7 @@ func boxGP(b *testing.B, t int) *Candidates {
 // t observations (the prior factor computed before the timer), against the
 // dense path it replaces (the posterior covariance by BatchPosterior and a
 // Cholesky factorisation per draw, as estimator.TS did on a box), and the
-// one-off prior factorisation per kernel.
+// prior root made once per kernel.
 func BenchmarkCandidatesSample(b *testing.B) {
 	for _, t := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("pathwise/M=1024/t=%d", t), func(b *testing.B) {
@@ -83,13 +83,30 @@ func BenchmarkCandidatesSample(b *testing.B) {
 			}
 		}
 	})
-	b.Run("factorise/M=1024", func(b *testing.B) {
-		k, _ := NewARD(2.5, []float64{1.2, 0.9}, 1)
-		pts := boxGrid()
-		for i := 0; i < b.N; i++ {
-			if err := newPathPrior(k, pts).factorise(); err != nil {
-				b.Fatal(err)
+	// the prior root, once per kernel: block Levinson on the grid, Cholesky
+	// on the same points moved off the grid by 1e-3
+	k, _ := NewARD(2.5, []float64{1.2, 0.9}, 1)
+	grid := boxGrid()
+	off := boxGrid()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, x := range off {
+		x[0] += 1e-3 * rng.Float64()
+	}
+	for _, c := range []struct {
+		name string
+		pts  [][]float64
+		grid bool
+	}{{"levinson", grid, true}, {"cholesky", off, false}} {
+		b.Run("factorise/"+c.name+"/M=1024", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p := newPathPrior(k, c.pts)
+				if err := p.factorise(); err != nil {
+					b.Fatal(err)
+				}
+				if (p.tr != nil) != c.grid {
+					b.Fatalf("%s: block-Toeplitz root %v", c.name, p.tr != nil)
+				}
 			}
-		}
-	})
+		})
+	}
 }

@@ -398,8 +398,20 @@ func TestToeplitzRoot(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 1))
 	rng.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
-	m := len(pts)
-	for _, ls := range [][]float64{{0.2, 0.1}, {1, 0.5}, {4, 3}} {
+	var pts3 [][]float64 // a 3-D grid: blocks are themselves 2-level Toeplitz
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 3; j++ {
+			for l := 0; l < 3; l++ {
+				pts3 = append(pts3, []float64{float64(i) / 3, float64(j) / 2, 5 + float64(l)})
+			}
+		}
+	}
+	for _, ls := range [][]float64{{0.2, 0.1}, {1, 0.5}, {4, 3}, {0.3, 0.6, 2}} {
+		pts := pts
+		if len(ls) == 3 {
+			pts = pts3
+		}
+		m := len(pts)
 		k, _ := NewARD(2.5, ls, 1.7)
 		p := newPathPrior(k, pts)
 		if err := p.factorise(); err != nil {

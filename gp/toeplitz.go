@@ -186,24 +186,21 @@ func newToeplitzRoot(g *grid, tab []float64, jit float64) (*toeplitzRoot, bool) 
 	gen := func(d []float64, rows, cols, stride int) blas64.General {
 		return blas64.General{Rows: rows, Cols: cols, Stride: stride, Data: d}
 	}
-	// rrev = [R(p−1); …; R(1)], rfwd = [R(1); …; R(p−1)], stacked (p−1)b × b
-	rrev := make([]float64, max(p-1, 0)*b*b)
-	rfwd := make([]float64, len(rrev))
-	for m := 1; m < p; m++ {
-		copy(rrev[(p-1-m)*b*b:], r[m*b*b:(m+1)*b*b])
-		copy(rfwd[(m-1)*b*b:], r[m*b*b:(m+1)*b*b])
-	}
+	// rfwd = [R(1); …; R(p−1)], stacked (p−1)b × b
+	rfwd := make([]float64, max(p-1, 0)*b*b)
+	copy(rfwd, r[b*b:])
 	t := &toeplitzRoot{p: p, b: b, w: make([]float64, M*M), c: make([]float64, p*b*b)}
-	a, c := make([]float64, b*M), make([]float64, b*M) // forward, backward predictors (stride M)
-	na, nc := make([]float64, b*M), make([]float64, b*M)
+	// The grid's T is centrosymmetric (reversing all nodes maps every
+	// offset to itself), so the forward predictor is the backward one
+	// reversed, a_k = J·c_k·J, with Pf_k = J·Pb_k·J and Δ_k = J·∇_k·J:
+	// one recursion instead of two.
+	a, c, nc := make([]float64, b*M), make([]float64, b*M), make([]float64, b*M) // stride M
 	for i := 0; i < b; i++ {
-		a[i*M+i], c[i*M+i] = 1, 1
+		c[i*M+i] = 1
 	}
-	pf := slices.Clone(r[:b*b])
 	pb := slices.Clone(r[:b*b])
-	delta, nabla := make([]float64, b*b), make([]float64, b*b)
-	x, y := make([]float64, b*b), make([]float64, b*b)
-	cf := make([]float64, b*b)
+	pf, delta, nabla := make([]float64, b*b), make([]float64, b*b), make([]float64, b*b)
+	y, cf := make([]float64, b*b), make([]float64, b*b)
 	lower := func(d []float64) blas64.Triangular {
 		return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: b, Stride: b, Data: d}
 	}
@@ -223,33 +220,38 @@ func newToeplitzRoot(g *grid, tab []float64, jit float64) (*toeplitzRoot, bool) 
 		if k == p-1 {
 			return t, true
 		}
+		// a_k = J·c_k·J (row i: row b−1−i of c_k reversed), Pf = J·Pb·J
+		for i := 0; i < b; i++ {
+			src, dst := c[(b-1-i)*M:(b-1-i)*M+n], a[i*M:i*M+n]
+			for j, v := range src {
+				dst[n-1-j] = v
+			}
+			for j := 0; j < b; j++ {
+				pf[i*b+j] = pb[(b-1-i)*b+b-1-j]
+			}
+		}
 		copy(cf, pf)
 		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: b, Stride: b, Data: cf}); !ok {
 			return nil, false
 		}
-		// Δ = a_k·[R(k+1); …; R(1)], ∇ = c_k·[R(1); …; R(k+1)]
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(a, b, n, M), gen(rrev[(p-2-k)*b*b:], n, b, b), 0, gen(delta, b, b, b))
+		// ∇ = c_k·[R(1); …; R(k+1)], Δ = J·∇·J
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(c, b, n, M), gen(rfwd, n, b, b), 0, gen(nabla, b, b, b))
-		// x = Δ·Pb⁻¹, y = ∇·Pf⁻¹ (Pb = C·Cᵀ: right solves with Cᵀ then C)
-		copy(x, delta)
-		blas64.Trsm(blas.Right, blas.Trans, 1, lower(cb), gen(x, b, b, b))
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, lower(cb), gen(x, b, b, b))
+		for i := 0; i < b; i++ {
+			for j := 0; j < b; j++ {
+				delta[i*b+j] = nabla[(b-1-i)*b+b-1-j]
+			}
+		}
+		// y = ∇·Pf⁻¹ (Pf = C·Cᵀ: right solves with Cᵀ, then C)
 		copy(y, nabla)
 		blas64.Trsm(blas.Right, blas.Trans, 1, lower(cf), gen(y, b, b, b))
 		blas64.Trsm(blas.Right, blas.NoTrans, 1, lower(cf), gen(y, b, b, b))
-		// a_{k+1} = [a_k 0] − x·[0 c_k], c_{k+1} = [0 c_k] − y·[a_k 0]
+		// c_{k+1} = [0 c_k] − y·[a_k 0], Pb −= y·Δ
 		for i := 0; i < b; i++ {
-			copy(na[i*M:i*M+n], a[i*M:i*M+n])
-			clear(na[i*M+n : i*M+n+b])
 			clear(nc[i*M : i*M+b])
 			copy(nc[i*M+b:i*M+n+b], c[i*M:i*M+n])
 		}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, gen(x, b, b, b), gen(c, b, n, M), 1, gen(na[b:], b, n, M))
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, gen(y, b, b, b), gen(a, b, n, M), 1, gen(nc, b, n, M))
-		// Pf −= x·∇, Pb −= y·Δ
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, gen(x, b, b, b), gen(nabla, b, b, b), 1, gen(pf, b, b, b))
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, gen(y, b, b, b), gen(delta, b, b, b), 1, gen(pb, b, b, b))
-		a, na = na, a
 		c, nc = nc, c
 	}
 }
