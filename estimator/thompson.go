@@ -19,8 +19,8 @@ import (
 // gp.ArmPosterior.Sample, Box through gp.Candidates.Sample, either inside
 // an Adaptive model or a Window) the draw is taken by pathwise conditioning
 // (Matheron's rule; Wilson et al. 2020, ICML) in O(N² + N·t) per call (N
-// candidates; t distinct observed arms, or observations on a box), after an
-// O(N³) factorisation of the prior once per kernel. Otherwise (a sparse or
+// candidates; t distinct observed arms, or observations on a box), after a
+// root of the prior is made once per kernel (O(N³); less on a box's grid). Otherwise (a sparse or
 // censored model) the full posterior covariance is formed and factorised
 // (O(N³)) on every call. A TS keeps its buffers between calls and is not
 // safe for concurrent use: give every function of an agent its own TS.

@@ -28,13 +28,14 @@ import (
 // where L and W are those Exact and Candidates already keep. f₀ is drawn
 // jointly at C and at the observed points: an observed point that is a
 // candidate takes the candidate's value; one that is not (a refined point,
-// an initial design, an imposed action) gets a row appended to the Cholesky
+// an initial design, an imposed action) gets a row appended to the lower
 // factor of the prior over C ∪ {such points} (O((M+E)²) once per point). So
-// a draw costs O(M² + t² + t·M) after the O(M³) factorisation of K_CC, made
-// once per kernel and candidate set and shared by the outputs that share
-// the candidates (ShareCandidates, SharePrior).
+// a draw costs O(M² + t² + t·M) after the root of K_CC is made, once per
+// kernel and candidate set, shared by the outputs that share the
+// candidates (ShareCandidates, SharePrior): by Cholesky in O(M³), or on a
+// regular grid by the block Levinson recursion (toeplitz.go).
 
-// pathPrior is the lower Cholesky factor of K_CC + jitter·I over a
+// pathPrior is the lower-triangular root of K_CC + jitter·I over a
 // candidate set, shared by every Candidates with the same kernel and
 // points.
 type pathPrior struct {
@@ -213,9 +214,10 @@ func (c *Candidates) SharePrior(o *Candidates) {
 // posterior at the candidates with its covariance scaled by scale²,
 // N(μ, scale²·Σ), by Matheron's rule (see the top of this file), Σ being
 // the posterior given every point of the GP, pending ones included. The
-// first call factorises the prior at the candidates (O(M³), shared as
-// described); each call then costs O(M² + t² + t·M), plus O((M+E)²) for
-// each observed point outside the candidate set seen for the first time.
+// first call makes the prior's root at the candidates (Cholesky, O(M³); on
+// a regular grid block Levinson, O(p²b³); shared as described); each call
+// then costs O(M² + t² + t·M), plus O((M+E)²) for each observed point
+// outside the candidate set seen for the first time.
 //
 // rng supplies M + E standard normals for f₀ (E the points outside the
 // candidate set this output has seen), then t for ε, so the draw is a
@@ -250,7 +252,7 @@ func (c *Candidates) Sample(rng *rand.Rand, scale float64, dst []float64) error 
 	if err := st.mapRows(p, f.pts[:n]); err != nil {
 		return err
 	}
-	// z ~ N(0, I) over C ∪ extras; f₀(C) = L_CC·z[:M].
+	// z ~ N(0, I) over C ∪ extras; f₀(C) = R·z[:M], R the prior's root.
 	a := m + st.exN
 	st.z = grow(st.z, a)
 	st.f0 = grow(st.f0, m)

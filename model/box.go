@@ -200,8 +200,9 @@ func (m *Box) Cov(dst []float64) {
 
 // Sample implements JointSampler by pathwise conditioning
 // (gp.Candidates.Sample; Wilson et al. 2020, ICML): O(M² + t² + t·M) per
-// draw after an O(M³) factorisation of the prior at the candidates, once per
-// kernel; pending points (Pend) are conditioned on.
+// draw after a root of the prior at the candidates is made once per kernel
+// (O(M³); on the grid of a 1–2-D box by block Levinson, O(M²·√M) in 2-D);
+// pending points (Pend) are conditioned on.
 func (m *Box) Sample(rng *rand.Rand, scale float64, dst []float64) error {
 	if err := m.c.Sample(rng, scale, dst); err != nil {
 		return fmt.Errorf("model: %w", err)
