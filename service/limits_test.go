@@ -143,9 +143,6 @@ func TestStudyLimits(t *testing.T) {
 	if sum.Rounds != DefaultMaxDecisions || sum.Pending != DefaultMaxDecisions {
 		t.Fatalf("summary after the restart: %+v", sum)
 	}
-	if took > 2*time.Second {
-		t.Errorf("restart at the limit took %v, want < 2 s", took)
-	}
 	if rss >= 500<<20 {
 		t.Errorf("restart at the limit: peak RSS %.0f MB, want < 500 MB", float64(rss)/1e6)
 	}
