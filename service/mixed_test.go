@@ -139,3 +139,17 @@ func TestSteppedFloat(t *testing.T) {
 		"objective": map[string]any{"name": "y"}}, nil)
 	wantError(t, code, raw, http.StatusBadRequest, "parameters[0].low")
 }
+
+// A typed study's candidate set over the model's bound is refused naming
+// space.candidates, the field the user set, with the largest it takes.
+func TestTypedCandidatesBound(t *testing.T) {
+	s := newTestServer(t, store.NewMemory(), Options{})
+	spec := quickstartSpec()
+	lo, hi := 0.0, 1.0
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		spec.Parameters = append(spec.Parameters, api.Parameter{Name: n, Type: "float", Low: &lo, High: &hi})
+	}
+	spec.Space.Candidates = 2000
+	code, raw := s.do("POST", "/studies", spec, nil)
+	wantError(t, code, raw, http.StatusBadRequest, "space.candidates")
+}

@@ -192,6 +192,9 @@ func normalize(s *api.StudySpec) *apiError {
 	if s.Space.Type == api.SpaceBox {
 		n, field = s.Space.Candidates, "space.candidates"
 	}
+	if len(s.Parameters) > 0 && s.Space.Type == api.SpacePoints {
+		field = "space.candidates" // the set the parameters' candidates derive from: the field the user sets
+	}
 	if spec, _ := agent.Lookup(s.Algorithm); s.Space.Type == api.SpaceContextual && !spec.Can.Takes(agent.DomainContextual) {
 		return invalid("algorithm", "= %q: contextual studies are served by %s (per-round action sets, Pacchiano et al. §4); use a points space for other algorithms", s.Algorithm, contextualList())
 	}
@@ -199,8 +202,8 @@ func normalize(s *api.StudySpec) *apiError {
 		return invalid("full_info", "needs a finite space (points, or a box's candidates): the constraint sample is given at every point")
 	}
 	if m := len(s.Constraints); (m+1)*n*n > MaxModelEntries {
-		return invalid(field, "%d points with %d constraints: the study's %d posteriors over N points need (m+1)·N² = %d entries, at most %d allowed (fewer points or constraints)",
-			n, m, m+1, (m+1)*n*n, MaxModelEntries)
+		return invalid(field, "%d points with %d constraints: the study's %d posteriors over N points need (m+1)·N² = %d entries, at most %d allowed: at most %d points with %d constraints (or leave it out: typed parameters are then searched as a mixed space)",
+			n, m, m+1, (m+1)*n*n, MaxModelEntries, int(math.Sqrt(float64(MaxModelEntries)/float64(m+1))), m)
 	}
 	return normalizePrior(s)
 }
