@@ -95,8 +95,10 @@ class _Param:
             if dist.step is None:
                 self.spec = {"name": name, "type": "float", "low": dist.low, "high": dist.high, "log": dist.log}
             else:
-                # A stepped float is the int index k of low + k*step (the
-                # service has no step), exact and ordered.
+                # A stepped float is the int index k of low + k*step: exact
+                # in binary whatever the step, and the same encoding as an
+                # int with a step > 1 (the service's own "step" rounds in
+                # floating point).
                 self.grid = dist.step
                 n = int(round((dist.high - dist.low) / dist.step))
                 self.spec = {"name": name, "type": "int", "low": 0, "high": n}
