@@ -391,7 +391,22 @@ const refineStarts = 1
 // the posteriors.
 type acquisition func(mv []float64) float64
 
-// pickAcq is the decision core's maximiser, shared by every GP agent: ONE
+// choice is one decision of the core: the models (f first, then g_1..g_m),
+// the acquisition over their posteriors, the candidates' scores (written
+// by pick), the refinement's options (nil: none), the Thompson draw's fill
+// (nil: the posteriors), the pending decisions and the trust region (nil:
+// the whole domain).
+type choice struct {
+	ms     []model.Model
+	acq    acquisition
+	score  []float64
+	refine *maximise.GradOptions
+	fill   func(i int, mv []float64)
+	pend   pending
+	reg    *region
+}
+
+// pick is the decision core's maximiser, shared by every GP agent: ONE
 // acquisition scores the candidates (score[i] = acq at candidate i's μ, σ²
 // of every model in ms, or what fill writes there) and, on a box with
 // refine set (its options: refineParam), is refined from the best
@@ -406,7 +421,11 @@ type acquisition func(mv []float64) float64
 // nil) and no decision pending, only the candidates inside it compete, and
 // the refinement ascends inside it from the best of them and its centre
 // (trustRegion).
-func pickAcq(rng *rand.Rand, dom domain.Domain, ms []model.Model, acq acquisition, score []float64, refine *maximise.GradOptions, fill func(i int, mv []float64), pend pending, reg *region) (bandit.Action, int, error) {
+func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, error) {
+	if c.pend.fail != nil {
+		c = c.avoidFailures(c.pend.fail)
+	}
+	ms, acq, score, refine, fill, pend, reg := c.ms, c.acq, c.score, c.refine, c.fill, c.pend, c.reg
 	if w := pend.widen; len(pend.acts) > 0 && w > 1 {
 		inner := acq
 		acq = func(mv []float64) float64 {
@@ -488,7 +507,7 @@ func anyInside(m model.Model, n int, box *domain.Box, rep func(bandit.Action) bo
 	return false
 }
 
-// acqHook, when set (tests), sees every acquisition pickAcq maximises with
+// acqHook, when set (tests), sees every acquisition choice.pick maximises with
 // the candidate scores it computed.
 var acqHook func(ms []model.Model, acq acquisition, score []float64)
 

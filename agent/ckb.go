@@ -205,6 +205,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	n := f.Len()
 	a.fb = make([]float64, n)
 	a.score = make([]float64, n)
+	a.ledger.learnFailures(in.Domain, in.Kernel, f)
 	a.gAtX = make([]float64, in.M)
 	a.g = gs
 	for range gs {
@@ -318,7 +319,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if a.t == 1 && a.firstArm >= 0 {
 		refine = false
 	}
-	act, i, err := pickAcq(a.rng, a.info.Domain, ms, acq, a.score, refineIf(refine, &a.grad), fill, pend, regionIf(a.trust, a.info.Domain, a.ledger, pend))
+	act, i, err := choice{ms: ms, acq: acq, score: a.score, refine: refineIf(refine, &a.grad), fill: fill, pend: pend, reg: regionIf(a.trust, a.info.Domain, a.ledger, pend)}.pick(a.rng, a.info.Domain)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}

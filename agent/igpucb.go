@@ -177,6 +177,7 @@ func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 	c.y, c.h = ms[0], ms[1:]
 	c.py, c.ph = predictors(c.y, c.h)
 	c.score = make([]float64, c.y.Len())
+	c.ledger.learnFailures(in.Domain, k, c.y)
 	return c, nil
 }
 
@@ -205,7 +206,7 @@ func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 		}
 		return s
 	}
-	act, _, err := pickAcq(c.rng, c.info.Domain, ms, acq, c.score, refineIf(c.py != nil, &maximise.GradOptions{}), nil, pend, nil)
+	act, _, err := choice{ms: ms, acq: acq, score: c.score, refine: refineIf(c.py != nil, &maximise.GradOptions{}), pend: pend}.pick(c.rng, c.info.Domain)
 	return act, err
 }
 

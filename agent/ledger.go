@@ -15,9 +15,10 @@ import (
 type Ledger struct {
 	m       int
 	next    int64
-	entries []entry // index = ID-1
-	open    []int64 // pending decisions (not fully observed, not abandoned), in ID order
-	done    []int64 // fully observed decisions, in ID order (trustRegion replays them)
+	entries []entry   // index = ID-1
+	open    []int64   // pending decisions (not fully observed, not abandoned), in ID order
+	done    []int64   // fully observed decisions, in ID order (trustRegion replays them)
+	fail    *failures // the failure model of a GP agent (learnFailures); nil: failures teach nothing
 }
 
 type entry struct {
@@ -26,7 +27,8 @@ type entry struct {
 	gotReward bool
 	gotCosts  bool
 	abandoned bool
-	extra     int // agent-defined tag (e.g. the epoch a decision belongs to)
+	failed    bool // the evaluation failed (bandit.Feedback.Failed)
+	extra     int  // agent-defined tag (e.g. the epoch a decision belongs to)
 	reward    float64
 	costs     []float64 // the observed values (trust region: trustRegion)
 }
@@ -94,6 +96,8 @@ type Accepted struct {
 	HasReward bool
 	// Costs is set when it brings (first) costs.
 	Costs []float64
+	// Failed: the evaluation failed (no reward, no costs).
+	Failed bool
 }
 
 // Accept validates fb and returns what it newly reports.
@@ -107,6 +111,27 @@ func (l *Ledger) Accept(fb bandit.Feedback) (Accepted, error) {
 	e := &l.entries[fb.ID-1]
 	if e.abandoned {
 		return Accepted{}, fmt.Errorf("feedback id = %d: the decision was abandoned", fb.ID)
+	}
+	if e.failed {
+		return Accepted{}, fmt.Errorf("feedback id = %d: the evaluation was reported failed", fb.ID)
+	}
+	if fb.Failed {
+		if e.gotReward || e.gotCosts {
+			return Accepted{}, fmt.Errorf("feedback id = %d: failed: the decision already has observed values", fb.ID)
+		}
+		e.failed = true
+		l.close(fb.ID)
+		if l.fail != nil {
+			if err := l.fail.observe(l, e.action, 1); err != nil {
+				return Accepted{}, err
+			}
+		}
+		return Accepted{Action: e.action, Round: e.round, Tag: e.extra, Failed: true}, nil
+	}
+	if l.fail != nil && !e.gotReward && !e.gotCosts {
+		if err := l.fail.observe(l, e.action, 0); err != nil {
+			return Accepted{}, err
+		}
 	}
 	if fb.HasReward && e.gotReward {
 		return Accepted{}, fmt.Errorf("feedback id = %d: reward already observed", fb.ID)

@@ -48,6 +48,7 @@ func pendingParam(name string, ps bandit.Params) (pendingMode, error) {
 type pending struct {
 	acts  []bandit.Action
 	widen float64
+	fail  model.Model // the failure model (Ledger.failModel), nil before any failure
 }
 
 // MaxPending bounds the pending decisions a decision conditions on: the
@@ -64,10 +65,10 @@ const MaxPending = 16
 // there is no schedule to inflate; the information gain behind a β_t
 // schedule counts real observations only). It returns the undo, to call
 // before the models observe again, and the pending actions (for the
-// maximiser's duplicate check: pickAcq).
+// maximiser's duplicate check: choice.pick).
 func pendModels(mode pendingMode, l *Ledger, f model.Model, g []model.Model) (func(), pending, error) {
 	if !mode.on || l.Open() == 0 {
-		return func() {}, pending{}, nil
+		return func() {}, pending{fail: l.failModel()}, nil
 	}
 	undo := func() {
 		model.Unpend(f)
@@ -93,7 +94,7 @@ func pendModels(mode pendingMode, l *Ledger, f model.Model, g []model.Model) (fu
 			pend = pg
 		}
 	}
-	return undo, pending{acts: pend, widen: mode.widen}, nil
+	return undo, pending{acts: pend, widen: mode.widen, fail: l.failModel()}, nil
 }
 
 // imposedAction checks an action a person chose against the domain: an arm
@@ -127,7 +128,6 @@ func imposedAction(dom domain.Domain, a bandit.Action) (bandit.Action, error) {
 // Abandon implements bandit.Abandoner for every agent: a pending decision
 // abandoned leaves the ledger's pending set.
 func (a *RPOL) Abandon(id int64) error        { return a.ledger.Abandon(id) }
-func (a *ConfigAgent) Abandon(id int64) error { return a.ledger.Abandon(id) }
 func (a *CKB) Abandon(id int64) error         { return a.ledger.Abandon(id) }
 func (a *IGPUCB) Abandon(id int64) error      { return a.ledger.Abandon(id) }
 func (a *Penalty) Abandon(id int64) error     { return a.ledger.Abandon(id) }
@@ -150,15 +150,6 @@ func (a *RPOL) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, erro
 	return a.record(r.T, act)
 }
 
-// Impose implements bandit.Imposer.
-func (a *ConfigAgent) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
-	act, err := imposedAction(a.info.Domain, act)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
-	}
-	return a.ledger.Record(r.T, act, 0), nil
-}
-
 // Impose implements bandit.Imposer: the dual variable, whose step (001
 // Alg. 1 line 7) follows the agent's own choices, is left as it is.
 func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
@@ -169,15 +160,6 @@ func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error
 	a.t++
 	a.maybeRestart(r.T)
 	return a.ledger.Record(r.T, act, a.box.epoch), nil
-}
-
-// Impose implements bandit.Imposer.
-func (a *CEI) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
-	act, err := imposedAction(a.info.Domain, act)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
-	}
-	return a.ledger.Record(r.T, act, 0), nil
 }
 
 // Impose implements bandit.Imposer.

@@ -240,6 +240,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	}
 	a.pf, a.pg = predictors(a.f, a.g)
 	a.models = append([]model.Model{a.f}, a.g...)
+	a.ledger.learnFailures(in.Domain, in.Kernel, a.f)
 	a.score, a.gAt = make([]float64, a.f.Len()), make([]float64, in.M)
 	if kind != rpolCensored {
 		if a.halluc, err = pendingParam(name, ps); err != nil {
@@ -306,7 +307,7 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return a.rule.ScoreAt(f, a.gAt)
 	}
-	act, _, err := pickAcq(a.rng, a.info.Domain, a.models, acq, a.score, refineIf(a.pf != nil, &a.grad), nil, pend, regionIf(a.trust, a.info.Domain, a.ledger, pend))
+	act, _, err := choice{ms: a.models, acq: acq, score: a.score, refine: refineIf(a.pf != nil, &a.grad), pend: pend, reg: regionIf(a.trust, a.info.Domain, a.ledger, pend)}.pick(a.rng, a.info.Domain)
 	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)

@@ -168,7 +168,7 @@ func TestPickAcqInRegion(t *testing.T) {
 	tiny, _ := domain.NewBox([]float64{0.3, 0.3, 0.3}, []float64{0.3001, 0.3001, 0.3001})
 	mu, vr := f.Mean(), f.Var()
 	fill := func(i int, mv []float64) { mv[0], mv[1] = mu[i], vr[i] }
-	act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, nil, fill, pending{}, &region{box: tiny, centre: centre})
+	act, _, err := choice{ms: []model.Model{f}, acq: acq, score: score, fill: fill, reg: &region{box: tiny, centre: centre}}.pick(rand.New(rand.NewPCG(1, 2)), box)
 	if err != nil || anyInside(f, f.Len(), tiny, nil) || act.X[0] < 0.9 {
 		t.Errorf("a draw, no candidate in the region: %v (%v), want the best candidate of the box (x₁ ≥ 0.9)", act.X, err)
 	}
@@ -177,7 +177,7 @@ func TestPickAcqInRegion(t *testing.T) {
 		reg  *region
 		pend pending
 	}{{nil, pending{}}, {nil, busy}, {reg, busy}, {reg, pending{}}} {
-		act, _, err := pickAcq(rand.New(rand.NewPCG(1, 2)), box, []model.Model{f}, acq, score, &g, nil, c.pend, c.reg)
+		act, _, err := choice{ms: []model.Model{f}, acq: acq, score: score, refine: &g, pend: c.pend, reg: c.reg}.pick(rand.New(rand.NewPCG(1, 2)), box)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,13 +195,13 @@ func TestPickAcqInRegion(t *testing.T) {
 	}
 	rep := repeats(box, busy.acts)
 	for seed := range uint64(20) {
-		act, _, err := pickAcq(rand.New(rand.NewPCG(seed, 2)), box, []model.Model{f}, acq, score, &g, nil, busy, &region{box: small, centre: centre})
+		act, _, err := choice{ms: []model.Model{f}, acq: acq, score: score, refine: &g, pend: busy, reg: &region{box: small, centre: centre}}.pick(rand.New(rand.NewPCG(seed, 2)), box)
 		if err != nil || small.Contains(act.X) != nil || rep(act) {
 			t.Fatalf("seed %d: region without candidates, its centre pending: decision %v (%v), want in %v, not the pending point", seed, act.X, err, small)
 		}
 		// The tiny region lies within the pending point's exclusion ball:
 		// the whole box, as without a region.
-		act, _, err = pickAcq(rand.New(rand.NewPCG(seed, 2)), box, []model.Model{f}, acq, score, &g, nil, busy, &region{box: tiny, centre: centre})
+		act, _, err = choice{ms: []model.Model{f}, acq: acq, score: score, refine: &g, pend: busy, reg: &region{box: tiny, centre: centre}}.pick(rand.New(rand.NewPCG(seed, 2)), box)
 		if err != nil || rep(act) || act.X[0] < 0.9 {
 			t.Fatalf("seed %d: region within the exclusion ball: decision %v (%v), want the whole box's best (x₁ ≥ 0.9)", seed, act.X, err)
 		}
