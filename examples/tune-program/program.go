@@ -48,7 +48,7 @@ func defaults(cpus int) Config {
 // program's defaults, so a study over fewer knobs needs no change here.
 func commandFor(c Config, records int) (args, env []string, err error) {
 	args = []string{"-records", strconv.Itoa(records)}
-	for _, flag := range []string{"workers", "batch", "queue"} {
+	for _, flag := range []string{"workers", "batch", "queue", "level"} {
 		if v, ok := c[flag]; ok {
 			n, err := intOf(flag, v)
 			if err != nil {
