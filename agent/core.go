@@ -76,7 +76,7 @@ type gpCore struct {
 // policy on it (their defaults may be overridden in a policy's declaration
 // with withDefault).
 var CoreParams = []bandit.ParamDoc{
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Zhou & Ji 2022 §2"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Guo, Zhu & Liu §2 (RPOL)"},
 	inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc, regionDoc, regionPendingDoc,
 }
 

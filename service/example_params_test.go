@@ -50,6 +50,6 @@ func ExampleServer_Export() {
 	fmt.Println(len(rows)-1, "decisions;", "first:", rows[1][3], "reward", rows[1][8])
 	// Output:
 	// layers is a float64, opt is a string
-	// decision_id,round,arm,status,created,observed,params.layers,params.opt,reward,costs.latency
+	// decision_id,round,arm,status,created,observed,params.layers,params.opt,reward,costs.latency,reason
 	// 2 decisions; first: observed reward 0.8
 }

@@ -125,10 +125,10 @@ func (s *Server) Export(ctx context.Context, id, format string, w io.Writer) err
 }
 
 // CSVHeader is the header of a study's decisions.csv: decision_id, round,
-// arm, status (pending, observed or abandoned), created and observed (RFC
+// arm, status (pending, observed, failed or abandoned), created and observed (RFC
 // 3339, UTC), then the parameters by name (params.NAME) or the point's
 // coordinates (x[i]), the objective metric (reward), and each constraint
-// metric (costs.NAME), as measured.
+// metric (costs.NAME), as measured, and a failed evaluation's reason.
 func CSVHeader(s *api.StudySpec) []string {
 	h := []string{"decision_id", "round", "arm", "status", "created", "observed"}
 	if len(s.Parameters) > 0 {
@@ -144,7 +144,7 @@ func CSVHeader(s *api.StudySpec) []string {
 	for _, c := range s.Constraints {
 		h = append(h, "costs."+c.Name)
 	}
-	return h
+	return append(h, "reason")
 }
 
 // writeCSVRows writes one row per decision and flushes them.
@@ -156,6 +156,8 @@ func writeCSVRows(cw *csv.Writer, s *api.StudySpec, recs []api.DecisionRecord) e
 		switch {
 		case r.Abandoned:
 			status = "abandoned"
+		case r.Failed:
+			status = "failed"
 		case r.Reward != nil && (len(s.Constraints) == 0 || r.Costs != nil):
 			status = "observed"
 		}
@@ -195,6 +197,7 @@ func writeCSVRows(cw *csv.Writer, s *api.StudySpec, recs []api.DecisionRecord) e
 				row = append(row, "")
 			}
 		}
+		row = append(row, csvText(r.Reason))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

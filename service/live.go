@@ -51,6 +51,8 @@ type tellEvent struct {
 	ID     int64                `json:"id"`
 	Reward *float64             `json:"reward,omitempty"`
 	Costs  []float64            `json:"costs,omitempty"`
+	Failed bool                 `json:"failed,omitempty"`
+	Reason string               `json:"reason,omitempty"`
 	Key    string               `json:"key,omitempty"`
 	Req    string               `json:"req,omitempty"`
 	Resp   *api.ObserveResponse `json:"resp,omitempty"`
@@ -74,6 +76,8 @@ type decState struct {
 	costs     []float64
 	observed  time.Time // of the last observation
 	abandoned bool
+	failed    bool
+	reason    string // the failure's
 }
 
 // idemRecord is what an Idempotency-Key was used for.
@@ -253,7 +257,7 @@ func (l *live) appended(ev store.Event) {
 	l.n++
 	if ev.Kind == store.KindTell {
 		var t tellEvent
-		if json.Unmarshal(ev.Data, &t) == nil && t.ID >= 1 && t.ID <= int64(len(l.decs)) && (t.Reward != nil || t.Costs != nil) {
+		if json.Unmarshal(ev.Data, &t) == nil && t.ID >= 1 && t.ID <= int64(len(l.decs)) && (t.Reward != nil || t.Costs != nil || t.Failed) {
 			l.decs[t.ID-1].observed = ev.Time
 		}
 	}
@@ -412,14 +416,14 @@ func (l *live) observe(t tellEvent, light bool) error {
 		return fmt.Errorf("observation of unknown decision %d", t.ID)
 	}
 	d := &l.decs[t.ID-1]
-	if t.Reward == nil && t.Costs == nil {
+	if t.Reward == nil && t.Costs == nil && !t.Failed {
 		return nil // an idempotency record only
 	}
 	if d.epoch == l.epoch && !light {
 		if err := l.ensureAgent(); err != nil {
 			return err
 		}
-		fb := bandit.Feedback{ID: t.ID - int64(l.epochStart)}
+		fb := bandit.Feedback{ID: t.ID - int64(l.epochStart), Failed: t.Failed, Reason: t.Reason}
 		if t.Reward != nil {
 			fb.HasReward, fb.Reward = true, l.b.sign**t.Reward
 		}
@@ -438,6 +442,10 @@ func (l *live) observe(t tellEvent, light bool) error {
 		if err != nil {
 			return err
 		}
+	}
+	if t.Failed {
+		d.failed, d.reason = true, t.Reason
+		l.vecBytes += int64(len(t.Reason))
 	}
 	if t.Reward != nil {
 		d.reward = ptr(*t.Reward)
@@ -477,13 +485,14 @@ func (l *live) abandon(id int64, light bool) error {
 
 // complete reports whether every observation of decision d has arrived.
 func (l *live) complete(d *decState) bool {
-	return d.reward != nil && (len(l.spec.Constraints) == 0 || d.costs != nil)
+	return d.failed || d.reward != nil && (len(l.spec.Constraints) == 0 || d.costs != nil)
 }
 
 func (l *live) recordOf(i int) api.DecisionRecord {
 	d := l.decs[i]
 	r := api.DecisionRecord{DecisionID: int64(i + 1), Round: d.round, X: d.x, Arm: d.arm, Policy: d.policy,
-		Params: l.params(d.x), Created: d.created, Reward: d.reward, Costs: d.costs, Abandoned: d.abandoned}
+		Params: l.params(d.x), Created: d.created, Reward: d.reward, Costs: d.costs, Abandoned: d.abandoned,
+		Failed: d.failed, Reason: d.reason}
 	if !d.observed.IsZero() {
 		t := d.observed
 		r.Observed = &t
@@ -527,6 +536,13 @@ func (l *live) summary() api.Summary {
 		}
 		if !l.complete(d) && !d.abandoned {
 			s.Pending++
+		}
+		if d.failed {
+			s.Failed++
+			if s.Reasons == nil {
+				s.Reasons = map[string]int{}
+			}
+			s.Reasons[d.reason]++
 		}
 		feasible := d.costs != nil || m == 0
 		for j, c := range d.costs {

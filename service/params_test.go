@@ -215,7 +215,7 @@ func TestDecisionsCSVAndLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "decision_id,round,arm,status,created,observed,params.lr,params.layers,params.opt,reward,costs.latency"
+	want := "decision_id,round,arm,status,created,observed,params.lr,params.layers,params.opt,reward,costs.latency,reason"
 	if len(rows) != 7 || strings.Join(rows[0], ",") != want {
 		t.Fatalf("decisions.csv: %d rows, header %v; want 1 + 6 rows, header %s", len(rows), rows[0], want)
 	}
@@ -227,7 +227,7 @@ func TestDecisionsCSVAndLookup(t *testing.T) {
 	}
 	_, raw = s.do("GET", "/studies/"+box.ID+"/decisions.csv", nil, nil)
 	rows, _ = csv.NewReader(bytes.NewReader(raw)).ReadAll()
-	if len(rows) != 4 || strings.Join(rows[0], ",") != "decision_id,round,arm,status,created,observed,x[0],x[1],reward,costs.power" {
+	if len(rows) != 4 || strings.Join(rows[0], ",") != "decision_id,round,arm,status,created,observed,x[0],x[1],reward,costs.power,reason" {
 		t.Fatalf("box decisions.csv: %v", rows)
 	}
 	// A choice that a spreadsheet would run as a formula is quoted.

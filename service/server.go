@@ -19,7 +19,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/service/ui"
 	"github.com/cbandit/cbandit/store"
@@ -1137,6 +1139,20 @@ func decodeObservation(body []byte) (api.Observation, *apiError) {
 	if len(o.Costs) == 0 {
 		o.Costs = nil
 	}
+	if o.Failed {
+		switch {
+		case o.Reward != nil || o.Costs != nil:
+			return o, invalid("failed", "a failed evaluation carries no reward and no costs")
+		case len(o.Reason) > bandit.MaxReasonLen:
+			return o, invalid("reason", "has %d bytes: at most %d", len(o.Reason), bandit.MaxReasonLen)
+		case !utf8.ValidString(o.Reason):
+			return o, invalid("reason", "must be UTF-8 text")
+		}
+		return o, nil
+	}
+	if o.Reason != "" {
+		return o, invalid("reason", "= %q: given only with \"failed\": true", o.Reason)
+	}
 	if o.Reward == nil && o.Costs == nil {
 		return o, invalid("reward", "an observation carries a reward, costs, or both; this one has neither")
 	}
@@ -1186,6 +1202,17 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 				return nil, invalid("x", "= %v differs from the point of decision %d, %v", o.X, o.DecisionID, d.x)
 			}
 			t := tellEvent{ID: o.DecisionID}
+			switch {
+			case o.Failed && d.failed:
+				resp.Duplicate = append(resp.Duplicate, "failed")
+			case o.Failed && (d.reward != nil || d.costs != nil):
+				return nil, conflict("observed", "failed", "decision %d already has observed values: a failure replaces them, it does not follow them", o.DecisionID)
+			case o.Failed:
+				t.Failed, t.Reason = true, o.Reason
+				resp.Applied = append(resp.Applied, "failed")
+			case d.failed:
+				return nil, conflict("failed", "decision_id", "= %d: the evaluation was reported failed and takes no values", o.DecisionID)
+			}
 			if o.Reward != nil {
 				switch {
 				case d.reward == nil:
@@ -1213,7 +1240,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 			if key != "" {
 				r := resp
 				t.Key, t.Req, t.Resp = key, hash, &r
-			} else if t.Reward == nil && t.Costs == nil {
+			} else if t.Reward == nil && t.Costs == nil && !t.Failed {
 				return nil, nil // an idempotent re-send: nothing to record
 			}
 			if err := l.observe(t, false); err != nil {

@@ -1,6 +1,7 @@
 """Runs the client's unit tests and prints a closing line for CI:
 "python-client: N passed, N failed, N skipped". Exits 1 when a test failed
-or errored, or when no test ran.
+or errored, or when no test ran. An argument picks the test files by
+pattern (default "test*.py"), e.g. "test_optuna.py".
 
 With CBANDIT_TEST_INSTALLED=1 the tests use the installed package (pip
 install ./clients/python), not the copy beside this file, and say where it
@@ -22,7 +23,8 @@ def main() -> int:
             print(f"python-client: cbandit was imported from {where}, not an installed copy")
             return 1
         print(f"python-client: testing the installed cbandit {cbandit.__version__} at {where.parent}")
-    suite = unittest.defaultTestLoader.discover(str(here / "tests"), top_level_dir=str(here / "tests"))
+    pattern = sys.argv[1] if len(sys.argv) > 1 else "test*.py"
+    suite = unittest.defaultTestLoader.discover(str(here / "tests"), pattern=pattern, top_level_dir=str(here / "tests"))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     skipped = len(result.skipped)

@@ -351,6 +351,9 @@ type DecisionRecord struct {
 	// Abandoned is set for a decision abandoned by DELETE or by the
 	// server's pending-decision TTL: it takes no observation.
 	Abandoned bool `json:"abandoned,omitempty"`
+	// Failed is set for a decision whose evaluation failed, with its Reason.
+	Failed bool   `json:"failed,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // DecisionList is the answer of GET /studies/{id}/decisions.
@@ -397,6 +400,10 @@ type Summary struct {
 	// abandoned); Abandoned counts the abandoned ones.
 	Pending   int `json:"pending"`
 	Abandoned int `json:"abandoned"`
+	// Failed counts the evaluations that failed (an observation, unlike an
+	// abandon); Reasons counts them by reason.
+	Failed  int            `json:"failed"`
+	Reasons map[string]int `json:"failure_reasons,omitempty"`
 	// Horizon is the current horizon (0: open-ended); Epoch the index of
 	// the algorithm's current run (0 until the doubling trick or a raised
 	// horizon restarts it).

@@ -37,7 +37,7 @@ type env struct {
 	url     string
 	id      string // throughput-demo
 	ltID    string // long-term-demo
-	plainID string // plain-demo: a box, no constraint, a pending decision
+	plainID string // plain-demo: a box, no constraint, a failed and a pending decision
 	n       int
 	pages   *pager
 }
@@ -259,7 +259,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("create plain-demo: %d", code)
 	}
 	e.plainID = st.ID
-	for i := 0; i < 3; i++ { // two observed, one pending
+	for i := 0; i < 4; i++ { // two observed, one failed, one pending
 		var r struct {
 			Suggestions []struct {
 				DecisionID int64     `json:"decision_id"`
@@ -269,6 +269,8 @@ func newEnv(t *testing.T) *env {
 		e.call("POST", "/studies/"+e.plainID+"/suggestions", "", &r)
 		if s := r.Suggestions[0]; i < 2 {
 			e.call("POST", "/studies/"+e.plainID+"/observations", fmt.Sprintf(`{"decision_id":%d,"reward":%v}`, s.DecisionID, s.X[0]*s.X[1]), nil)
+		} else if i == 2 {
+			e.call("POST", "/studies/"+e.plainID+"/observations", fmt.Sprintf(`{"decision_id":%d,"failed":true,"reason":"OOM"}`, s.DecisionID), nil)
 		}
 	}
 	for i := 0; i < 8; i++ {
@@ -690,6 +692,10 @@ func TestDashboardInChromium(t *testing.T) {
 	open("#/study/"+e.plainID, "plain-demo", "#chart-objective circle")
 	if n := eval(`String(document.querySelectorAll("#facts .violation, #chart-objective g.infeasible circle, svg .threshold").length)`); n != "0" {
 		t.Errorf("plain-demo: %s violation cards, infeasible marks or limits, want none", n)
+	}
+	// The failed evaluation: counted with its reason, and its row says so.
+	if got := eval(`document.querySelector("#facts .fact.failed b").textContent + " | " + document.querySelector("#facts .fact.failed .note").textContent + " | " + document.querySelector("#decisions tr.failed td:nth-last-child(2)").textContent`); got != "1 | OOM: 1 | failed: OOM" {
+		t.Errorf("plain-demo: failed card and row read %q, want %q", got, "1 | OOM: 1 | failed: OOM")
 	}
 	open("#/study/"+e.plainID+"/parameters", "plain-demo", "#parallel polyline")
 	if n := eval(`document.querySelectorAll("#slices svg.chart").length + " " + document.querySelectorAll("#parallel polyline").length`); n != "2 2" {

@@ -386,21 +386,44 @@ class Study:
         return self._trials(answer["suggestions"])
 
     def tell(self, trial: Any, reward: Optional[float] = None, costs: Optional[Sequence[float]] = None,
-             idempotency_key: Optional[str] = None) -> Dict[str, Any]:
-        """Tells the measured metrics of a trial (or of a decision ID).
+             idempotency_key: Optional[str] = None, *, failed: bool = False,
+             reason: Optional[str] = None) -> Dict[str, Any]:
+        """Tells the measured metrics of a trial (or of a decision ID), or that its evaluation failed.
 
         Reward and costs may come together or separately, late and in any
         order; re-sending the same values is a no-op. The request carries an
         ``Idempotency-Key`` (fresh unless given) and is retried with it.
+
+        ``failed=True`` says the evaluation ran and produced no metrics (a
+        crash, an out-of-memory, a timeout): the body is ``{"decision_id": N,
+        "failed": true, "reason": "..."}``. The algorithm learns where
+        evaluations fail (a constraint seen only as pass/fail; Gelbart, Snoek
+        & Adams 2014) -- unlike :meth:`abandon`, after which the decision
+        teaches nothing.
 
         Args:
             trial: a :class:`Trial` or its ``decision_id``.
             reward: the objective metric as measured.
             costs: the constraint metrics as measured, in the order of the
                 study's constraints.
+            failed: the evaluation failed; give neither reward nor costs.
+            reason: a failure's cause in a few words (``"OOM"``; at most 200
+                bytes), only with ``failed``.
+
+        Raises:
+            ValueError: a failure with a reward or costs, or a reason without
+                ``failed``.
         """
         did = trial.decision_id if isinstance(trial, Trial) else int(trial)
         body: Dict[str, Any] = {"decision_id": did}
+        if failed:
+            if reward is not None or costs is not None:
+                raise ValueError(f"decision {did}: failed=True carries no reward and no costs")
+            body["failed"] = True
+            body["reason"] = "" if reason is None else str(reason)
+            return self.client.request("POST", self._path("/observations"), body, self._key(idempotency_key, "tell"))
+        if reason is not None:
+            raise ValueError(f"decision {did}: reason={reason!r} is given only with failed=True")
         if reward is not None:
             body["reward"] = float(reward)
         if costs is not None:

@@ -269,7 +269,7 @@ function model(study, decs) {
   const rows = decs.map((d) => {
     const costsIn = cons.length === 0 || (d.costs && d.costs.length === cons.length);
     const violated = cons.length > 0 && !!d.costs && d.costs.some((c, j) => c > cons[j].threshold);
-    return { d, status: d.abandoned ? "abandoned" : d.reward != null && costsIn ? "observed" : "pending", feasible: costsIn && !violated, violated };
+    return { d, status: d.abandoned ? "abandoned" : d.failed ? "failed" + (d.reason ? ": " + d.reason : "") : d.reward != null && costsIn ? "observed" : "pending", feasible: costsIn && !violated, violated };
   });
   const best = [];
   let bestV = null, bestRow = null;
@@ -480,6 +480,7 @@ function facts(study, sum, m) {
     f("pending", String(sum.pending)),
   ];
   if (sum.abandoned) out.push(f("abandoned", String(sum.abandoned)));
+  if (sum.failed) out.push(f("failed", String(sum.failed), Object.entries(sum.failure_reasons || {}).map(([k, v]) => `${k || "no reason"}: ${v}`).join(", "), "failed"));
   if (sum.best) {
     out.push(f(`best feasible ${spec.objective.name}`, fmt(sum.best.reward), `decision ${sum.best.decision_id}: ${describeParams(sum.best, spec)}`, "best"));
   } else out.push(f(`best feasible ${spec.objective.name}`, "—", "no round yet within every limit", "best"));
@@ -522,7 +523,7 @@ function table(study, m) {
   const rows = m.rows.slice(-TABLE_ROWS).reverse().map((r) => {
     const d = r.d;
     const where = pnames.length ? pnames.map((n) => cell(d.params ? d.params[n] : "", typeof (d.params || {})[n] === "number" ? "num" : "")) : [el("td", { text: "[" + (d.x || []).map(fmt).join(", ") + "]" })];
-    return el("tr", { class: d.abandoned ? "abandoned" : r.violated ? "violated" : "", "data-id": String(d.decision_id) },
+    return el("tr", { class: d.abandoned ? "abandoned" : d.failed ? "failed" : r.violated ? "violated" : "", "data-id": String(d.decision_id) },
       el("td", { class: "num", text: String(d.decision_id) }), el("td", { class: "num", text: String(d.round) }), ...where,
       cell(d.reward), ...cons.map((c, j) => cell(d.costs ? d.costs[j] : null)),
       el("td", { text: r.status + (r.violated ? " (infeasible)" : "") }), el("td", { text: new Date(d.created).toLocaleTimeString() }));
@@ -593,7 +594,7 @@ async function listPage(gen) {
 }
 
 function complete(d, m) {
-  return d.abandoned || (d.reward != null && (m === 0 || (d.costs && d.costs.length === m)));
+  return d.abandoned || d.failed || (d.reward != null && (m === 0 || (d.costs && d.costs.length === m)));
 }
 
 // decisionsOf reads the study's decisions; on a refresh only from the first
