@@ -22,6 +22,10 @@ type Runner struct {
 	LimitBytes uint64        // memory limit of the child
 	LimitKind  string        // "data" (RLIMIT_DATA) or "as" (RLIMIT_AS)
 	Timeout    time.Duration // a run longer than this is killed and told as failed
+	// Repeat runs each configuration this many times (at least once) and
+	// reports each metric's median, so one run slowed by the machine's
+	// other load does not decide; a configuration fails if any run fails.
+	Repeat int
 }
 
 // Outcome is one run: metrics, or a failure with its reason.
@@ -40,8 +44,34 @@ type Outcome struct {
 // execs: the program then starts under it, unmodified.
 const rlimitArg = "-exec-with-rlimit"
 
-// Run runs the program with configuration c.
+// Run runs the program with configuration c, Repeat times.
 func (r *Runner) Run(ctx context.Context, c Config) Outcome {
+	var runs []Outcome
+	for range max(r.Repeat, 1) {
+		o := r.runOnce(ctx, c)
+		if o.Failed {
+			for _, p := range runs {
+				o.Seconds += p.Seconds
+				o.MaxRSSMiB = max(o.MaxRSSMiB, p.MaxRSSMiB)
+			}
+			return o
+		}
+		runs = append(runs, o)
+	}
+	m := Outcome{Costs: make([]float64, len(runs[0].Costs))}
+	m.Objective = median(column(runs, func(o Outcome) float64 { return o.Objective }))
+	for j := range m.Costs {
+		m.Costs[j] = median(column(runs, func(o Outcome) float64 { return o.Costs[j] }))
+	}
+	for _, o := range runs {
+		m.Seconds += o.Seconds
+		m.MaxRSSMiB = max(m.MaxRSSMiB, o.MaxRSSMiB)
+	}
+	return m
+}
+
+// runOnce runs the program once with configuration c.
+func (r *Runner) runOnce(ctx context.Context, c Config) Outcome {
 	args, env, err := commandFor(c, r.Records)
 	if err != nil {
 		return Outcome{Failed: true, Reason: err.Error()}

@@ -50,13 +50,14 @@ func main() {
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address of the server started without --url (a free port if taken)")
 	flag.StringVar(&o.token, "token", os.Getenv("CBANDIT_TOKEN"), "bearer token (default $CBANDIT_TOKEN)")
 	flag.StringVar(&o.program, "program", "", "the program's binary (default: build ./examples/tune-program/workload)")
-	flag.IntVar(&o.evals, "evals", 80, "evaluations in all")
+	flag.IntVar(&o.evals, "evals", 64, "evaluations in all")
 	flag.IntVar(&o.workers, "workers", 4, "evaluations at once")
 	flag.IntVar(&o.records, "records", 300_000, "records per run of the workload")
 	flag.IntVar(&o.memMiB, "memory-mib", 128, "memory limit of each run, MiB")
 	flag.StringVar(&o.limitKind, "limit-kind", "data", "data (RLIMIT_DATA: writable private memory) or as (RLIMIT_AS: address space)")
-	flag.Float64Var(&o.p95, "p95-ms", 400, "limit of the p95 per-batch latency, ms, in every evaluation")
+	flag.Float64Var(&o.p95, "p95-ms", 500, "limit of the p95 per-batch latency, ms, in every evaluation")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Second, "a run longer than this is killed and told as failed")
+	flag.IntVar(&o.repeat, "repeat", 3, "runs per evaluation; the study is told each metric's median")
 	flag.IntVar(&o.reps, "reps", 7, "runs each of the default and the best configuration in the final measurement")
 	flag.Uint64Var(&o.seed, "seed", 1, "the study's seed")
 	flag.StringVar(&o.algorithm, "algorithm", "", "algorithm ID (default: the service's choice for a stage-wise limit, config)")
@@ -72,7 +73,7 @@ func main() {
 
 type options struct {
 	url, addr, token, program, limitKind, algorithm string
-	evals, workers, records, memMiB, reps           int
+	evals, workers, records, memMiB, reps, repeat   int
 	p95                                             float64
 	timeout                                         time.Duration
 	seed                                            uint64
@@ -87,6 +88,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return fmt.Errorf("--workers = %d: must be ≥ 1", o.workers)
 	case o.memMiB < 1:
 		return fmt.Errorf("--memory-mib = %d: must be ≥ 1", o.memMiB)
+	case o.repeat < 1:
+		return fmt.Errorf("--repeat = %d: must be ≥ 1", o.repeat)
 	case o.reps < 1:
 		return fmt.Errorf("--reps = %d: must be ≥ 1", o.reps)
 	}
@@ -125,10 +128,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	def := defaults(runtime.GOMAXPROCS(0))
 	fmt.Fprintf(out, "study %s (%s), algorithm %s; dashboard: %s/ui/\n", name, st.ID, st.Spec.Algorithm, o.url)
-	fmt.Fprintf(out, "%d evaluations, %d at a time on %d cores (throughput measured under that contention), each a child under %s limit %d MiB, p95 ≤ %g ms\n",
-		o.evals, o.workers, runtime.NumCPU(), o.limitKind, o.memMiB, o.p95)
+	fmt.Fprintf(out, "%d evaluations, %d at a time on %d cores (throughput measured under that contention), each the median of %d runs, each run a child under a %s limit of %d MiB; p95 ≤ %g ms\n",
+		o.evals, o.workers, runtime.NumCPU(), o.repeat, o.limitKind, o.memMiB, o.p95)
 
-	runner := &Runner{Program: o.program, Records: o.records, LimitBytes: uint64(o.memMiB) << 20, LimitKind: o.limitKind, Timeout: o.timeout}
+	runner := &Runner{Program: o.program, Records: o.records, LimitBytes: uint64(o.memMiB) << 20, LimitKind: o.limitKind, Timeout: o.timeout, Repeat: o.repeat}
 	t := &Tuner{Client: c, Study: st.ID, Workers: o.workers, Evals: o.evals, Eval: runner.Run, Log: out}
 	start := time.Now()
 	res, err := t.Run(ctx)
@@ -149,7 +152,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	fmt.Fprintf(out, "best feasible evaluation: #%d %s: %.1f MB/s, p95 %.0f ms\n\n", sum.Best.DecisionID, key(best), sum.Best.Reward, sum.Best.Costs[0])
 
 	fmt.Fprintf(out, "measuring the default and the best again: %d runs each, one at a time, interleaved …\n", o.reps)
-	cmp := compare(ctx, runner, def, best, o.reps)
+	once := *runner
+	once.Repeat = 1 // every run shown
+	cmp := compare(ctx, &once, def, best, o.reps)
 	cmp.print(out, key(def)+" (no GOMEMLIMIT)", key(best))
 	if o.hold {
 		fmt.Fprintf(out, "\nserving %s/ui/ until interrupted\n", o.url)

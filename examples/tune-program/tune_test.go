@@ -64,8 +64,8 @@ func TestRunnerMemoryLimit(t *testing.T) {
 // Eight evaluations by four workers against a server in this process, over
 // two knobs of which one reaches values the program refuses (-level > 9):
 // the configurations running at once are distinct, the crash is told as a
-// failed evaluation (or abandoned while the server refuses those), and the
-// study has a best configuration.
+// failed evaluation with the program's reason, and the study has a best
+// configuration.
 func TestTuneShape(t *testing.T) {
 	bin := workloadBinary(t)
 	srv := httptest.NewServer(service.New(store.NewMemory(), service.Options{}))
@@ -127,18 +127,25 @@ func TestTuneShape(t *testing.T) {
 		t.Fatal("no evaluation failed; the enqueued level = 12 should have")
 	case crashed.Config["level"].(float64) <= 9 || !strings.Contains(crashed.Outcome.Reason, "must be in [-1, 9]"):
 		t.Errorf("failed decision %d: %s, reason %q: want a level > 9 refused by the program", crashed.Decision, crashed.Key, crashed.Outcome.Reason)
-	case crashed.Told == "failed":
-	case crashed.Told == "abandoned" && res.FailedRefusal != "":
-		t.Logf("the server refused the failed observation (%s); the decision was abandoned", res.FailedRefusal)
-	default:
-		t.Errorf("failed decision %d told as %q", crashed.Decision, crashed.Told)
+	case crashed.Told != "failed":
+		t.Errorf("failed decision %d told as %q (server's answer: %s), want failed", crashed.Decision, crashed.Told, res.FailedRefusal)
 	}
 	sum, err := c.Summary(ctx, st.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Pending != 0 {
-		t.Errorf("%d decisions still pending after the run", sum.Pending)
+	if sum.Pending != 0 || sum.Abandoned != 0 {
+		t.Errorf("%d decisions pending, %d abandoned after the run, want none", sum.Pending, sum.Abandoned)
+	}
+	if sum.Failed != res.FailedTold || sum.Failed < 1 {
+		t.Errorf("the server counts %d failed evaluations, the tuner told %d", sum.Failed, res.FailedTold)
+	}
+	decs, err := c.AllDecisions(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := decs[crashed.Decision-1]; !d.Failed || d.Reason != crashed.Outcome.Reason {
+		t.Errorf("the server's record of decision %d: failed %v, reason %q; want failed, %q", d.DecisionID, d.Failed, d.Reason, crashed.Outcome.Reason)
 	}
 	if sum.Best == nil {
 		t.Fatal("no best configuration")
