@@ -36,6 +36,7 @@ type Outcome struct {
 	Reason    string  // "OOM", "timeout", or the exit status and the last line of stderr
 	Seconds   float64 // wall time of the child
 	MaxRSSMiB float64 // peak resident memory of the child (getrusage)
+	CPU       float64 // user + system CPU seconds of the child: less sensitive to the machine's load than wall time
 }
 
 // rlimitArg is the first argument that makes this binary a launcher: set
@@ -52,6 +53,7 @@ func (r *Runner) Run(ctx context.Context, c Config) Outcome {
 		if o.Failed {
 			for _, p := range runs {
 				o.Seconds += p.Seconds
+				o.CPU += p.CPU
 				o.MaxRSSMiB = max(o.MaxRSSMiB, p.MaxRSSMiB)
 			}
 			return o
@@ -65,6 +67,7 @@ func (r *Runner) Run(ctx context.Context, c Config) Outcome {
 	}
 	for _, o := range runs {
 		m.Seconds += o.Seconds
+		m.CPU += o.CPU
 		m.MaxRSSMiB = max(m.MaxRSSMiB, o.MaxRSSMiB)
 	}
 	return m
@@ -93,6 +96,7 @@ func (r *Runner) runOnce(ctx context.Context, c Config) Outcome {
 	if ps := cmd.ProcessState; ps != nil {
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 			o.MaxRSSMiB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
+			o.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 		}
 	}
 	switch {

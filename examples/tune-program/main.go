@@ -53,7 +53,7 @@ func main() {
 	flag.IntVar(&o.evals, "evals", 64, "evaluations in all")
 	flag.IntVar(&o.workers, "workers", 4, "evaluations at once")
 	flag.IntVar(&o.records, "records", 300_000, "records per run of the workload")
-	flag.IntVar(&o.memMiB, "memory-mib", 128, "memory limit of each run, MiB")
+	flag.IntVar(&o.memMiB, "memory-mib", 176, "memory limit of each run, MiB")
 	flag.StringVar(&o.limitKind, "limit-kind", "data", "data (RLIMIT_DATA: writable private memory) or as (RLIMIT_AS: address space)")
 	flag.Float64Var(&o.p95, "p95-ms", 500, "limit of the p95 per-batch latency, ms, in every evaluation")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Second, "a run longer than this is killed and told as failed")
@@ -230,17 +230,18 @@ func compare(ctx context.Context, r *Runner, def, best Config, reps int) compari
 }
 
 func (c comparison) print(out io.Writer, defName, bestName string) {
+	thr := func(o Outcome) float64 { return o.Objective }
+	p95 := func(o Outcome) float64 { return o.Costs[0] }
+	cpu := func(o Outcome) float64 { return o.CPU }
 	line := func(label, name string, os []Outcome, fails int) {
-		thr, p95 := column(os, func(o Outcome) float64 { return o.Objective }), column(os, func(o Outcome) float64 { return o.Costs[0] })
-		fmt.Fprintf(out, "%-8s %s\n         throughput %s MB/s, p95 latency %s ms (median [min, max] of %d runs; %d failed)\n",
-			label, name, spread(thr), spread(p95), len(os), fails)
+		fmt.Fprintf(out, "%-8s %s\n         throughput %s MB/s, p95 latency %s ms, CPU %s s per run (median [min, max] of %d runs; %d failed)\n",
+			label, name, spread(column(os, thr)), spread(column(os, p95)), spread2(column(os, cpu)), len(os), fails)
 	}
 	line("default", defName, c.def, c.defFail)
 	line("best", bestName, c.best, c.bestFail)
 	if len(c.def) > 0 && len(c.best) > 0 {
-		md := median(column(c.def, func(o Outcome) float64 { return o.Objective }))
-		mb := median(column(c.best, func(o Outcome) float64 { return o.Objective }))
-		fmt.Fprintf(out, "best / default throughput: %.2f× (medians)\n", mb/md)
+		fmt.Fprintf(out, "best / default: throughput %.2f×, CPU per run %.2f× (medians)\n",
+			median(column(c.best, thr))/median(column(c.def, thr)), median(column(c.best, cpu))/median(column(c.def, cpu)))
 	}
 }
 
@@ -262,6 +263,13 @@ func median(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func spread2(sorted []float64) string {
+	if len(sorted) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", median(sorted), sorted[0], sorted[len(sorted)-1])
 }
 
 func spread(sorted []float64) string {

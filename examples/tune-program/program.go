@@ -39,7 +39,7 @@ var knobs = []api.Parameter{
 // (workers = GOMAXPROCS) and the Go runtime's (GOGC = 100, no GOMEMLIMIT:
 // Config "gomemlimit_mib" absent).
 func defaults(cpus int) Config {
-	return Config{"workers": cpus, "batch": 4096, "queue": 8, "gogc": 100, "index": "map"}
+	return Config{"workers": cpus, "batch": 1024, "queue": 16, "gogc": 100, "index": "map"}
 }
 
 // commandFor turns a configuration into the program's arguments and the

@@ -1,12 +1,14 @@
-// Command workload is the program examples/tune-program tunes: it builds a
-// compressed inverted index over generated log lines, batch by batch. A
+// Command workload is the program examples/tune-program tunes: it builds an
+// in-memory search index over generated log lines, batch by batch. A
 // generator fills batches of records and queues them; workers index each
-// batch (term → postings), serialise the index in term order, compress it
-// with DEFLATE and hash the result. It knows nothing of the tuner: its
+// batch (term → postings), serialise the postings in term order, compress
+// them with DEFLATE and hash the result; the index keeps every batch's
+// compressed postings and its forward index (each record's terms) for the
+// whole run, so the heap the garbage collector traces grows as it runs. It knows nothing of the tuner: its
 // knobs are its flags and the Go runtime's environment variables (GOGC,
 // GOMEMLIMIT), as in any Go service.
 //
-//	go run ./examples/tune-program/workload -batch 4096 -workers 2 -queue 8
+//	go run ./examples/tune-program/workload -batch 1024 -workers 2 -queue 16
 //
 // It prints one JSON line: input processed, wall time, throughput, per-batch
 // latency quantiles (from a batch's queueing to its compressed output) and a
@@ -28,6 +30,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -55,15 +58,16 @@ type Result struct {
 	P95Ms        float64 `json:"p95_ms"`
 	MaxMs        float64 `json:"max_ms"`
 	GCCycles     uint32  `json:"gc_cycles"`
+	HeapMiB      float64 `json:"heap_mib"` // live heap at the end: the index
 	Checksum     string  `json:"checksum"`
 }
 
 func main() {
 	var c Config
 	flag.IntVar(&c.Records, "records", 300_000, "records to process in total")
-	flag.IntVar(&c.Batch, "batch", 4096, "records per batch")
+	flag.IntVar(&c.Batch, "batch", 1024, "records per batch")
 	flag.IntVar(&c.Workers, "workers", runtime.GOMAXPROCS(0), "indexing goroutines")
-	flag.IntVar(&c.Queue, "queue", 8, "batches the generator may run ahead of the workers (channel capacity)")
+	flag.IntVar(&c.Queue, "queue", 16, "batches the generator may run ahead of the workers (channel capacity)")
 	flag.StringVar(&c.Index, "index", "map", "index strategy: map (hash map of postings) or sort (sort term–record pairs)")
 	flag.IntVar(&c.Level, "level", flate.DefaultCompression, "DEFLATE level (-1 … 9)")
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the generated data")
@@ -142,7 +146,7 @@ func Run(c Config) (Result, error) {
 
 	type done struct {
 		latency time.Duration
-		out     int64
+		seg     *segment
 		sum     [sha256.Size]byte
 	}
 	results := make(chan done, c.Workers)
@@ -151,8 +155,6 @@ func Run(c Config) (Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var comp bytes.Buffer
-			zw, _ := flate.NewWriter(&comp, c.Level) // level checked above
 			for b := range queue {
 				var ser []byte
 				if c.Index == "map" {
@@ -160,11 +162,15 @@ func Run(c Config) (Result, error) {
 				} else {
 					ser = indexSort(b)
 				}
-				comp.Reset()
-				zw.Reset(&comp)
+				// Each segment is a self-contained DEFLATE stream, written
+				// by a writer of its own (about 1 MB of state at levels
+				// 2–9): a cost per batch that large batches amortise.
+				var comp bytes.Buffer
+				zw, _ := flate.NewWriter(&comp, c.Level) // level checked above
 				zw.Write(ser)
 				zw.Close()
-				results <- done{time.Since(b.queued), int64(comp.Len()), sha256.Sum256(comp.Bytes())}
+				seg := &segment{postings: comp.Bytes(), forward: forward(b)}
+				results <- done{time.Since(b.queued), seg, sha256.Sum256(seg.postings)}
 			}
 		}()
 	}
@@ -173,9 +179,11 @@ func Run(c Config) (Result, error) {
 	var lat []float64
 	var out int64
 	var sum [sha256.Size]byte
+	var index []*segment
 	for d := range results {
 		lat = append(lat, d.latency.Seconds()*1000)
-		out += d.out
+		index = append(index, d.seg)
+		out += int64(len(d.seg.postings))
 		for i := range sum { // XOR: the same whatever order the batches finish in
 			sum[i] ^= d.sum[i]
 		}
@@ -183,13 +191,34 @@ func Run(c Config) (Result, error) {
 	secs := time.Since(start).Seconds()
 	var gc1 runtime.MemStats
 	runtime.ReadMemStats(&gc1)
+	runtime.KeepAlive(index)
 	sort.Float64s(lat)
 	return Result{
 		Records: c.Records, Batches: len(lat), InputBytes: inBytes, OutputBytes: out,
 		Seconds: secs, ThroughputMB: float64(inBytes) / 1e6 / secs,
 		P50Ms: quantile(lat, 0.5), P95Ms: quantile(lat, 0.95), MaxMs: lat[len(lat)-1],
-		GCCycles: gc1.NumGC - gc0.NumGC, Checksum: hex.EncodeToString(sum[:8]),
+		GCCycles: gc1.NumGC - gc0.NumGC, HeapMiB: float64(gc1.HeapAlloc) / (1 << 20),
+		Checksum: hex.EncodeToString(sum[:8]),
 	}, nil
+}
+
+// segment is one batch's part of the index.
+type segment struct {
+	postings []byte     // compressed postings
+	forward  [][]uint32 // per record, its terms' hashes
+}
+
+// forward lists each record's terms as FNV-1a hashes, one slice per record.
+func forward(b *batch) [][]uint32 {
+	fw := make([][]uint32, len(b.ends))
+	forWords(b, func(w string, rec uint32) {
+		h := uint32(2166136261)
+		for i := 0; i < len(w); i++ {
+			h = (h ^ uint32(w[i])) * 16777619
+		}
+		fw[rec] = append(fw[rec], h)
+	})
+	return fw
 }
 
 // indexMap builds term → postings in a hash map, then serialises it in term
@@ -240,18 +269,14 @@ func indexSort(b *batch) []byte {
 	return ser
 }
 
-// forWords calls f for each word of each record of b.
+// forWords calls f for each word of each record of b, split by
+// strings.Fields as ordinary code does (a slice of words per record: much
+// of the program's garbage).
 func forWords(b *batch, f func(w string, rec uint32)) {
 	start := 0
 	for r, end := range b.ends {
-		line := b.text[start : end-1] // without the newline
-		for i := 0; i < len(line); {
-			j := i
-			for j < len(line) && line[j] != ' ' {
-				j++
-			}
-			f(line[i:j], uint32(r))
-			i = j + 1
+		for _, w := range strings.Fields(b.text[start:end]) {
+			f(w, uint32(r))
 		}
 		start = int(end)
 	}
