@@ -50,7 +50,7 @@ func main() {
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address of the server started without --url (a free port if taken)")
 	flag.StringVar(&o.token, "token", os.Getenv("CBANDIT_TOKEN"), "bearer token (default $CBANDIT_TOKEN)")
 	flag.StringVar(&o.program, "program", "", "the program's binary (default: build ./examples/tune-program/workload)")
-	flag.IntVar(&o.evals, "evals", 64, "evaluations in all")
+	flag.IntVar(&o.evals, "evals", 80, "evaluations in all")
 	flag.IntVar(&o.workers, "workers", 4, "evaluations at once")
 	flag.IntVar(&o.records, "records", 300_000, "records per run of the workload")
 	flag.IntVar(&o.memMiB, "memory-mib", 176, "memory limit of each run, MiB")
@@ -148,6 +148,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if sum.Best == nil {
 		return fmt.Errorf("no evaluation met p95 ≤ %g ms: raise --p95-ms", o.p95)
 	}
+	if failed == 0 {
+		fmt.Fprintln(out, "no configuration failed: a lower --memory-mib shows failures told as such")
+	}
 	best := Config(sum.Best.Params)
 	fmt.Fprintf(out, "best feasible evaluation: #%d %s: %.1f MB/s, p95 %.0f ms\n\n", sum.Best.DecisionID, key(best), sum.Best.Reward, sum.Best.Costs[0])
 
@@ -202,6 +205,7 @@ func enqueue(ctx context.Context, base, token, id string, c Config) error {
 type comparison struct {
 	def, best         []Outcome
 	defFail, bestFail int
+	wins, pairs       int // pairs in which the best had the higher throughput, pairs with both runs
 }
 
 // compare runs the default and the best configuration reps times each, one
@@ -210,19 +214,26 @@ type comparison struct {
 func compare(ctx context.Context, r *Runner, def, best Config, reps int) comparison {
 	var c comparison
 	for i := range reps {
-		for j := range 2 {
-			if (i+j)%2 == 0 {
-				if o := r.Run(ctx, def); o.Failed {
-					c.defFail++
-				} else {
-					c.def = append(c.def, o)
-				}
-			} else {
-				if o := r.Run(ctx, best); o.Failed {
-					c.bestFail++
-				} else {
-					c.best = append(c.best, o)
-				}
+		var d, b Outcome
+		if i%2 == 0 {
+			d, b = r.Run(ctx, def), r.Run(ctx, best)
+		} else {
+			b, d = r.Run(ctx, best), r.Run(ctx, def)
+		}
+		if d.Failed {
+			c.defFail++
+		} else {
+			c.def = append(c.def, d)
+		}
+		if b.Failed {
+			c.bestFail++
+		} else {
+			c.best = append(c.best, b)
+		}
+		if !d.Failed && !b.Failed {
+			c.pairs++
+			if b.Objective > d.Objective {
+				c.wins++
 			}
 		}
 	}
@@ -240,8 +251,8 @@ func (c comparison) print(out io.Writer, defName, bestName string) {
 	line("default", defName, c.def, c.defFail)
 	line("best", bestName, c.best, c.bestFail)
 	if len(c.def) > 0 && len(c.best) > 0 {
-		fmt.Fprintf(out, "best / default: throughput %.2f×, CPU per run %.2f× (medians)\n",
-			median(column(c.best, thr))/median(column(c.def, thr)), median(column(c.best, cpu))/median(column(c.def, cpu)))
+		fmt.Fprintf(out, "best / default: throughput %.2f×, CPU per run %.2f× (medians); the best was faster in %d of %d interleaved pairs\n",
+			median(column(c.best, thr))/median(column(c.def, thr)), median(column(c.best, cpu))/median(column(c.def, cpu)), c.wins, c.pairs)
 	}
 }
 
