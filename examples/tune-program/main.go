@@ -17,16 +17,13 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -221,30 +218,6 @@ func buildWorkload(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("building the workload (or pass --program): %v\n%s", err, msg)
 	}
 	return bin, nil
-}
-
-// enqueue puts a configuration first in line: the next ask answers it
-// (POST /studies/{id}/enqueue; Optuna's enqueue_trial).
-func enqueue(ctx context.Context, base, token, id string, c Config) error {
-	body, _ := json.Marshal(map[string]any{"params": c})
-	req, err := http.NewRequestWithContext(ctx, "POST", base+"/studies/"+url.PathEscape(id)+"/enqueue", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		msg, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(msg))
-	}
-	return nil
 }
 
 // comparison holds the final measurement: the default's and the best's

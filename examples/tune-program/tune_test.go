@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -172,4 +177,28 @@ func TestFailureReason(t *testing.T) {
 	if got := failureReason(err, strings.Repeat("é", 300)); len(got) > 200 {
 		t.Errorf("reason of %d bytes, want at most 200", len(got))
 	}
+}
+
+// enqueue puts a configuration first in line: the next ask answers it
+// (POST /studies/{id}/enqueue; Optuna's enqueue_trial).
+func enqueue(ctx context.Context, base, token, id string, c Config) error {
+	body, _ := json.Marshal(map[string]any{"params": c})
+	req, err := http.NewRequestWithContext(ctx, "POST", base+"/studies/"+url.PathEscape(id)+"/enqueue", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		msg, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(msg))
+	}
+	return nil
 }
