@@ -20,14 +20,14 @@ import (
 var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
 	Doc: "M > 0: APPROXIMATE sparse GP, M inducing points, O(M²) per observation (Titsias 2009); 0: exact"}
 
-// standardiseDoc, hyperDoc and practicalDocs document the practical defaults of
-// issue 14 on the GP agents that take them (ckb family, rpol-ucb,
+// standardiseDoc, hyperDoc and practicalDocs document the practical defaults
+// (generations 2–4) on the GP agents that take them (ckb family, rpol-ucb,
 // rpol-sw-ucb, config): on, auto and practical for whoever names no
 // setting; the paper reproductions pin off, fixed and theory in their
 // experiment files (algorithm_defaults). docs/defaults.md has the evidence.
 var (
 	standardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
-		Doc: "on: metrics standardised, decisions free of units (issue 14); off: papers' units; docs/parameters.md"}
+		Doc: "on: metrics standardised, decisions free of units; off: papers' units; docs/parameters.md"}
 	hyperDoc = bandit.ParamDoc{Name: "hyper", Default: "auto",
 		Doc: "fit: ARD Matérn-5/2 by MAP at 2(d+2), 4(d+2), …; fixed: the problem's; auto: fit if coordinates"}
 )
@@ -92,7 +92,7 @@ func (d initDesign) at(t int) (bandit.Action, bool) {
 	return bandit.PointAction(append([]float64(nil), d.pts[t-1]...)), true
 }
 
-// Practical confidence widths (issue 14, item 4): with widths=practical a GP
+// Practical confidence widths (docs/defaults.md): with widths=practical a GP
 // agent uses the constant widths μ ± β σ, β = PracticalBetaF for the
 // objective and PracticalBetaG for every constraint, instead of its paper's
 // β_t schedule (widths=theory). The values and the sweep behind them:
@@ -108,7 +108,7 @@ const (
 // constraint-fit, candidates.
 var practicalDocs = []bandit.ParamDoc{
 	standardiseDoc, hyperDoc,
-	{Name: "widths", Default: "practical", Doc: "practical: μ ± βσ with beta-f, beta-g (issue 14, docs/defaults.md); theory: the paper's β_t"},
+	{Name: "widths", Default: "practical", Doc: "practical: μ ± βσ with beta-f, beta-g (docs/defaults.md); theory: the paper's β_t"},
 	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
 	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: fmt.Sprintf("β of the constraints with widths=practical (%v with region=trust in 3+ dims)", TrustBetaG)},
 	initDoc,
@@ -119,14 +119,20 @@ var practicalDocs = []bandit.ParamDoc{
 	refineDoc,
 	regionDoc,
 	regionPendingDoc,
+	lengthscalePriorDoc,
 }
 
-// candidatesDoc documents the candidate set of a box (issue 14).
-var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2; issue 14) or grid (the papers')"}
+// lengthscalePriorDoc documents lengthscale-prior.
+var lengthscalePriorDoc = bandit.ParamDoc{Name: "lengthscale-prior", Default: "gamma",
+	Doc: "prior of the fitted lengthscales: gamma (BoTorch < 0.12's Gamma(3, 6)) or dimension (Hvarfner et al. 2024's LogNormal(√2 + ln(d)/2, √3))"}
 
-// refineDoc documents refine (issue 25).
+// candidatesDoc documents the candidate set of a box (docs/defaults.md).
+var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2) or grid (the papers')"}
+
+// refineDoc documents refine (docs/defaults.md, "Refinement in 3+
+// dimensions").
 var refineDoc = bandit.ParamDoc{Name: "refine", Default: "ascent",
-	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps, issue 25) or step (one step ≤ 1/31 of a side, issue 17)"}
+	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps) or step (one step ≤ 1/31 of a side)"}
 
 // withDefault is docs with parameter name's default replaced by def.
 func withDefault(docs []bandit.ParamDoc, name, def string) []bandit.ParamDoc {
@@ -140,7 +146,7 @@ func withDefault(docs []bandit.ParamDoc, name, def string) []bandit.ParamDoc {
 }
 
 // refineParam reads refine: the options of the local refinement on a box
-// (maximise.RefineGrad). step is issue 17's single step of at most a grid
+// (maximise.RefineGrad). step is the single step of at most a grid
 // spacing (1/31 of a side), enough in 1–2 dimensions, where the candidates
 // are a 32-per-side grid. In 3 or more the 1024 Halton candidates lie
 // 1024^{−1/d} of a side apart (0.31 in 6-D), so ascent climbs the
@@ -167,14 +173,14 @@ func paramDefault(name string, doc bandit.ParamDoc) string {
 	return doc.Default
 }
 
-// constraintFitDoc documents constraint-fit (issue 14; docs/defaults.md,
+// constraintFitDoc documents constraint-fit (docs/defaults.md,
 // "Third look").
 var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "centred",
-	Doc: "centred: fit g about its mean (no stuck runs, issue 25); threshold: about its threshold (docs/parameters.md)"}
+	Doc: "centred: fit g about its mean (no stuck runs); threshold: about its threshold (docs/parameters.md)"}
 
-// refitDoc documents refit (issue 25; docs/defaults.md, "Cost").
+// refitDoc documents refit (docs/defaults.md, "Cost").
 var refitDoc = bandit.ParamDoc{Name: "refit", Default: "inline",
-	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in, issue 25)"}
+	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in)"}
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -247,6 +253,10 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
+	lprior, err := ps.String(name, "lengthscale-prior", lengthscalePriorDoc.Default, "gamma", "dimension")
+	if err != nil {
+		return model.Options{}, err
+	}
 	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
 		return model.Options{}, fmt.Errorf("%s: parameter constraint-fit = %s applies when hyperparameters are fitted (hyper = %s here fits none)", name, ps["constraint-fit"], hyper)
 	}
@@ -254,7 +264,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	// do nothing then), so that a generation's pin never refuses a study
 	// with hyper=fixed.
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",
-		DeferFit: fit && refit == "deferred"}, nil
+		DeferFit: fit && refit == "deferred", DimPrior: fit && lprior == "dimension"}, nil
 }
 
 // hasCoordinates reports whether the actions of dom are points a kernel
@@ -379,7 +389,7 @@ func refineIf(on bool, g *maximise.GradOptions) *maximise.GradOptions {
 }
 
 // refineStarts is how many of the best candidates start a local refinement
-// over a box (our choice; 000 does not say how (11) is maximised; issue 17:
+// over a box (our choice; Guo et al. do not say how (11) is maximised; docs/scaling.md:
 // refinement only from the best few candidates).
 const refineStarts = 1
 
@@ -528,6 +538,17 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 	box, ok := dom.(*domain.Box)
 	if !ok || acq == nil || grad == nil {
 		return f.Action(i), i, nil
+	}
+	if box.Mixed() {
+		g := *grad
+		if g.Iters == 0 { // refine=step: the ascent's options for the continuous part
+			g = ascentOptions(box.Dim())
+		}
+		x, err := mixedSearch(box, f.Action(i).X, ms, acq, g, rep)
+		if err != nil || x == nil || (rep != nil && rep(bandit.PointAction(x))) {
+			return f.Action(i), i, err
+		}
+		return bandit.PointAction(x), -1, nil
 	}
 	top := maximise.TopK(score, refineStarts)
 	starts := make([][]float64, 0, len(top)+1)
@@ -762,13 +783,13 @@ func scaleParam(name string, ps bandit.Params, key string, def float64) (float64
 	return v, checkScale(name, key, v)
 }
 
-// lambdaRPOL is the value of the lambda parameter that names 000 §2's
+// lambdaRPOL is the value of the lambda parameter that names Guo et al. §2's
 // regulariser λ = 1 + 2/T, for any GP agent.
 const lambdaRPOL = "1+2/T"
 
 // lambdaParam reads λ, which every GP agent takes with one meaning: the noise
 // variance of the GP likelihood, i.e. the regulariser of (K_t + λI)⁻¹. The
-// value "1+2/T" is 000 §2's λ = 1 + 2/T at horizon T, so that the baselines
+// value "1+2/T" is Guo et al. §2's λ = 1 + 2/T at horizon T, so that the baselines
 // of a figure can share the value its paper states for its own algorithm.
 // It must be a finite number > 0.
 func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float64, error) {

@@ -14,10 +14,10 @@ import (
 // incumbent), admmbo/bayesfeas.m and admmbo/EI_Z.m (feasibility subproblem),
 // bayesopt/bayesopt.m (optimality subproblem) and
 // experiments/toy1_Small_Feasible_Region.m ("toy1", the gardner problem
-// sin x + sin y on [0,6]² that 002 App. E.1 runs with this code).
+// sin x + sin y on [0,6]² that Shi & Eryilmaz 2022 App. E.1 runs with this code).
 var admmboParams = append(append(append([]bandit.ParamDoc(nil), withoutParam(igpParams[3:], "standardise")...),
 	bandit.ParamDoc{Name: "standardise", Default: "on",
-		Doc: "on: f standardised, g scaled, ADMM in unit-free terms (issue 14); off: the public code's units"}),
+		Doc: "on: f standardised, g scaled, ADMM in unit-free terms; off: the public code's units"}),
 	bandit.ParamDoc{Name: "rho", Default: "0.1", Doc: "initial ADMM penalty ρ (toy1: rho = .1)"},
 	bandit.ParamDoc{Name: "M", Default: "50", Doc: "feasibility subproblem 1[g(z) > 0] + ρ/(2M)‖x − z + y/ρ‖² (bayesfeas.m h_func, EI_Z.m; toy1: M = 50)"},
 	bandit.ParamDoc{Name: "mu", Default: "10", Doc: "ρ adaptation: ρ·τ when mean‖r‖ > μ·mean‖s‖, ρ/τ when μ·mean‖r‖ < mean‖s‖ (ADMMBO.m: mu = 10)"},
@@ -45,7 +45,7 @@ func withoutParam(docs []bandit.ParamDoc, name string) []bandit.ParamDoc {
 	return out
 }
 
-// ADMMBO is the constrained Bayesian optimisation baseline of 002 App. E
+// ADMMBO is the constrained Bayesian optimisation baseline of Shi & Eryilmaz 2022 App. E
 // (Ariafar, Coll-Font, Brooks & Dy 2019, JMLR), following the authors'
 // public code (github.com/SetarehAr/ADMMBO, file names in admmboParams):
 // ADMM on min −f(x) + Σ_j 1[g_j(z_j) > 0] s.t. x = z_j, each subproblem
@@ -71,7 +71,7 @@ func withoutParam(docs []bandit.ParamDoc, name string) []bandit.ParamDoc {
 // z_j) when its observed g are all ≤ tolc and its observed f is the best
 // so far (ADMMBO.m incumbent_update). Every query is one round; from the stop
 // on the agent plays the incumbent ([ADMMBO.StopRound] is the last query's
-// round); 002 plots ADMMBO only up to its stop.
+// round); Shi & Eryilmaz 2022 plot ADMMBO only up to its stop.
 //
 // Departures from the public code, ours: (1) every query observes f and
 // every g (the bandit protocol), and every GP uses every observation,
@@ -119,7 +119,7 @@ type ADMMBO struct {
 	obs       []admmObs
 	pending   map[int64]*partial
 	score     []float64
-	// std: standardise=on (issue 14). The ADMM problem min −f(x) + Σ_j
+	// std: standardise=on. The ADMM problem min −f(x) + Σ_j
 	// 1[g_j(z_j) > 0] s.t. x = z_j (Ariafar et al. 2019, §3) is posed on the
 	// standardised f̃ = (f − m)/s (m, s those of f's GP, core.y), so the
 	// augmented Lagrangian's ρ and duals y_j, which carry f's units per
@@ -476,6 +476,9 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	if err != nil {
 		return fmt.Errorf("admmbo: %w", err)
 	}
+	if acc.Failed { // nothing to wait for: the failure model (if any) has it
+		return nil
+	}
 	if a.stopped {
 		return nil
 	}
@@ -518,9 +521,9 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "admmbo",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindPerRound}, Randomised: true, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindPerRound}, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, as the authors' code (baseline)",
-		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of 002 App. E; departures in doc",
+		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of Shi & Eryilmaz 2022 App. E; departures in doc",
 		Params:  admmboParams,
 		New:     newADMMBO,
 	})

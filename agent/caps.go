@@ -13,15 +13,15 @@ import (
 const (
 	DomainFinite     = "finite"     // a fixed set of arms
 	DomainBox        = "box"        // a box [lo, hi]^d, optimised as a box
-	DomainContextual = "contextual" // per-round action sets (004 §4)
+	DomainContextual = "contextual" // per-round action sets (Pacchiano et al. §4)
 )
 
 // Constraint kinds an algorithm honours (Caps.Kinds): the violation its
 // rule is built to keep small. The names are the service's (api.Kind*).
 const (
-	KindCumulative = "cumulative" // Σ_t [g(x_t)]⁺ (000)
-	KindLongTerm   = "long-term"  // [Σ_t g(x_t)]⁺ (001, 002, 003)
-	KindPerRound   = "stage-wise" // each round g(x_t) ≤ 0 (w.h.p. or as far as the model can tell; 004, safe BO)
+	KindCumulative = "cumulative" // Σ_t [g(x_t)]⁺ (Guo et al.)
+	KindLongTerm   = "long-term"  // [Σ_t g(x_t)]⁺ (Zhou & Ji (CBO), Shi & Eryilmaz 2022, Zhou & Ji 2022)
+	KindPerRound   = "stage-wise" // each round g(x_t) ≤ 0 (w.h.p. or as far as the model can tell; Pacchiano et al., safe BO)
 )
 
 // How an algorithm treats decisions that await feedback (Caps.Pending).
@@ -43,7 +43,7 @@ const (
 	// arms of pending decisions (the safe-BO baselines).
 	PendingExclude = "exclude"
 	// PendingCensored: a decision enters the GPs at once with the censored
-	// value 0 until its feedback arrives (RPOL-CensoredUCB, 000 §5).
+	// value 0 until its feedback arrives (RPOL-CensoredUCB, Guo et al. §5).
 	PendingCensored = "censored"
 )
 
@@ -56,12 +56,12 @@ type Caps struct {
 	Kinds []string
 	// NeedsSafe: it starts from a known safe action (Info.Safe).
 	NeedsSafe bool
-	// NeedsFullInfo: it needs a constraint sample before each round (001 §4).
+	// NeedsFullInfo: it needs a constraint sample before each round (Zhou & Ji (CBO) §4).
 	NeedsFullInfo bool
-	// NeedsStage: it needs the stage-wise facts of 004 (thresholds, the safe
+	// NeedsStage: it needs the stage-wise facts of Pacchiano et al. (thresholds, the safe
 	// arm's values; Info.Stage).
 	NeedsStage bool
-	// NeedsClass: it needs finite function classes (004 §5.3).
+	// NeedsClass: it needs finite function classes (Pacchiano et al. §5.3).
 	NeedsClass bool
 	// Randomised: its decisions draw on its own random stream (Thompson,
 	// RandGP, randomised policies), so a repeat of the same state can differ.
@@ -72,6 +72,11 @@ type Caps struct {
 	// algorithm gets this one: a constraint kind, with "+safe" when the
 	// study gives a safe point.
 	DefaultFor []string
+	// LearnsFailures: a failed evaluation teaches it where evaluations
+	// fail (the GP agents' failure model, failure.go); without it a failure
+	// closes its decision and teaches nothing, as an abandon that counts
+	// toward the horizon.
+	LearnsFailures bool
 }
 
 // String is the declaration in one line, for cbandit list --verbose.
@@ -99,6 +104,11 @@ func (c Caps) String() string {
 	}
 	if len(c.DefaultFor) > 0 {
 		parts = append(parts, "the default for "+strings.Join(c.DefaultFor, ", "))
+	}
+	if c.LearnsFailures {
+		parts = append(parts, "failed evaluations: learns where they happen")
+	} else {
+		parts = append(parts, "failed evaluations: close the decision, teach nothing")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -136,9 +146,9 @@ func (s Spec) Fits(in bandit.Info) error {
 	case c.NeedsSafe && in.Safe == nil:
 		return fmt.Errorf("%s needs a known safe action, the problem gives none", s.Name)
 	case c.NeedsFullInfo && !in.FullInfo:
-		return fmt.Errorf("%s needs a constraint sample before each round (full information, 001 §4), the problem gives none", s.Name)
+		return fmt.Errorf("%s needs a constraint sample before each round (full information, Zhou & Ji (CBO) §4), the problem gives none", s.Name)
 	case c.NeedsStage && in.Stage == nil:
-		return fmt.Errorf("%s needs a stage-wise problem (004: thresholds and the safe arm's values)", s.Name)
+		return fmt.Errorf("%s needs a stage-wise problem (Pacchiano et al.: thresholds and the safe arm's values)", s.Name)
 	}
 	return nil
 }

@@ -16,39 +16,34 @@ import (
 	"github.com/cbandit/cbandit/rule"
 )
 
-// ckbParams are shared by every CKB variant (001 Alg. 1 = 003 Alg. 1).
+// ckbParams are shared by every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou & Ji 2022 Alg. 1).
 var ckbParams = append([]bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (001 Thm. 1); the paper leaves it open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = 001 Thm. 1)"},
-	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (001 Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
-	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (001 Thm. 1: V = G√T/ρ)"},
-	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (003 §4: ε ≤ δ/2)"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2), the same meaning in every GP agent; 1+2/T: 000 §2's value"},
+	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (Zhou & Ji (CBO) Thm. 1); the paper leaves it open: our choice"},
+	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = Zhou & Ji (CBO) Thm. 1)"},
+	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
+	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (Zhou & Ji (CBO) Thm. 1: V = G√T/ρ)"},
+	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (Zhou & Ji 2022 §4: ε ≤ δ/2)"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (Zhou & Ji (CBO) §2), the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
 	inducingDoc,
-	{Name: "dual", Default: "1 (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, 001 Alg. 1 line 7), mean, or w: μ − wσ (issue 25)"},
+	{Name: "dual", Default: "1 (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, Zhou & Ji (CBO) Alg. 1 line 7), mean, or w: μ − wσ"},
 }, practicalDocs...)
 
 // PracticalSlack is the slackness ε of the dual update under the practical
-// widths, as a fraction of δ (003 §4 allows ε ≤ δ/2): the optimistic ḡ at
+// widths, as a fraction of δ (Zhou & Ji 2022 §4 allows ε ≤ δ/2): the optimistic ḡ at
 // the played point enters the dual update, so with ε = 0 the average of
-// the true g settles above 0 (suite, late long-term violation of ckb-ucb on
-// pressure-vessel 0.028); ε = 0.2δ brings it to 0 on all six problems
-// (docs/defaults.md; ε = 0.5δ costs more regret on gramacy and
-// pressure-vessel).
+// the true g settles above 0; 0.2δ brings the suite's late long-term
+// violation to 0 at less regret than 0.5δ (docs/defaults.md, "Evidence").
 const PracticalSlack = 0.2
 
 // PracticalDualWidth is the width w of ḡ = μ − wσ in the dual step under
-// the practical widths (issue 25). With the rule's β = 2 the centred
-// constraint fit's wider σ let ckb-ucb's long-term violation on gardner
-// rise (0.009 → 0.015 per round); with the posterior mean (w = 0) the
-// violations of early exploration, where σ is large, count in full, the
-// dual grows to its bound, and 4 of 300 trials repaid that debt in the far
-// feasible disk for the rest of the run; with w = 1 and ε = 0.2δ none did,
-// at 0.002 (docs/defaults.md, "No stuck runs").
+// the practical widths (generation 5): with the rule's β the centred
+// constraint fit's wider σ raised the violation, with the posterior mean
+// early violations count in full and the dual can pin the agent to the far
+// feasible disk; w = 1 does neither (docs/defaults.md, "No stuck runs").
 const PracticalDualWidth = 1
 
-// CKB is 001 Algorithm 1: posterior models for f and each g_j, an
+// CKB is Zhou & Ji (CBO) Algorithm 1: posterior models for f and each g_j, an
 // exploration strategy per function, truncation to [−B,B] / [−G,G], and the
 // primal-dual rule.
 type CKB struct {
@@ -66,16 +61,15 @@ type CKB struct {
 	t      int
 	// firstArm is the arm of round 1 (−1: the maximiser's choice).
 	firstArm int
-	// clipF, clipG are the truncation bounds of 001 Alg. 1 lines 3–4 (B,
+	// clipF, clipG are the truncation bounds of Zhou & Ji (CBO) Alg. 1 lines 3–4 (B,
 	// G); +Inf with widths=practical: in standardised units a bound of 3
 	// flattened the UCB of f above 3 sample standard deviations, and the
-	// agent wandered among the ties (suite gardner: late regret 0.077
-	// with, 0.004 without; docs/defaults.md).
+	// agent wandered among the ties (docs/defaults.md, "Evidence").
 	clipF, clipG float64
 	dualW        float64 // ḡ = μ − dualW·σ in the dual step; < 0: the rule's β (parameter dual)
 	// box domains and restarts (ckbrestart.go)
 	box box
-	// design: the initial design (parameter init, issue 14)
+	// design: the initial design (parameter init)
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc pendingMode
@@ -121,7 +115,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	}
 	delta := in.Slater
 	if !(delta > 0) {
-		delta = 1 // 001 Ass. 1 takes δ ≤ 1 w.l.o.g.; unknown δ → 1
+		delta = 1 // Zhou & Ji (CBO) Ass. 1 takes δ ≤ 1 w.l.o.g.; unknown δ → 1
 	}
 	rho, err := p.Float(name, "rho", 4*in.B/delta)
 	if err != nil {
@@ -237,13 +231,13 @@ func fnName(j int) string {
 	return fmt.Sprintf("g_%d", j)
 }
 
-// Decide implements bandit.Agent: lines 2–7 of 001 Alg. 1.
+// Decide implements bandit.Agent: lines 2–7 of Zhou & Ji (CBO) Alg. 1.
 func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t++
 	a.maybeRestart(r.T)
 	if act, ok := a.design.at(a.t); ok {
 		// The initial design (parameter init): the models learn from its
-		// observations; the dual variable, whose update (001 Alg. 1 line
+		// observations; the dual variable, whose update (Zhou & Ji (CBO) Alg. 1 line
 		// 7) is driven by the rule's own choices, stays where it is.
 		return a.ledger.Record(r.T, act, a.box.epoch), nil
 	}
@@ -252,7 +246,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
 	defer undo()
-	// Each function's guess (001 Alg. 1 lines 3–4): pointwise μ + wσ for
+	// Each function's guess (Zhou & Ji (CBO) Alg. 1 lines 3–4): pointwise μ + wσ for
 	// UCB (w = β_t, −β_t for g: optimistic for the cost) and RandGP-UCB (w =
 	// Z_t, one draw per round); a Thompson draw is a vector over the
 	// candidates (fill), with no value off them.
@@ -289,7 +283,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		return clip(mv[2*j]+w[j]*math.Sqrt(mv[2*j+1]), c)
 	}
-	// the primal-dual score f̄ − Σ_j φ_j ḡ_j (001 Alg. 1 line 5)
+	// the primal-dual score f̄ − Σ_j φ_j ḡ_j (Zhou & Ji (CBO) Alg. 1 line 5)
 	acq := func(mv []float64) float64 {
 		v := est(mv, 0)
 		for j, phi := range a.rule.Phi {
@@ -355,7 +349,7 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.ledger.Record(r.T, act, a.box.epoch), nil
 }
 
-// Observe implements bandit.Agent: line 8 of 001 Alg. 1, whenever the
+// Observe implements bandit.Agent: line 8 of Zhou & Ji (CBO) Alg. 1, whenever the
 // feedback arrives.
 func (a *CKB) Observe(fb bandit.Feedback) error {
 	acc, err := a.ledger.Accept(fb)
@@ -377,9 +371,9 @@ func (a *CKB) Dual() []float64 { return append([]float64(nil), a.rule.Phi...) }
 func init() {
 	Register(Spec{
 		Name:    "ckb-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, DefaultFor: []string{KindLongTerm}},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, DefaultFor: []string{KindLongTerm}, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-UCB exploration (optimistic f and g)",
-		Source:  "001 Alg. 1, §3.1, Thm. 1 (= 003 Alg. 1, CKB-UCB)",
+		Source:  "Zhou & Ji (CBO) Alg. 1, §3.1, Thm. 1 (= Zhou & Ji 2022 Alg. 1, CKB-UCB)",
 		Params:  ckbParams,
 		New: func(cfg Config) (bandit.Agent, error) {
 			return newCKB("ckb-ucb", cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}})
@@ -387,9 +381,9 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ucb-slack",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "CKB-UCB with slackness ε = δ/2 in the dual update (bounded/zero violation)",
-		Source:  "003 §4",
+		Source:  "Zhou & Ji 2022 §4",
 		Params:  ckbParams,
 		New: func(cfg Config) (bandit.Agent, error) {
 			return newCKB("ckb-ucb-slack", cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}, slack: true})
@@ -397,9 +391,9 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ts",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
-		Source:  "001 Alg. 1, Def. 1 (ii), Cor. 2 (= 003 CKB-TS)",
+		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
 		Params:  ckbParams,
 		New: func(cfg Config) (bandit.Agent, error) {
 			return newCKB("ckb-ts", cfg, ckbOptions{estF: &estimator.TS{}, estG: &estimator.TS{}})
@@ -407,9 +401,9 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-rand",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per round)",
-		Source:  "001 Alg. 1, Def. 2, Cor. 3, App. D.4 (= 003 CKB-Rand)",
+		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 2, Cor. 3, App. D.4 (= Zhou & Ji 2022 CKB-Rand)",
 		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), randParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
 			o, err := randOptions("ckb-rand", cfg.Params)
@@ -423,8 +417,8 @@ func init() {
 
 // randParams select the distribution of Z_t for RandGP-UCB.
 var randParams = []bandit.ParamDoc{
-	{Name: "z", Default: "gaussian", Doc: "Z_t: gaussian N(0, β_t²) (001 Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)"},
-	{Name: "z-points", Default: "10", Doc: "number N of grid points of z=uniform (001 App. D.4 leaves N open; our choice)"},
+	{Name: "z", Default: "gaussian", Doc: "Z_t: gaussian N(0, β_t²) (Zhou & Ji (CBO) Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)"},
+	{Name: "z-points", Default: "10", Doc: "number N of grid points of z=uniform (Zhou & Ji (CBO) App. D.4 leaves N open; our choice)"},
 }
 
 func randOptions(name string, p bandit.Params) (ckbOptions, error) {

@@ -60,9 +60,9 @@ func (a *CKB) maybeRestart(t int) {
 func init() {
 	Register(Spec{
 		Name:    "ckb-restart-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "CKB-UCB with GP posteriors restarted every H rounds (non-stationary)",
-		Source:  "Deng et al. 2022 (CKB-RestartUCB), baseline of 000 §7",
+		Source:  "Deng et al. 2022 (CKB-RestartUCB), baseline of Guo et al. §7",
 		Params:  ckbRestartParams,
 		New: func(cfg Config) (bandit.Agent, error) {
 			return newCKB("ckb-restart-ucb", cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}, restart: true})

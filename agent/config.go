@@ -12,12 +12,12 @@ import (
 var configParams = append([]bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: 000 §2's value"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
 	inducingDoc,
 }, trustPractical...)
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
-// optimization"), the baseline of Zhou & Ji 2022 §7: play the maximiser of
+// optimization"), the baseline of Guo et al. §7: play the maximiser of
 // the UCB of f over the optimistic feasible set {x : LCB of every g_j ≤ 0};
 // when that set is empty, play the minimiser of max_j LCB of g_j.
 type ConfigAgent struct {
@@ -95,9 +95,9 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 func init() {
 	Register(Spec{
 		Name:    "config",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindPerRound}},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindPerRound}, LearnsFailures: true},
 		Summary: "CONFIG: UCB of f over the optimistic feasible set {LCB of g ≤ 0}",
-		Source:  "Xu et al. 2023 (AISTATS), baseline of 000 §7",
+		Source:  "Xu et al. 2023 (AISTATS), baseline of Guo et al. §7",
 		Params:  configParams,
 		New:     newConfig,
 	})

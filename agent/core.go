@@ -76,8 +76,9 @@ type gpCore struct {
 // policy on it (their defaults may be overridden in a policy's declaration
 // with withDefault).
 var CoreParams = []bandit.ParamDoc{
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Guo, Zhu & Liu §2 (RPOL)"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Guo et al. §2 (RPOL)"},
 	inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc, regionDoc, regionPendingDoc,
+	lengthscalePriorDoc,
 }
 
 // newGPCore reads the core's parameters of policy name and builds its

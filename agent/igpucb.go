@@ -11,14 +11,14 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-// igpParams are the settings of IGP-UCB (002 Alg. 1) shared by igp-ucb,
+// igpParams are the settings of IGP-UCB (Shi & Eryilmaz 2022 Alg. 1) shared by igp-ucb,
 // penalty-noiseless and penalty-noisy.
 var igpParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "δ in β_s = B + R√(2(γ_{s−1}+1+log(1/δ))) (002 Alg. 1, line 3); 002 leaves δ open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_s (1 = 002 Alg. 1)"},
-	{Name: "B", Default: "problem's B", Doc: "RKHS-norm bound B of the objective (002 Alg. 1; Ass. 3/5 for F_l); App. E does not give it"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "λ of eq. (3)–(4): noise taken as N(0, λ) (002 §2); 1+2/T: 000 §2's value"},
-	{Name: "kernel", Default: "problem", Doc: "prior kernel: problem, se, matern12, matern32, matern52 (002 eq. 1–2; App. E: Matérn 5/2)"},
+	{Name: "delta", Default: "0.05", Doc: "δ in β_s = B + R√(2(γ_{s−1}+1+log(1/δ))) (Shi & Eryilmaz 2022 Alg. 1, line 3); Shi & Eryilmaz 2022 leave δ open: our choice"},
+	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_s (1 = Shi & Eryilmaz 2022 Alg. 1)"},
+	{Name: "B", Default: "problem's B", Doc: "RKHS-norm bound B of the objective (Shi & Eryilmaz 2022 Alg. 1; Ass. 3/5 for F_l); App. E does not give it"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "λ of eq. (3)–(4): noise taken as N(0, λ) (Shi & Eryilmaz 2022 §2); 1+2/T: Guo et al. §2's value"},
+	{Name: "kernel", Default: "problem", Doc: "prior kernel: problem, se, matern12, matern32, matern52 (Shi & Eryilmaz 2022 eq. 1–2; App. E: Matérn 5/2)"},
 	{Name: "lengthscale", Default: "1", Doc: "u of eq. (1)–(2) when kernel ≠ problem; App. E does not give it: our choice"},
 	{Name: "variance", Default: "1", Doc: "prior variance of the kernel when kernel ≠ problem (our choice)"},
 	inducingDoc,
@@ -34,9 +34,9 @@ var igpParams = []bandit.ParamDoc{
 // practical defaults (hyper, widths, candidates) are not taken: these agents
 // keep their papers' kernels and widths.
 var igpStandardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
-	Doc: "on: f standardised, costs scaled, unit-free constants (issue 14); off: the papers' units"}
+	Doc: "on: f standardised, costs scaled, unit-free constants; off: the papers' units"}
 
-// igpCore is IGP-UCB (002 Alg. 1) run on an objective that is a fixed
+// igpCore is IGP-UCB (Shi & Eryilmaz 2022 Alg. 1) run on an objective that is a fixed
 // linear combination F = y − Σ_j w_j h_j of functions observed at the same
 // points: one GP for y and one for each h_j, all with the same kernel, λ
 // and points. Because the posterior mean (eq. 3) is linear in the
@@ -148,7 +148,7 @@ func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	} else {
-		// Standardised (issue 14): y is an objective model.Adaptive (fixed
+		// Standardised: y is an objective model.Adaptive (fixed
 		// hyperparameters: the same kernel and λ as the h models, so σ_F =
 		// σ_y still holds exactly); the h models as hk says.
 		so := opts
@@ -181,13 +181,13 @@ func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 	return c, nil
 }
 
-// Beta is β_s of 002 Alg. 1, line 3, with noise scale R and confidence δ/div
+// Beta is β_s of Shi & Eryilmaz 2022 Alg. 1, line 3, with noise scale R and confidence δ/div
 // (div = L in Alg. 2, 2L in Alg. 3), γ_{s−1} the realized information gain.
 func (c *igpCore) Beta(R, div float64) float64 {
 	return c.scale * (c.B + R*math.Sqrt(2*(c.y.InfoGain()+1+math.Log(div/c.delta))))
 }
 
-// pick is lines 3–4 of 002 Alg. 1 on F = y − Σ_j w_j h_j: the arg max of
+// pick is lines 3–4 of Shi & Eryilmaz 2022 Alg. 1 on F = y − Σ_j w_j h_j: the arg max of
 // μ_F + β σ over the candidates, refined inside a box.
 func (c *igpCore) pick(w []float64, beta float64) (bandit.Action, error) {
 	c.beta = beta
@@ -236,7 +236,7 @@ func (c *igpCore) reset() {
 	}
 }
 
-// IGPUCB is 002 Alg. 1 (Chowdhury & Gopalan 2017) as an unconstrained agent:
+// IGPUCB is Shi & Eryilmaz 2022 Alg. 1 (Chowdhury & Gopalan 2017) as an unconstrained agent:
 // it maximises f and ignores every cost observation.
 type IGPUCB struct {
 	core   *igpCore
@@ -275,9 +275,9 @@ func (a *IGPUCB) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "igp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "IGP-UCB: unconstrained GP-UCB on f (ignores the constraints)",
-		Source:  "002 Alg. 1 (Chowdhury & Gopalan 2017, Thm. 3)",
+		Source:  "Shi & Eryilmaz 2022 Alg. 1 (Chowdhury & Gopalan 2017, Thm. 3)",
 		Params:  igpParams,
 		New:     newIGPUCB,
 	})

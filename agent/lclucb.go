@@ -11,19 +11,19 @@ import (
 	"github.com/cbandit/cbandit/linear"
 )
 
-// This file holds LC-LUCB (004 Alg. 1) and the pieces every stage-wise agent
-// of 004 shares (lc-lucb, oplb, opb, opnlb, safe-lts): reading Info.Stage,
-// the defaults of α_r and α_c, the warm start for unknown r₀ and c₀ (004
+// This file holds LC-LUCB (Pacchiano et al. Alg. 1) and the pieces every stage-wise agent
+// of Pacchiano et al. shares (lc-lucb, oplb, opb, opnlb, safe-lts): reading Info.Stage,
+// the defaults of α_r and α_c, the warm start for unknown r₀ and c₀ (Pacchiano et al.
 // Remark 12, App. F.1, Alg. 5), reading a round's action set, and sampling a
 // policy.
 
-// stageParams are the parameters shared by the stage-wise agents of 004.
+// stageParams are the parameters shared by the stage-wise agents of Pacchiano et al.
 var stageParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "failure probability δ of the confidence sets (004 Thm. 10); our choice, 004 leaves δ open"},
-	{Name: "lambda", Default: "1", Doc: "regulariser λ of Σ_t = λI + Σ XXᵀ (004 (3); λ = 1 in 004 §4.5)"},
-	{Name: "alpha-r", Default: "1 + 2(1 − r₀)/min_i(τ_i − c₀⁽ⁱ⁾)", Doc: "reward scaling α_r (004 Thm. 19, 24, 27); 1 + 6Δ̂_r/Δ̂_c after a warm start"},
-	{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (004 Thm. 19, Thm. 24, Thm. 27)"},
-	{Name: "warm-start", Default: "false", Doc: "unknown r₀, c₀: play x₀ until they are estimated, then set α_r (004 Alg. 5, App. F.1)"},
+	{Name: "delta", Default: "0.05", Doc: "failure probability δ of the confidence sets (Pacchiano et al. Thm. 10); our choice, Pacchiano et al. leave δ open"},
+	{Name: "lambda", Default: "1", Doc: "regulariser λ of Σ_t = λI + Σ XXᵀ (Pacchiano et al. eq. (3); λ = 1 in §4.5)"},
+	{Name: "alpha-r", Default: "1 + 2(1 − r₀)/min_i(τ_i − c₀⁽ⁱ⁾)", Doc: "reward scaling α_r (Pacchiano et al. Thm. 19, 24, 27); 1 + 6Δ̂_r/Δ̂_c after a warm start"},
+	{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (Pacchiano et al. Thm. 19, Thm. 24, Thm. 27)"},
+	{Name: "warm-start", Default: "false", Doc: "unknown r₀, c₀: play x₀ until they are estimated, then set α_r (Pacchiano et al. Alg. 5, App. F.1)"},
 }
 
 // stageCommon is the state every stage-wise agent shares.
@@ -48,7 +48,7 @@ type stageCommon struct {
 
 // stageOpts says what an agent supports.
 type stageOpts struct {
-	warm      bool // the warm start of 004 App. F.1
+	warm      bool // the warm start of Pacchiano et al. App. F.1
 	freeAlpha bool // α_r is the agent's own (OPNLB: Lemma 37), not checked here
 }
 
@@ -58,7 +58,7 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 	in := cfg.Info
 	st := in.Stage
 	if st == nil {
-		return nil, fmt.Errorf("%s: the problem is not stage-wise (Info.Stage is nil); %s needs thresholds τ and a safe action x₀ (004 §2, Ass. 5)", name, name)
+		return nil, fmt.Errorf("%s: the problem is not stage-wise (Info.Stage is nil); %s needs thresholds τ and a safe action x₀ (Pacchiano et al. §2, Ass. 5)", name, name)
 	}
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
@@ -89,10 +89,10 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 		}
 	}
 	if warm && !o.warm {
-		return nil, fmt.Errorf("%s: parameter warm-start: not supported by %s (004 App. F.1 covers lc-lucb, oplb and opb)", name, name)
+		return nil, fmt.Errorf("%s: parameter warm-start: not supported by %s (Pacchiano et al. App. F.1 covers lc-lucb, oplb and opb)", name, name)
 	}
 	if !warm && !st.Known {
-		return nil, fmt.Errorf("%s: the problem does not disclose r₀ and c₀ of the safe action (Info.Stage.Known = false): set warm-start=true to estimate them (004 Remark 12, App. F.1)", name)
+		return nil, fmt.Errorf("%s: the problem does not disclose r₀ and c₀ of the safe action (Info.Stage.Known = false): set warm-start=true to estimate them (Pacchiano et al. Remark 12, App. F.1)", name)
 	}
 	if !warm {
 		if len(st.C0) != in.M {
@@ -100,7 +100,7 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 		}
 		for i := range st.Tau {
 			if !(st.Tau[i] > st.C0[i]) {
-				return nil, fmt.Errorf("%s: τ_%d = %v ≤ c₀ = %v: no safe margin (004 Ass. 5 requires c₀ < τ)", name, i+1, st.Tau[i], st.C0[i])
+				return nil, fmt.Errorf("%s: τ_%d = %v ≤ c₀ = %v: no safe margin (Pacchiano et al. Ass. 5 requires c₀ < τ)", name, i+1, st.Tau[i], st.C0[i])
 			}
 		}
 	}
@@ -124,7 +124,7 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 		return nil, err
 	}
 	if !o.freeAlpha && (!(c.alphaR >= 1) || !(c.alphaC >= 1) || math.IsInf(c.alphaR, 0) || math.IsInf(c.alphaC, 0)) {
-		return nil, fmt.Errorf("%s: alpha-r = %v, alpha-c = %v: both must be finite and ≥ 1 (004 (5))", name, c.alphaR, c.alphaC)
+		return nil, fmt.Errorf("%s: alpha-r = %v, alpha-c = %v: both must be finite and ≥ 1 (Pacchiano et al. eq. (5))", name, c.alphaR, c.alphaC)
 	}
 	return c, nil
 }
@@ -179,7 +179,7 @@ func (c *stageCommon) points(r *bandit.Round, d int) ([][]float64, error) {
 	return pts, nil
 }
 
-// safeIndex finds x₀ among the points of a finite action set (004 Ass. 5:
+// safeIndex finds x₀ among the points of a finite action set (Pacchiano et al. Ass. 5:
 // x₀ ∈ A_t for every t).
 func (c *stageCommon) safeIndex(r *bandit.Round, pts [][]float64) (int, error) {
 	if r.Arms == nil && c.st.SafeArm >= 0 {
@@ -198,7 +198,7 @@ func (c *stageCommon) safeIndex(r *bandit.Round, pts [][]float64) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("%s: round %d: the safe action x₀ = %v is missing from the action set (004 Ass. 5: x₀ ∈ A_t for all t)", c.name, r.T, x0)
+	return 0, fmt.Errorf("%s: round %d: the safe action x₀ = %v is missing from the action set (Pacchiano et al. Ass. 5: x₀ ∈ A_t for all t)", c.name, r.T, x0)
 }
 
 // sample draws an arm from the policy pi.
@@ -218,7 +218,7 @@ func (c *stageCommon) sample(pi []float64) int {
 	return last
 }
 
-// warmStart is 004 Alg. 5: empirical means of the safe action's reward and
+// warmStart is Pacchiano et al. Alg. 5: empirical means of the safe action's reward and
 // costs, with the stopping rules 4–6 and the gap estimates Δ̂_r, Δ̂_c.
 type warmStart struct {
 	logTerm float64 // 2 log(2T/δ) of (52)–(53)
@@ -278,7 +278,7 @@ func (w *warmStart) done() bool {
 // T0 is the number of rounds spent in the warm start so far.
 func (w *warmStart) T0() int { return w.rounds }
 
-// newSafeModel builds the linear models of 004 (3)–(5) for an agent.
+// newSafeModel builds the linear models of Pacchiano et al. eq. (3)–(5) for an agent.
 func (c *stageCommon) newSafeModel(d int, x0 []float64, delta float64) (*linear.Safe, error) {
 	in := c.info
 	S, L := c.st.S, c.st.L
@@ -300,16 +300,16 @@ func (c *stageCommon) newSafeModel(d int, x0 []float64, delta float64) (*linear.
 	return mdl, nil
 }
 
-// LCLUCB is 004 Alg. 1 (Linear Constraint Linear UCB) over finite star-convex
-// action sets A_t = ∪_i [x₀, x_i] (004 Def. 13), with m constraints (004 §4.4,
-// (23)) and optionally unknown r₀, c₀ (004 Remark 12, App. F.1).
+// LCLUCB is Pacchiano et al. Alg. 1 (Linear Constraint Linear UCB) over finite star-convex
+// action sets A_t = ∪_i [x₀, x_i] (Pacchiano et al. Def. 13), with m constraints (§4.4,
+// (23)) and optionally unknown r₀, c₀ (Pacchiano et al. Remark 12, App. F.1).
 //
 // Each round it computes, per ray [x₀, x_i], the largest scale α_i* with
-// pessimistic cost Ṽ^{c(j)}_t(x₀ + α(x_i − x₀)) ≤ τ_j for every j (004 (7),
+// pessimistic cost Ṽ^{c(j)}_t(x₀ + α(x_i − x₀)) ≤ τ_j for every j (Pacchiano et al. eq. (7),
 // (10)); with known c₀ the cost is linear in α, Ṽ^c = (1−α)c₀ + αṼ^c(x_i)
-// (004 (18)), so α_i* is a ratio; otherwise the root of a quadratic. Since the
-// optimistic reward (004 (9)) is convex in x, its maximum over the ray is at
-// x₀ or x₀ + α_i*(x_i − x₀) (004 Lemma 14). Cost per round: O(K d² m) for K rays.
+// (Pacchiano et al. eq. (18)), so α_i* is a ratio; otherwise the root of a quadratic. Since the
+// optimistic reward (Pacchiano et al. eq. (9)) is convex in x, its maximum over the ray is at
+// x₀ or x₀ + α_i*(x_i − x₀) (Pacchiano et al. Lemma 14). Cost per round: O(K d² m) for K rays.
 type LCLUCB struct {
 	*stageCommon
 	model *linear.Safe
@@ -327,7 +327,7 @@ func newLCLUCB(cfg Config) (bandit.Agent, error) {
 	}
 	st := c.st
 	if !st.StarConvex {
-		return nil, fmt.Errorf("%s: the action set is not star-convex around x₀ (Info.Stage.StarConvex = false: only the listed points may be played); LC-LUCB plays points of the segments [x₀, x_i] (004 Ass. 9, Def. 13): use oplb or opb for finite action sets", name)
+		return nil, fmt.Errorf("%s: the action set is not star-convex around x₀ (Info.Stage.StarConvex = false: only the listed points may be played); LC-LUCB plays points of the segments [x₀, x_i] (Pacchiano et al. Ass. 9, Def. 13): use oplb or opb for finite action sets", name)
 	}
 	d := cfg.Info.Domain.Dim()
 	if len(st.X0) > 0 {
@@ -350,7 +350,7 @@ func newLCLUCB(cfg Config) (bandit.Agent, error) {
 	return a, nil
 }
 
-// Decide implements bandit.Agent: lines 3–4 of 004 Alg. 1.
+// Decide implements bandit.Agent: lines 3–4 of Pacchiano et al. Alg. 1.
 func (a *LCLUCB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t++
 	pts, err := a.points(r, a.d)
@@ -392,7 +392,7 @@ func (a *LCLUCB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.ledger.Record(r.T, bandit.Action{Arm: best, X: a.xbest}, 0), nil
 }
 
-// Observe implements bandit.Agent: line 5 of 004 Alg. 1, whenever the
+// Observe implements bandit.Agent: line 5 of Pacchiano et al. Alg. 1, whenever the
 // feedback arrives.
 func (a *LCLUCB) Observe(fb bandit.Feedback) error {
 	acc, costs, err := a.accept(fb)
@@ -437,7 +437,7 @@ func init() {
 		Name:    "lc-lucb",
 		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Pending: PendingObserved},
 		Summary: "LC-LUCB: optimistic reward, pessimistic cost over star-convex action sets (stage-wise constraint w.h.p.)",
-		Source:  "004 Alg. 1, §4.1, Prop. 11, Lemma 14, Thm. 19; §4.4 (m constraints); Remark 12, App. F.1 (unknown r₀, c₀)",
+		Source:  "Pacchiano et al. Alg. 1, §4.1, Prop. 11, Lemma 14, Thm. 19; §4.4 (m constraints); Remark 12, App. F.1 (unknown r₀, c₀)",
 		Params:  stageParams,
 		New:     newLCLUCB,
 	})

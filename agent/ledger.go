@@ -177,7 +177,7 @@ func observeGP(name string, l *Ledger, fb bandit.Feedback, f model.Model, g []mo
 // When two or more of them refresh on this observation (the rebuild and
 // refit of the doubling schedule) and each owns its factorisation (an
 // Adaptive), they are observed concurrently: the same numbers, a refit
-// round's wait divided by up to the number of models (issue 25). Then
+// round's wait divided by up to the number of models. Then
 // every model is given its value and the first error in model order is
 // returned; otherwise the first error stops the rest.
 func ObserveModels(acc Accepted, f model.Model, g []model.Model) error {

@@ -10,13 +10,13 @@ import (
 )
 
 var ocoParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "T^{-3/4}", Doc: "primal-dual step α, order T^{-3/4} (bandit OCO); 002 App. E does not give it: our choice"},
+	{Name: "alpha", Default: "T^{-3/4}", Doc: "primal-dual step α, order T^{-3/4} (bandit OCO); Shi & Eryilmaz 2022 App. E does not give it: our choice"},
 	{Name: "delta", Default: "0.1·(shortest box side)", Doc: "exploration radius δ of the one-point gradient estimate (our choice)"},
 	{Name: "eta", Default: "0.1", Doc: "dual regulariser η in λ ← [(1 − αη)λ + α ĉ]⁺ (our choice)"},
 }
 
 // OCOBandit is the constrained online convex optimisation baseline with
-// bandit feedback of 002 App. E (Cao & Liu 2018, IEEE TAC), as we read it
+// bandit feedback of Shi & Eryilmaz 2022 App. E (Cao & Liu 2018, IEEE TAC), as we read it
 // (the paper itself could not be retrieved with the search tool): a
 // primal-dual method on the Lagrangian −f + Σ_j λ_j g_j whose gradients are
 // one-point estimates from function values (Flaxman et al. 2005):
@@ -26,7 +26,7 @@ var ocoParams = []bandit.ParamDoc{
 //	y_{t+1} = Π_{Y}(y_t − α ∇̂),  Y the box shrunk by δ;
 //	λ_{t+1,j} = [(1 − αη) λ_{t,j} + α c_{t,j}]⁺.
 //
-// y_1 is drawn uniformly (002 App. E: runs start from different points).
+// y_1 is drawn uniformly (Shi & Eryilmaz 2022 App. E: runs start from different points).
 // Reward and costs update the iterate when both have arrived.
 type OCOBandit struct {
 	rng       *rand.Rand
@@ -117,6 +117,9 @@ func (a *OCOBandit) Observe(fb bandit.Feedback) error {
 	if err != nil {
 		return fmt.Errorf("oco-bandit: %w", err)
 	}
+	if acc.Failed { // nothing to wait for: the failure model (if any) has it
+		return nil
+	}
 	p := a.pending[fb.ID]
 	if p == nil {
 		p = &partial{}
@@ -153,7 +156,7 @@ func init() {
 		Name:    "oco-bandit",
 		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
 		Summary: "constrained online convex optimisation, one-point gradients (baseline)",
-		Source:  "Cao & Liu 2018 (IEEE TAC), baseline of 002 App. E; our reading, see doc",
+		Source:  "Cao & Liu 2018 (IEEE TAC), baseline of Shi & Eryilmaz 2022 App. E; our reading, see doc",
 		Params:  ocoParams,
 		New:     newOCOBandit,
 	})

@@ -10,21 +10,21 @@ import (
 	"github.com/cbandit/cbandit/linear"
 )
 
-// OPB is 004 Alg. 3 (Optimism–Pessimism Bandit) for K-armed bandits with m
+// OPB is Pacchiano et al. Alg. 3 (Optimism–Pessimism Bandit) for K-armed bandits with m
 // stage-wise constraints in expectation: each round it solves the LP (37)
 //
 //	max_{π ∈ Δ_K} Σ_a π_a u^r_a(t)  s.t.  Σ_a π_a u^c_a(t, i) ≤ τ_i,
 //
 // with u^r_a = r̂_a + α_r β_a, u^c_a = ĉ_a + α_c β_a and β_a = √(2 log(1/δ′)/T_a)
-// (004 §5.2), and plays an arm drawn from the solution. For m = 1 the LP is
-// solved in closed form with support ≤ 2 (004 Lemma 30, [linear.SolveLP1]);
+// (Pacchiano et al. §5.2), and plays an arm drawn from the solution. For m = 1 the LP is
+// solved in closed form with support ≤ 2 (Pacchiano et al. Lemma 30, [linear.SolveLP1]);
 // for m > 1 with gonum's simplex method, support ≤ m + 1 (App. D.4).
 //
 // Choices the paper leaves open, documented here:
 //   - The safe arm's mean reward and costs are known (Ass. 5 / Ass. 43), so
 //     its bounds are the known values themselves.
 //   - An arm never observed (T_a = 0) has β_a = ∞. Its cost bound is then the
-//     known range c̄_a ≤ 1 (004 Ass. 4) and its reward bound +∞, and the LP
+//     known range c̄_a ≤ 1 (Pacchiano et al. Ass. 4) and its reward bound +∞, and the LP
 //     (37) in that limit puts the largest safe weight on it: the policy mixes
 //     the lowest-index unobserved arm with the safe arm,
 //     π = η δ_a + (1−η) δ_safe with η = min_i (τ_i − u^c_safe(i))/(1 − u^c_safe(i)).
@@ -51,9 +51,9 @@ type OPB struct {
 // opbParams are the parameters of OPB (δ enters through δ′ = δ/(4KT), Thm. 31).
 var opbParams = func() []bandit.ParamDoc {
 	ps := []bandit.ParamDoc{
-		{Name: "delta", Default: "0.05", Doc: "failure probability δ, δ′ = δ/(4KT) in β_a(t) (004 Thm. 31); 004 leaves δ open: our choice"},
-		{Name: "alpha-r", Default: "m = 1: 1 + 2(1 − r̄₁)/(τ − c̄₁); m > 1: 1 + 2/min_i(τ_i − c̄₁⁽ⁱ⁾)", Doc: "reward scaling α_r (004 Thm. 31; Thm. 45 for m constraints)"},
-		{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (004 Thm. 31, Thm. 45)"},
+		{Name: "delta", Default: "0.05", Doc: "failure probability δ, δ′ = δ/(4KT) in β_a(t) (Pacchiano et al. Thm. 31); Pacchiano et al. leave δ open: our choice"},
+		{Name: "alpha-r", Default: "m = 1: 1 + 2(1 − r̄₁)/(τ − c̄₁); m > 1: 1 + 2/min_i(τ_i − c̄₁⁽ⁱ⁾)", Doc: "reward scaling α_r (Pacchiano et al. Thm. 31; Thm. 45 for m constraints)"},
+		{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (Pacchiano et al. Thm. 31, Thm. 45)"},
 	}
 	for _, p := range stageParams {
 		if p.Name == "warm-start" {
@@ -71,11 +71,11 @@ func newOPB(cfg Config) (bandit.Agent, error) {
 	}
 	fin, ok := cfg.Info.Domain.(*domain.Finite)
 	if !ok {
-		return nil, fmt.Errorf("%s: OPB needs a finite set of arms (004 §5.2), the domain is %v", name, cfg.Info.Domain)
+		return nil, fmt.Errorf("%s: OPB needs a finite set of arms (Pacchiano et al. §5.2), the domain is %v", name, cfg.Info.Domain)
 	}
 	k := fin.N
 	if k < 2 {
-		return nil, fmt.Errorf("%s: K = %d arms: need at least 2 (the safe arm and another, 004 §5.2)", name, k)
+		return nil, fmt.Errorf("%s: K = %d arms: need at least 2 (the safe arm and another, Pacchiano et al. §5.2)", name, k)
 	}
 	a := &OPB{stageCommon: c, k: k, safe: c.st.SafeArm,
 		nR: make([]int, k), sR: make([]float64, k), nC: make([]int, k),
@@ -104,7 +104,7 @@ func newOPB(cfg Config) (bandit.Agent, error) {
 	return a, nil
 }
 
-// Decide implements bandit.Agent: lines 3–6 of 004 Alg. 3.
+// Decide implements bandit.Agent: lines 3–6 of Pacchiano et al. Alg. 3.
 func (a *OPB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t++
 	if r.Arms != nil && len(r.Arms) != a.k {
@@ -190,7 +190,7 @@ func (a *OPB) seen(arm int) bool {
 	return a.nR[arm] > 0 && a.nC[arm] > 0
 }
 
-// refresh recomputes the bounds of one arm (004 §5.2).
+// refresh recomputes the bounds of one arm (Pacchiano et al. §5.2).
 func (a *OPB) refresh(arm int) {
 	if arm == a.safe && a.warm == nil {
 		a.ur[arm] = a.st.R0
@@ -253,7 +253,7 @@ func init() {
 		Name:    "opb",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPB: optimistic–pessimistic LP over policies, K arms (stage-wise, in mean)",
-		Source:  "004 Alg. 3, §5.2, (37), Lemma 30, Thm. 31; App. D.4 (m constraints); App. F.1 (unknown r̄₁, c̄₁)",
+		Source:  "Pacchiano et al. Alg. 3, §5.2, (37), Lemma 30, Thm. 31; App. D.4 (m constraints); App. F.1 (unknown r̄₁, c̄₁)",
 		Params:  opbParams,
 		New:     newOPB,
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/cbandit/cbandit/linear"
 )
 
-// OPLB is 004 Alg. 2 (Optimistic–Pessimistic Linear Bandit) over a finite
+// OPLB is Pacchiano et al. Alg. 2 (Optimistic–Pessimistic Linear Bandit) over a finite
 // action set A_t = {x_1..x_K} (per round or fixed; a multi-armed bandit
 // without coordinates uses the one-hot features e_a, x₀ = e_safe). Two
 // algorithms share this type:
@@ -18,7 +18,7 @@ import (
 //   - `oplb` solves problem (34) as stated: max over π ∈ Δ_K of the optimistic
 //     reward (31) subject to the pessimistic cost (32) ≤ τ, both evaluated at
 //     the mean action x_π. (34) maximises a convex function over a convex set
-//     (004 §5.1.1: "could be intractable"); [linear.PolicySolver] solves it
+//     (Pacchiano et al. §5.1.1: "could be intractable"); [linear.PolicySolver] solves it
 //     globally by branch-and-bound over simplices with a certified optimality
 //     gap (relative 1e-9), started from the LP policy below and the previous
 //     round's policy. The optimum may mix more than m + 1 actions: mixing
@@ -39,19 +39,19 @@ import (
 //
 //     with Ṽ^r, Ṽ^c the closed forms (9), (10) of each action. By the triangle
 //     inequality ‖x_π‖ ≤ Σ_a π_a ‖x_a‖, so U^r ≥ Ṽ^r (29) and U^c ≥ Ṽ^c (30):
-//     safety (004 Prop. 26) is kept, since U^c(π) ≤ τ implies Ṽ^c(π) ≤ τ;
-//     optimism (004 Lemma 29) is kept, with π̃ = γπ* + (1−γ)π₀ the argument of
+//     safety (Pacchiano et al. Prop. 26) is kept, since U^c(π) ≤ τ implies Ṽ^c(π) ≤ τ;
+//     optimism (Pacchiano et al. Lemma 29) is kept, with π̃ = γπ* + (1−γ)π₀ the argument of
 //     Lemma 18 goes through with C₁ = β Σ_a π*_a ‖x_a^{o,⊥}‖ (Lemma 17 per
 //     action, x₀^{o,⊥} = 0), under the same condition on α_r, α_c; the width
 //     term becomes (α_r + 1)β Σ_a π_a ‖x_a‖_{Σ⁻¹}, bounded like Lemma 28 plus
-//     Prop. 15 (as in the OPB analysis, 004 Prop. 42). The relaxed problem is
+//     Prop. 15 (as in the OPB analysis, Pacchiano et al. Prop. 42). The relaxed problem is
 //     the LP (37) with u^r_a = Ṽ^r_t(x_a), u^c_a = Ṽ^c_t(x_a), so an optimal
-//     policy needs at most m + 1 actions (004 Lemma 30, App. D.4), found in
+//     policy needs at most m + 1 actions (Pacchiano et al. Lemma 30, App. D.4), found in
 //     O(K) pivots for one constraint. The price is conservatism: mixing cannot
 //     shrink the confidence widths as it does in (31)–(32). Cost per round:
 //     O(K d² m).
 //
-// Both play only policies that are feasible for (33), so both keep 004 Prop. 26.
+// Both play only policies that are feasible for (33), so both keep Pacchiano et al. Prop. 26.
 type OPLB struct {
 	*stageCommon
 	model  *linear.Safe
@@ -151,7 +151,7 @@ func (a *OPLB) roundPoints(r *bandit.Round) ([][]float64, int, error) {
 	return pts, s, err
 }
 
-// Decide implements bandit.Agent: lines 3–7 of 004 Alg. 2, line 6 solved
+// Decide implements bandit.Agent: lines 3–7 of Pacchiano et al. Alg. 2, line 6 solved
 // exactly (`oplb`) or through the relaxation documented on the type (`oplb-lp`).
 func (a *OPLB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t++
@@ -323,7 +323,7 @@ func init() {
 		Name:    "oplb",
 		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB: optimistic–pessimistic policies, linear actions; (34) solved exactly",
-		Source:  "004 Alg. 2, §5.1, Prop. 25, Thm. 27; (34) solved globally by branch-and-bound over simplices with a certified gap (linear.PolicySolver)",
+		Source:  "Pacchiano et al. Alg. 2, §5.1, Prop. 25, Thm. 27; (34) solved globally by branch-and-bound over simplices with a certified gap (linear.PolicySolver)",
 		Params:  oplbParams,
 		New:     newOPLB,
 	})
@@ -331,7 +331,7 @@ func init() {
 		Name:    "oplb-lp",
 		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB with (34) relaxed to the LP (37): safe, optimistic, more conservative",
-		Source:  "004 Alg. 2 with the relaxation documented in agent/oplb.go (LP (37), support ≤ m+1, 004 Lemma 30, App. D.4)",
+		Source:  "Pacchiano et al. Alg. 2 with the relaxation documented in agent/oplb.go (LP (37), support ≤ m+1, Lemma 30, App. D.4)",
 		Params:  stageParams,
 		New:     newOPLBLP,
 	})

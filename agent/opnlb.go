@@ -10,13 +10,13 @@ import (
 	"github.com/cbandit/cbandit/linear"
 )
 
-// OPNLB is 004 Alg. 4 (Optimistic–Pessimistic Nonlinear Bandit) for finite
+// OPNLB is Pacchiano et al. Alg. 4 (Optimistic–Pessimistic Nonlinear Bandit) for finite
 // function classes G_r, G_c over a finite set of K arms (Info.Stage.RewardClass
 // and CostClass; one constraint).
 //
-// Least squares over the class (004 App. G.1): θ̂_t = argmin_{θ∈G_r} Σ_s (θ(X_s) − R_s)²,
+// Least squares over the class (Pacchiano et al. App. G.1): θ̂_t = argmin_{θ∈G_r} Σ_s (θ(X_s) − R_s)²,
 // computed from the per-arm counts n_a and sums as Σ_a n_a θ(a)² − 2θ(a)ΣR; the
-// same for μ̂_t over G_c. The confidence sets of 004 §5.3 are
+// same for μ̂_t over G_c. The confidence sets of Pacchiano et al. §5.3 are
 //
 //	C^r_t = {θ ∈ G_r : ‖θ − θ̂_t‖_{D_t} ≤ γ_r(t, δ/2)},
 //	C^c_t = {μ ∈ G_c : ‖μ − μ̂_t‖_{D_t} ≤ γ_c(t, δ/2), μ(x₀) = c₀},
@@ -31,7 +31,7 @@ import (
 // For small K the vertices are enumerated (C(K + |C^c_t|, K − 1) K×K systems);
 // otherwise the largest of |C^r_t|·|C^c_t|² LPs over the polytope is taken
 // ([linear.SolveLP]). Either way the cost grows fast with K and the class
-// sizes: OPNLB is for small finite classes (004 §5.3 notes Step 5 is
+// sizes: OPNLB is for small finite classes (Pacchiano et al. §5.3 notes Step 5 is
 // intractable in general).
 type OPNLB struct {
 	*stageCommon
@@ -47,23 +47,23 @@ type OPNLB struct {
 }
 
 var opnlbParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "failure probability δ of the confidence sets (004 §5.3, Cor. 54); our choice"},
-	{Name: "alpha-r", Default: "(1 − r₀)/(τ − c₀)", Doc: "weight α_r of the inflated cost width in Ṽ^r (004 Lemma 37)"},
-	{Name: "gamma-scale", Default: "1", Doc: "multiplier on the radii γ_r, γ_c = 512 log(24|G| log(2t)/δ) (1 = 004 §5.3)"},
+	{Name: "delta", Default: "0.05", Doc: "failure probability δ of the confidence sets (Pacchiano et al. §5.3, Cor. 54); our choice"},
+	{Name: "alpha-r", Default: "(1 − r₀)/(τ − c₀)", Doc: "weight α_r of the inflated cost width in Ṽ^r (Pacchiano et al. Lemma 37)"},
+	{Name: "gamma-scale", Default: "1", Doc: "multiplier on the radii γ_r, γ_c = 512 log(24|G| log(2t)/δ) (1 = Pacchiano et al. §5.3)"},
 }
 
 func newOPNLB(cfg Config) (bandit.Agent, error) {
 	const name = "opnlb"
 	st := cfg.Info.Stage
 	if st != nil && (st.RewardClass == nil || st.CostClass == nil) {
-		return nil, fmt.Errorf("%s: the problem gives no finite function classes (Info.Stage.RewardClass and CostClass, 004 §5.3)", name)
+		return nil, fmt.Errorf("%s: the problem gives no finite function classes (Info.Stage.RewardClass and CostClass, Pacchiano et al. §5.3)", name)
 	}
 	c, err := newStageCommon(name, cfg, stageOpts{freeAlpha: true})
 	if err != nil {
 		return nil, err
 	}
 	if c.m != 1 {
-		return nil, fmt.Errorf("%s: the problem has M = %d constraints; OPNLB (004 §5.3) handles one", name, c.m)
+		return nil, fmt.Errorf("%s: the problem has M = %d constraints; OPNLB (Pacchiano et al. §5.3) handles one", name, c.m)
 	}
 	fin, ok := cfg.Info.Domain.(*domain.Finite)
 	if !ok {
@@ -145,13 +145,13 @@ func confSet(cl [][]float64, n []int, s []float64, gamma float64, filter func([]
 	return dst
 }
 
-// radius is γ(t, δ/2) = 512 log(24|G| log(2t)/(δ/2)) of 004 §5.3.
+// radius is γ(t, δ/2) = 512 log(24|G| log(2t)/(δ/2)) of Pacchiano et al. §5.3.
 func (a *OPNLB) radius(size int) float64 {
 	t := math.Max(float64(a.t), 1)
 	return a.gammaScale * 512 * math.Log(24*float64(size)*math.Log(2*t)/(a.delta/2))
 }
 
-// Decide implements bandit.Agent: lines 3–6 of 004 Alg. 4.
+// Decide implements bandit.Agent: lines 3–6 of Pacchiano et al. Alg. 4.
 func (a *OPNLB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t++
 	if r.Arms != nil && len(r.Arms) != a.k {
@@ -209,7 +209,7 @@ func binom(n, k int) int {
 }
 
 // optimistic is Ṽ^r_t(π) = max_θ E_π θ + α_r (max_μ E_π μ − min_μ E_π μ) over
-// the confidence sets (004 §5.3).
+// the confidence sets (Pacchiano et al. §5.3).
 func (a *OPNLB) optimistic(pi []float64) float64 {
 	ev := func(f []float64) float64 {
 		var s float64
@@ -395,7 +395,7 @@ func init() {
 		Name:    "opnlb",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsStage: true, NeedsClass: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPNLB: optimistic–pessimistic policies, finite nonlinear function classes",
-		Source:  "004 Alg. 4, §5.3, Lemma 37, Thm. 38",
+		Source:  "Pacchiano et al. Alg. 4, §5.3, Lemma 37, Thm. 38",
 		Params:  opnlbParams,
 		New:     newOPNLB,
 	})

@@ -9,23 +9,23 @@ import (
 )
 
 var penaltyCommon = []bandit.ParamDoc{
-	{Name: "S", Default: "20", Doc: "epoch length S (002 App. E.1.1: S = 20)"},
-	{Name: "L", Default: "⌈T/S⌉", Doc: "number of epochs L (002 Alg. 2–3: T = LS); enters β through δ/L; L·S must cover the horizon"},
-	{Name: "history", Default: "epoch", Doc: "epoch: a fresh IGP-UCB per epoch (002 Alg. 2–3); all: every observation kept (our variant)"},
+	{Name: "S", Default: "20", Doc: "epoch length S (Shi & Eryilmaz 2022 App. E.1.1: S = 20)"},
+	{Name: "L", Default: "⌈T/S⌉", Doc: "number of epochs L (Shi & Eryilmaz 2022 Alg. 2–3: T = LS); enters β through δ/L; L·S must cover the horizon"},
+	{Name: "history", Default: "epoch", Doc: "epoch: a fresh IGP-UCB per epoch (Shi & Eryilmaz 2022 Alg. 2–3); all: every observation kept (our variant)"},
 }
 
 var penaltyNoiselessParams = append(append(append([]bandit.ParamDoc(nil), igpParams...), penaltyCommon...),
-	bandit.ParamDoc{Name: "psi", Default: "exp", Doc: "ψ: exp = eq. (10) exp(cx), poly = eq. (9) (cx+1)^n (002 App. E.1.1 uses ψ(x) = exp(x))"},
-	bandit.ParamDoc{Name: "c", Default: "1", Doc: "c > 0 of eq. (9)–(10) (002 App. E.1.1: ψ(x) = exp(x), so c = 1)"},
+	bandit.ParamDoc{Name: "psi", Default: "exp", Doc: "ψ: exp = eq. (10) exp(cx), poly = eq. (9) (cx+1)^n (Shi & Eryilmaz 2022 App. E.1.1 uses ψ(x) = exp(x))"},
+	bandit.ParamDoc{Name: "c", Default: "1", Doc: "c > 0 of eq. (9)–(10) (Shi & Eryilmaz 2022 App. E.1.1: ψ(x) = exp(x), so c = 1)"},
 	bandit.ParamDoc{Name: "n", Default: "2", Doc: "n ≥ 1 of eq. (9); §5.1 needs n > 1 for a sublinear CV: our choice 2"},
-	bandit.ParamDoc{Name: "kappa-max", Default: "1e12", Doc: "overflow guard: κ_j is capped here (002 §5.1 warns that ψ = exp overflows κ); our choice"},
+	bandit.ParamDoc{Name: "kappa-max", Default: "1e12", Doc: "overflow guard: κ_j is capped here (Shi & Eryilmaz 2022 §5.1 warns that ψ = exp overflows κ); our choice"},
 )
 
 var penaltyNoisyParams = append(append(append([]bandit.ParamDoc(nil), igpParams...), penaltyCommon...),
-	bandit.ParamDoc{Name: "mu", Default: "0.5", Doc: "step μ of the additive κ update (002 App. E.1.2: μ = 0.5; Thm. 2: μ = O(1/√L))"},
+	bandit.ParamDoc{Name: "mu", Default: "0.5", Doc: "step μ of the additive κ update (Shi & Eryilmaz 2022 App. E.1.2: μ = 0.5; Thm. 2: μ = O(1/√L))"},
 )
 
-// Penalty is 002 Alg. 2 (penalty-noiseless) and Alg. 3 (penalty-noisy):
+// Penalty is Shi & Eryilmaz 2022 Alg. 2 (penalty-noiseless) and Alg. 3 (penalty-noisy):
 // epochs of S rounds; inside epoch l, IGP-UCB (Alg. 1) on
 //
 //	Alg. 2: F_l = f − Σ_j κ_j^l (ψ(g_j) − 1),  noise R,          δ/L;
@@ -53,7 +53,7 @@ type Penalty struct {
 	// units of f per g) and κ itself are unit-free, and F_l = f − Σ κ_j h_j
 	// is in the objective's standardised units (its GP is standardised,
 	// igpCore). B, R and λ come from model.StandardInfo; S, L, δ, n and
-	// kappa-max carry no units. Our choice (issue 14): 002 states its
+	// kappa-max carry no units. Our choice: Shi & Eryilmaz 2022 state their
 	// algorithms for known units.
 	std bool
 	cs  []runScale
@@ -71,14 +71,14 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}
 	if !noisy && in.RG > 0 {
-		return nil, fmt.Errorf("%s: the problem declares noisy constraint observations (cost noise scale %v); Alg. 2 needs exact g (002 §5): use penalty-noisy (002 §6) or a noiseless problem setting", name, in.RG)
+		return nil, fmt.Errorf("%s: the problem declares noisy constraint observations (cost noise scale %v); Alg. 2 needs exact g (Shi & Eryilmaz 2022 §5): use penalty-noisy (§6) or a noiseless problem setting", name, in.RG)
 	}
 	S, err := ps.Int(name, "S", 20)
 	if err != nil {
 		return nil, err
 	}
 	if S <= 0 {
-		return nil, fmt.Errorf("%s: parameter S = %d: epoch length must be at least 1 (002 Alg. 2–3)", name, S)
+		return nil, fmt.Errorf("%s: parameter S = %d: epoch length must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", name, S)
 	}
 	T := cfg.Horizon
 	L, err := ps.Int(name, "L", (T+S-1)/S)
@@ -86,10 +86,10 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 		return nil, err
 	}
 	if L <= 0 {
-		return nil, fmt.Errorf("%s: parameter L = %d: number of epochs must be at least 1 (002 Alg. 2–3)", name, L)
+		return nil, fmt.Errorf("%s: parameter L = %d: number of epochs must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", name, L)
 	}
 	if L*S < T {
-		return nil, fmt.Errorf("%s: parameters L = %d, S = %d: L·S = %d rounds do not cover the horizon T = %d (002: T = LS)", name, L, S, L*S, T)
+		return nil, fmt.Errorf("%s: parameters L = %d, S = %d: L·S = %d rounds do not cover the horizon T = %d (Shi & Eryilmaz 2022: T = LS)", name, L, S, L*S, T)
 	}
 	hist, err := ps.String(name, "history", "epoch", "all", "epoch")
 	if err != nil {
@@ -149,7 +149,7 @@ func (a *Penalty) Decide(r *bandit.Round) (bandit.Decision, error) {
 	}
 	R, div := a.core.info.R, float64(a.L)
 	if a.noisy {
-		// 002 Alg. 3: noise scale √(1 + Σ_j (κ_j^l)²)·R, confidence δ/(2L).
+		// Shi & Eryilmaz 2022 Alg. 3: noise scale √(1 + Σ_j (κ_j^l)²)·R, confidence δ/(2L).
 		s := 1.0
 		for _, kj := range a.rule.Kappa {
 			s += kj * kj
@@ -170,6 +170,9 @@ func (a *Penalty) Observe(fb bandit.Feedback) error {
 	acc, err := a.ledger.Accept(fb)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	if acc.Failed { // nothing to wait for: the failure model (if any) has it
+		return nil
 	}
 	p := a.pending[fb.ID]
 	if p == nil {
@@ -210,17 +213,17 @@ func (a *Penalty) Kappa() []float64 { return append([]float64(nil), a.rule.Kappa
 func init() {
 	Register(Spec{
 		Name:    "penalty-noiseless",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "GP-UCB on f − Σκ_j(ψ(g_j)−1), multiplicative κ epochs (noiseless g)",
-		Source:  "002 §5, Alg. 2 (ψ of eq. 9–10), Thm. 1",
+		Source:  "Shi & Eryilmaz 2022 §5, Alg. 2 (ψ of eq. 9–10), Thm. 1",
 		Params:  penaltyNoiselessParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newPenalty("penalty-noiseless", false, cfg) },
 	})
 	Register(Spec{
 		Name:    "penalty-noisy",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "GP-UCB with noisy constraints: IGP-UCB on f − Σκ_j g_j, additive κ epochs",
-		Source:  "002 §6, Alg. 3, Thm. 2",
+		Source:  "Shi & Eryilmaz 2022 §6, Alg. 3, Thm. 2",
 		Params:  penaltyNoisyParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newPenalty("penalty-noisy", true, cfg) },
 	})

@@ -14,13 +14,13 @@ var pendingDoc = bandit.ParamDoc{Name: "pending", Default: "bucb",
 	Doc: "decisions awaiting feedback: bucb = GP-BUCB (Desautels et al. 2014): the GPs condition on them at their mean, f's width ×1.5; hallucinate: no widening; ignore"}
 
 // PendingWiden is the factor on the objective's posterior standard
-// deviation while decisions are pending (pending = bucb, issue 24):
+// deviation while decisions are pending (pending = bucb; docs/parallel.md):
 // GP-BUCB widens the confidence bound by exp(C), C the information the
 // pending points carry (Desautels, Krause & Burdick 2014, Thm. 2), which
 // is unbounded without an initial uncertainty-sampling phase; our constant
-// is the β_f of 3 rather than 2 that freed rpol-ucb's 4-worker gardner run
-// from a local basin (docs/parallel.md). The constraints keep their widths
-// (a wider optimistic constraint would violate more).
+// (β_f 3 rather than 2) frees asynchronous runs from a local basin
+// (docs/parallel.md, "With pending=bucb"). The constraints keep their
+// widths (a wider optimistic constraint would violate more).
 const PendingWiden = 1.5
 
 // pendingMode is how a GP agent treats its pending decisions (parameter
@@ -138,8 +138,8 @@ func (c *safeCore) Abandon(id int64) error    { return c.ledger.Abandon(id) }
 func (c *stageCommon) Abandon(id int64) error { return c.ledger.Abandon(id) }
 
 // Impose implements bandit.Imposer: the penalty of eq. (12) follows the
-// observed costs of every decision, imposed or not (000 §3); a censored
-// GP takes the point at once, as its own decisions (000 §5).
+// observed costs of every decision, imposed or not (Guo et al. §3); a censored
+// GP takes the point at once, as its own decisions (Guo et al. §5).
 func (a *RPOL) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
 	act, err := imposedAction(a.info.Domain, act)
 	if err != nil {
@@ -150,7 +150,7 @@ func (a *RPOL) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, erro
 	return a.record(r.T, act)
 }
 
-// Impose implements bandit.Imposer: the dual variable, whose step (001
+// Impose implements bandit.Imposer: the dual variable, whose step (Zhou & Ji (CBO)
 // Alg. 1 line 7) follows the agent's own choices, is left as it is.
 func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
 	act, err := imposedAction(a.info.Domain, act)

@@ -25,7 +25,7 @@ type Spec struct {
 	Name string
 	// Summary is one line for `cbandit list`.
 	Summary string
-	// Source cites the paper and algorithm, e.g. "001 Alg. 1 (GP-UCB), Thm. 1".
+	// Source cites the paper and algorithm, e.g. "Zhou & Ji (CBO) Alg. 1 (GP-UCB), Thm. 1".
 	Source string
 	// Params documents the accepted parameters and their defaults.
 	Params []bandit.ParamDoc

@@ -12,12 +12,12 @@ import (
 	"github.com/cbandit/cbandit/rule"
 )
 
-// rpolParams are shared by every RPOL variant (000 §3–6).
+// rpolParams are shared by every RPOL variant (Guo et al. §3–6).
 var rpolParams = []bandit.ParamDoc{
-	{Name: "p", Default: "0.05", Doc: "failure probability p ∈ (0,1) in β_t (000 §4–6); the paper leaves it open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on the confidence widths (1 = 000's β_t^f, β_t^g, v_t, Γ_t)"},
-	{Name: "lambda", Default: "1+2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (000 §2): the likelihood noise variance"},
-	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (000 §3, Initialization)"},
+	{Name: "p", Default: "0.05", Doc: "failure probability p ∈ (0,1) in β_t (Guo et al. §4–6); the paper leaves it open: our choice"},
+	{Name: "beta-scale", Default: "1", Doc: "multiplier on the confidence widths (1 = Guo et al.'s β_t^f, β_t^g, v_t, Γ_t)"},
+	{Name: "lambda", Default: "1+2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (Guo et al. §2): the likelihood noise variance"},
+	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (Guo et al. §3, Initialization)"},
 }
 
 // rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
@@ -26,9 +26,8 @@ var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
 // stepPractical are the practical defaults with refine = step, for the
 // rules with a per-round constraint (rpol family, config): they play where
 // the optimistic bound μ_g − β_g σ_g reaches 0, and a refinement that finds
-// that point exactly in 3+ dims lifted rpol-ucb's late violation on the
-// suite's ackley3 and hartmann6 above 0.01 and made config's ackley3 run
-// part between the unit systems (docs/defaults.md, "Refinement").
+// that point exactly in 3+ dims raised their late violation on the suite
+// (docs/defaults.md, "Refinement in 3+ dimensions").
 var stepPractical = withDefault(practicalDocs, "refine", "step")
 
 // trustPractical are stepPractical with region = trust: rpol-ucb's and
@@ -36,14 +35,14 @@ var stepPractical = withDefault(practicalDocs, "refine", "step")
 var trustPractical = withDefault(stepPractical, "region", "trust")
 
 var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
-	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window (000 §5): later feedback is censored; 2 × the Poisson mean 15 (§7 gives none)"},
-	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: 000 §5's widths; matched: OUR VARIANT, §4's β_t on the censored means (docs/parameters.md)"},
-	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: censored GPs see standardised values, costs scaled (issue 14); off: the paper's units"})
+	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window (Guo et al. §5): later feedback is censored; 2 × the Poisson mean 15 (§7 gives none)"},
+	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means (docs/parameters.md)"},
+	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: censored GPs see standardised values, costs scaled; off: the paper's units"})
 
 var rpolSWParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
-	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (000 Thm. 4) with γ_T ≈ (ln T)^{d+1} (000 §2, SE kernel)"},
-	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (000 §6); unknown in §7, we count one unit per change (two changes)"},
-	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed variation of f within the window, Γ_t = C·variation (000 §6); 0 switches Γ_t off"},
+	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (Guo et al. Thm. 4) with γ_T ≈ (ln T)^{d+1} (§2, SE kernel)"},
+	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (Guo et al. §6); unknown in §7, we count one unit per change (two changes)"},
+	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed variation of f within the window, Γ_t = C·variation (Guo et al. §6); 0 switches Γ_t off"},
 	inducingDoc,
 ), stepPractical...)
 
@@ -55,7 +54,7 @@ const (
 	rpolSW
 )
 
-// RPOL is the rectified pessimistic-optimistic learner (000 §3): optimistic
+// RPOL is the rectified pessimistic-optimistic learner (Guo et al. §3): optimistic
 // f̂, pessimistic ǧ, the rectified penalty rule and an acquisition
 // maximiser. The three variants differ only in the models and widths:
 // GP-UCB/LCB (§4), censored GP-UCB/LCB (§5, App. C), sliding-window
@@ -98,7 +97,7 @@ type RPOL struct {
 	// std: the models are standardised; costs enter the penalty divided
 	// by their metric's scale (model.Scale)
 	std bool
-	// design: the initial design (parameter init, issue 14)
+	// design: the initial design (parameter init)
 	design initDesign
 	// halluc: condition on the pending decisions (parameter pending)
 	halluc pendingMode
@@ -134,7 +133,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	if err != nil {
 		return nil, err
 	}
-	lam, err := lambdaParam(name, ps, T, 1+2/float64(T)) // 000 §2: λ = 1 + 2/T
+	lam, err := lambdaParam(name, ps, T, 1+2/float64(T)) // Guo et al. §2: λ = 1 + 2/T
 	if err != nil {
 		return nil, err
 	}
@@ -162,15 +161,15 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			return nil, err
 		}
 		a.matched = w == "matched"
-		// With standardise=on (issue 14) in holds model.StandardInfo's B,
+		// With standardise=on in holds model.StandardInfo's B,
 		// G, R, RG: B_r = B + R√(2 log T) bounds a standardised observation
-		// (000 §5, Lemma 5: |r_s| ≤ B + R√(2 log T) w.h.p.), and the censored
+		// (Guo et al. §5, Lemma 5: |r_s| ≤ B + R√(2 log T) w.h.p.), and the censored
 		// value 0 of r̃_{s,t} (§5) is then the objective's running mean or
 		// the constraint's threshold instead of the metric's 0, which an
 		// offset of the units would move. λ = 1 + 2/T, p, m and Q_1 carry
 		// no units; the penalty takes costs divided by their scale (Observe).
 		a.std = censoredStd
-		a.br = in.B + in.R*math.Sqrt(2*logT) // 000 §5
+		a.br = in.B + in.R*math.Sqrt(2*logT) // Guo et al. §5
 		a.bc = in.G + in.RG*math.Sqrt(2*logT)
 		if a.cf, err = model.NewCensored(in.Domain, in.Kernel, lam, nil); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -214,7 +213,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			return nil, fmt.Errorf("%s: parameter PT = %v: must be a finite number > 0", name, pt)
 		}
 		d := float64(max(in.Domain.Dim(), 1))
-		gammaT := math.Pow(logT, d+1) // 000 §2: γ_T = O((ln T)^{d+1}) for SE
+		gammaT := math.Pow(logT, d+1) // Guo et al. §2: γ_T = O((ln T)^{d+1}) for SE
 		wDef := int(math.Ceil(math.Pow(gammaT, 0.25) * math.Sqrt(float64(T)/pt)))
 		if a.win, err = ps.Int(name, "W", wDef); err != nil {
 			return nil, err
@@ -226,7 +225,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Γ_t = C·Σ‖f_s − f_{s+1}‖, C = (1/λ)√(2W(1+λ)γ_T) (000 §6).
+		// Γ_t = C·Σ‖f_s − f_{s+1}‖, C = (1/λ)√(2W(1+λ)γ_T) (Guo et al. §6).
 		c := math.Sqrt(2*float64(a.win)*(1+lam)*gammaT) / lam
 		a.cfg, a.cgg = c*variation, c*variation
 		if a.f, err = model.NewWindow(a.f, a.win); err != nil {
@@ -257,13 +256,13 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 func (a *RPOL) widths() {
 	in := a.info
 	switch {
-	case a.fixed: // widths=practical (issue 14): constant widths
+	case a.fixed: // widths=practical: constant widths
 		a.wf, a.wg = a.constF, a.constG
-	case a.kind == rpolUCB || a.matched: // 000 §4: β_t = B + R√(2(γ_t + 1 + ln(2/p)))
+	case a.kind == rpolUCB || a.matched: // Guo et al. §4: β_t = B + R√(2(γ_t + 1 + ln(2/p)))
 		a.wf = estimator.Beta{B: in.B, R: in.R, Alpha: a.p, Scale: 1}.At(a.f.InfoGain())
 		a.wg = estimator.Beta{B: in.G, R: in.RG, Alpha: a.p, Scale: 1}.At(a.g[0].InfoGain())
 	case a.kind == rpolCensored:
-		// 000 §5: β_t = B + (R + B_r)√(2(γ_t+1+ln(4/p))), v_t = B_r Σ_{s=t−m}^{t−1} σ_t(x_s) + β_t.
+		// Guo et al. §5: β_t = B + (R + B_r)√(2(γ_t+1+ln(4/p))), v_t = B_r Σ_{s=t−m}^{t−1} σ_t(x_s) + β_t.
 		bf := in.B + (in.R+a.br)*math.Sqrt(2*(a.f.InfoGain()+1+math.Log(4/a.p)))
 		bg := in.G + (in.RG+a.bc)*math.Sqrt(2*(a.g[0].InfoGain()+1+math.Log(4/a.p)))
 		var sf, sg float64
@@ -276,7 +275,7 @@ func (a *RPOL) widths() {
 		a.wf = a.br*sf + bf
 		a.wg = a.bc*sg + bg
 	case a.kind == rpolSW:
-		// 000 §6: β_t = B + R/√λ · √(2γ_{t−t0} + 2 ln(2T/p)), γ over the window.
+		// Guo et al. §6: β_t = B + R/√λ · √(2γ_{t−t0} + 2 ln(2T/p)), γ over the window.
 		l2 := 2 * math.Log(2*float64(a.T)/a.p)
 		a.wf = in.B + in.R/math.Sqrt(a.lam)*math.Sqrt(2*a.f.InfoGain()+l2)
 		a.wg = in.G + in.RG/math.Sqrt(a.lam)*math.Sqrt(2*a.g[0].InfoGain()+l2)
@@ -285,7 +284,7 @@ func (a *RPOL) widths() {
 	a.wg *= a.scale
 }
 
-// Decide implements bandit.Agent: one round of the RPOL framework (000 §3).
+// Decide implements bandit.Agent: one round of the RPOL framework (Guo et al. §3).
 func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 	a.t = r.T
 	a.rule.AdvanceTo(r.T) // Q_t from eq. (12) with the costs revealed so far
@@ -316,7 +315,7 @@ func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 // record records a decision; RPOL-CensoredUCB enters it into the kernel
-// matrices now, censored to 0 until its feedback arrives (000 §5).
+// matrices now, censored to 0 until its feedback arrives (Guo et al. §5).
 func (a *RPOL) record(t int, act bandit.Action) (bandit.Decision, error) {
 	d := a.ledger.Record(t, act, 0)
 	if a.kind != rpolCensored {
@@ -390,32 +389,32 @@ func (a *RPOL) Penalty() []float64 { return append([]float64(nil), a.rule.Q...) 
 func init() {
 	Register(Spec{
 		Name:    "rpol-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindCumulative}},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindCumulative}, LearnsFailures: true},
 		Summary: "RPOL with GP-UCB for f, GP-LCB for g and the rectified penalty",
-		Source:  "000 §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
+		Source:  "Guo et al. §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
 		Params:  rpolUCBParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-ucb", rpolUCB, cfg) },
 	})
 	Register(Spec{
 		Name:    "rpol-censored-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingCensored},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingCensored, LearnsFailures: true},
 		Summary: "RPOL with censored GP-UCB/LCB for delayed feedback",
-		Source:  "000 §5, App. C (RPOL-CensoredUCB, Thm. 3)",
+		Source:  "Guo et al. §5, App. C (RPOL-CensoredUCB, Thm. 3)",
 		Params:  rpolCensoredParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-censored-ucb", rpolCensored, cfg) },
 	})
 	Register(Spec{
 		Name:    "rpol-sw-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "RPOL with sliding-window GP-UCB/LCB for drifting f and g",
-		Source:  "000 §6, App. D (RPOL-SWUCB, Thm. 4)",
+		Source:  "Guo et al. §6, App. D (RPOL-SWUCB, Thm. 4)",
 		Params:  rpolSWParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-sw-ucb", rpolSW, cfg) },
 	})
 }
 
-// censStd holds the values of a censored GP (000 §5) and, with on
-// (standardise=on, issue 14), gives it standardised values: ỹ = (y − m)/s
+// censStd holds the values of a censored GP (Guo et al. §5) and, with on
+// (standardise=on), gives it standardised values: ỹ = (y − m)/s
 // for an objective, y/s for a constraint, m and s the mean and population
 // standard deviation of the values revealed so far (s = |m| when they do not
 // spread, 1 when all are 0: model.Adaptive's rule), refreshed when the

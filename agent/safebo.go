@@ -15,14 +15,14 @@ import (
 
 // safeParams are shared by the safe-BO baselines.
 var safeParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t (Chowdhury & Gopalan 2017; R/√λ when λ < 1); our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = the theory value)"},
+	{Name: "alpha", Default: "0.05 with safe-set=lipschitz", Doc: "failure probability in β_t (Chowdhury & Gopalan 2017; R/√λ when λ < 1); our choice"},
+	{Name: "beta-scale", Default: "1 with safe-set=lipschitz", Doc: "multiplier on β_t (1 = the theory value)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
 }
 
 // lipschitzParam is the Lipschitz constant of the safe-set rule of SafeOpt
 // and StageOpt.
-var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g in the kernel metric (001 Ass. 3: G bounds it)"}
+var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g in the kernel metric (Zhou & Ji (CBO) Ass. 3: G bounds it)"}
 
 // safeSetParams choose the safe-set rule of SafeOpt and StageOpt.
 var safeSetParams = []bandit.ParamDoc{

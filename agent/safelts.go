@@ -8,10 +8,10 @@ import (
 	"github.com/cbandit/cbandit/linear"
 )
 
-// SafeLTS is the Safe-LTS baseline of 004 §4.5: linear Thompson sampling
+// SafeLTS is the Safe-LTS baseline of Pacchiano et al. §4.5: linear Thompson sampling
 // restricted to the estimated safe set (Moradipari, Amani, Alizadeh and
 // Thrampoulidis 2019, "Safe linear Thompson sampling with side information",
-// Alg. 1), with the choices of the code the authors of 004 ran it with
+// Alg. 1), with the choices of the code Pacchiano et al. ran it with
 // (pacchiano/constrainedBandits, utilities_linear.py, class LinTS; read, not
 // copied). Each round t it
 //
@@ -21,18 +21,18 @@ import (
 //     (their 1/min(1, τ) for x₀ = 0) and δ_t = 1/(1+t) (their
 //     `delta = 1/(1+len(self.regrets))`);
 //  2. builds the estimated safe set D^s_t = {x : ⟨x, μ̂_t⟩ + β_t(δ_t)‖x‖_{Σ_t⁻¹} ≤ τ}
-//     (the pessimistic cost of 004 (10) with α_c = 1, the same δ_t);
+//     (the pessimistic cost of Pacchiano et al. eq. (10) with α_c = 1, the same δ_t);
 //  3. plays argmax_{x ∈ A_t ∩ D^s_t} ⟨x, θ̃_t⟩: over a star-convex set each
 //     ray is scaled to its safe length min(1, τ/UCB) as in their
-//     `scale_context_to_safety` (004 Lemma 14 in general); over a finite set,
+//     `scale_context_to_safety` (Pacchiano et al. Lemma 14 in general); over a finite set,
 //     the safe points and x₀.
 //
 // Departures from their code, kept on purpose (also in
 // experiments/stagewise/shifts.yaml and unit-ball.yaml): the radius is the
-// bound of 004 Thm. 10, R√(d log((1+tL²/λ)/δ)) + √λS, shared with LC-LUCB,
+// bound of Pacchiano et al. Thm. 10, R√(d log((1+tL²/λ)/δ)) + √λS, shared with LC-LUCB,
 // not the log-det form 2·√(2 log(det(V)^{1/2}λ^{-d/2}/δ)) + √λ‖θ*‖ (their R is
 // a hard-coded 2.0 and their S the true norm, for both algorithms); λ = 1 as
-// 004 §4.5 states (their scripts use 0.1); x₀ is a candidate (their argmax
+// Pacchiano et al. §4.5 states (their scripts use 0.1); x₀ is a candidate (their argmax
 // over rays never plays the safe action); no first round of a random ray
 // scaled with the true costs. The previous version (κ = 1 + 2/(τ − c₀) on the
 // whole radius, δ′ = δ/(4T), no √d) is close to
@@ -54,8 +54,8 @@ type SafeLTS struct {
 
 var safeLTSParams = []bandit.ParamDoc{
 	{Name: "delta", Default: "0.05", Doc: "failure probability δ with delta-schedule=fixed (δ′ = δ/(4T), Moradipari et al. 2019)"},
-	{Name: "delta-schedule", Default: "authors", Doc: "authors: δ_t = 1/(1+t), as 004's authors ran it (constrainedBandits); fixed: δ′ = δ/(4T)"},
-	{Name: "lambda", Default: "1", Doc: "regulariser λ (004 §4.5: λ = 1 for both algorithms; the authors' scripts use 0.1)"},
+	{Name: "delta-schedule", Default: "authors", Doc: "authors: δ_t = 1/(1+t), as Pacchiano et al. ran it (constrainedBandits); fixed: δ′ = δ/(4T)"},
+	{Name: "lambda", Default: "1", Doc: "regulariser λ (Pacchiano et al. §4.5: λ = 1 for both algorithms; the authors' scripts use 0.1)"},
 	{Name: "kappa", Default: "1/min(1, τ − c₀)", Doc: "inflation of the noise part of the TS radius (constrainedBandits LinTS: 1/min(1, τ))"},
 	{Name: "sqrt-d", Default: "true", Doc: "sample with covariance d·ρ_t²Σ_t⁻¹ (constrainedBandits LinTS) instead of ρ_t²Σ_t⁻¹"},
 }
@@ -247,7 +247,7 @@ func init() {
 		Name:    "safe-lts",
 		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "Safe-LTS: linear Thompson sampling in the estimated safe set (baseline)",
-		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code 004's authors ran (constrainedBandits LinTS); the baseline of 004 §4.5",
+		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code Pacchiano et al. ran (constrainedBandits LinTS); the baseline of their §4.5",
 		Params:  safeLTSParams,
 		New:     newSafeLTS,
 	})

@@ -66,7 +66,7 @@ func init() {
 		Name:    "safeopt",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingExclude, DefaultFor: []string{KindPerRound + "+safe"}},
 		Summary: "SafeOpt: safe exploration with maximisers and expanders; GP safe set as the reference implementation (or the Lipschitz rule of the paper) (needs a safe seed)",
-		Source:  "Sui, Gotovos, Burdick, Krause 2015 (ICML), Alg. 1; Berkenkamp et al.'s reference implementation (safeopt); baseline of 001 §5",
+		Source:  "Sui, Gotovos, Burdick, Krause 2015 (ICML), Alg. 1; Berkenkamp et al.'s reference implementation (safeopt); baseline of Zhou & Ji (CBO) §5",
 		Params:  append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
 			c, err := newSafeCore("safeopt", cfg, ruleChoice)

@@ -14,17 +14,17 @@ import (
 )
 
 var scgpParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (001 Thm. 3 writes ln(2/δ)); our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = 001 Thm. 3)"},
-	{Name: "V-scale", Default: "1", Doc: "multiplier on V_t = δ√t/(8B) (001 Thm. 3)"},
-	{Name: "eps-scale", Default: "1", Doc: "multiplier on ε_t = 1/√t (001 Thm. 3)"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (001 §2)"},
-	{Name: "standardise", Default: "on", Doc: "on: f standardised, constraint samples scaled, unit-free (issue 14); off: the paper's units"},
+	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (Zhou & Ji (CBO) Thm. 3 writes ln(2/δ)); our choice"},
+	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = Zhou & Ji (CBO) Thm. 3)"},
+	{Name: "V-scale", Default: "1", Doc: "multiplier on V_t = δ√t/(8B) (Zhou & Ji (CBO) Thm. 3)"},
+	{Name: "eps-scale", Default: "1", Doc: "multiplier on ε_t = 1/√t (Zhou & Ji (CBO) Thm. 3)"},
+	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (Zhou & Ji (CBO) §2)"},
+	{Name: "standardise", Default: "on", Doc: "on: f standardised, constraint samples scaled, unit-free; off: the paper's units"},
 }
 
-// SCGP is SCGP-UCB, 001 Algorithm 2: GP-UCB for f, the i.i.d. constraint
+// SCGP is SCGP-UCB, Zhou & Ji (CBO) Algorithm 2: GP-UCB for f, the i.i.d. constraint
 // sample g_t(·) given before each decision (stochastic full constraint
-// information, 001 §4) and the virtual-queue rule.
+// information, Zhou & Ji (CBO) §4) and the virtual-queue rule.
 type SCGP struct {
 	info   bandit.Info
 	rng    *rand.Rand
@@ -37,10 +37,10 @@ type SCGP struct {
 	score  []float64
 	gAtX   []float64
 	cbuf   []float64
-	// std: standardise=on (issue 14). f̄ is the UCB of the standardised
+	// std: standardise=on. f̄ is the UCB of the standardised
 	// f (clipped to the standardised B); the samples enter the score and
 	// the queue as g_{j,t}(x)/s_j, s_j the running scale of every sample
-	// of g_j so far (this round's included). Then every constant of 001
+	// of g_j so far (this round's included). Then every constant of Zhou & Ji (CBO)
 	// Alg. 2 / Thm. 3 is in standardised units: B and δ (in V_t =
 	// δ√t/(8B)) from model.StandardInfo, ε_t = 1/√t (§4: the queue's drift,
 	// in the units of g) now in units of s_j, and Q_j/V_t weighs a unit-free
@@ -59,7 +59,7 @@ func newSCGP(cfg Config) (*SCGP, error) {
 		return nil, err
 	}
 	if !in.FullInfo {
-		return nil, fmt.Errorf("%s: the problem does not give full constraint information (Info.FullInfo is false); SCGP-UCB needs a sample g_t(·) before every round (001 §4)", name)
+		return nil, fmt.Errorf("%s: the problem does not give full constraint information (Info.FullInfo is false); SCGP-UCB needs a sample g_t(·) before every round (Zhou & Ji (CBO) §4)", name)
 	}
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
@@ -89,7 +89,7 @@ func newSCGP(cfg Config) (*SCGP, error) {
 	}
 	delta := in.Slater
 	if !(delta > 0) {
-		delta = 1 // 001 Ass. 1: δ ≤ 1 w.l.o.g.; unknown δ → 1
+		delta = 1 // Zhou & Ji (CBO) Ass. 1: δ ≤ 1 w.l.o.g.; unknown δ → 1
 	}
 	vq, err := rule.NewVirtualQueue(in.M, delta, in.B, vs, es)
 	if err != nil {
@@ -122,7 +122,7 @@ func newSCGP(cfg Config) (*SCGP, error) {
 	return a, nil
 }
 
-// Decide implements bandit.Agent: lines 2–7 of 001 Alg. 2.
+// Decide implements bandit.Agent: lines 2–7 of Zhou & Ji (CBO) Alg. 2.
 func (a *SCGP) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if r.ConstraintSample == nil {
 		return bandit.Decision{}, fmt.Errorf("scgp-ucb: round %d carries no constraint sample g_t(·) (Round.ConstraintSample is nil)", r.T)
@@ -163,7 +163,7 @@ func (a *SCGP) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.ledger.Record(r.T, a.f.Action(i), 0), nil
 }
 
-// Observe implements bandit.Agent: line 8 of 001 Alg. 2 (costs are not
+// Observe implements bandit.Agent: line 8 of Zhou & Ji (CBO) Alg. 2 (costs are not
 // needed: the constraint is known through its samples).
 func (a *SCGP) Observe(fb bandit.Feedback) error {
 	acc, err := a.ledger.Accept(fb)
@@ -186,7 +186,7 @@ func init() {
 		Name:    "scgp-ucb",
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, NeedsFullInfo: true, Pending: PendingHallucinate},
 		Summary: "SCGP-UCB: GP-UCB with a virtual queue on sampled constraints (full info)",
-		Source:  "001 Alg. 2, §4, Thm. 3",
+		Source:  "Zhou & Ji (CBO) Alg. 2, §4, Thm. 3",
 		Params:  scgpParams,
 		New:     func(cfg Config) (bandit.Agent, error) { return newSCGP(cfg) },
 	})

@@ -15,7 +15,7 @@ import (
 // D_t = {x : μ̃_{t−1}(x) + β̃_t σ̃_{t−1}(x) ≤ 0 ∀j} (falling back to the seed
 // while that set is empty). Per round: O(N·m).
 //
-// D⁰: Amani et al. take the known safe set as given; 001 does not say which
+// D⁰: Amani et al. take the known safe set as given; Zhou & Ji (CBO) do not say which
 // set its SGP-UCB had. Here D⁰ is what the problem's safe seed x₀, its
 // stated costs g_j(x₀) and the stated Lipschitz constant Info.LipG (an RKHS
 // norm: reproducing property and Cauchy–Schwarz) certify:
@@ -86,9 +86,9 @@ func init() {
 		Name:    "sgp-ucb",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Randomised: true, Pending: PendingExclude},
 		Summary: "SGP-UCB: random exploration of the known safe set (certified from the safe seed's stated cost), then GP-UCB in the pessimistic safe set (needs a safe seed)",
-		Source:  "Amani, Alizadeh, Thrampoulidis 2020 (L4DC), SGP-UCB; baseline of 001 §5",
+		Source:  "Amani, Alizadeh, Thrampoulidis 2020 (L4DC), SGP-UCB; baseline of Zhou & Ji (CBO) §5",
 		Params: append(append([]bandit.ParamDoc(nil), safeParams...),
-			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 derive it; 001 does not state it)"}),
+			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 derive it; Zhou & Ji (CBO) do not state it)"}),
 		New: func(cfg Config) (bandit.Agent, error) {
 			c, err := newSafeCore("sgp-ucb", cfg, ruleNone)
 			if err != nil {

@@ -47,7 +47,7 @@ func (a *StageOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 var stageOptParams = []bandit.ParamDoc{
-	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (an input of Sui et al. 2018; 001 does not state it)"},
+	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (an input of Sui et al. 2018; Zhou & Ji (CBO) do not state it)"},
 	{Name: "eps", Default: "0", Doc: "stop expanding when every expander's interval is narrower than ε (Sui et al. 2018, §4)"},
 }
 
@@ -56,7 +56,7 @@ func init() {
 		Name:    "stageopt",
 		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingExclude},
 		Summary: "StageOpt: safe expansion for T0 rounds, then GP-UCB inside the safe set; GP safe set as SafeOpt's reference implementation (or the Lipschitz rule) (needs a safe seed)",
-		Source:  "Sui, Zhuang, Burdick, Yue 2018 (ICML), Alg. 1; safe set and expanders as safeopt's reference implementation; baseline of 001 §5",
+		Source:  "Sui, Zhuang, Burdick, Yue 2018 (ICML), Alg. 1; safe set and expanders as safeopt's reference implementation; baseline of Zhou & Ji (CBO) §5",
 		Params:  append(append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...), stageOptParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
 			c, err := newSafeCore("stageopt", cfg, ruleChoice)

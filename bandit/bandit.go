@@ -24,11 +24,11 @@ type Round struct {
 	// T is the 1-based round number.
 	T int
 	// Arms is the action set of this round when it changes from round to round
-	// (contextual settings, 004). Nil means the problem's fixed domain.
+	// (contextual settings, Pacchiano et al.). Nil means the problem's fixed domain.
 	Arms [][]float64
 	// ConstraintSample is an i.i.d. sample g_t(·) of the m constraint functions,
 	// given before the decision in the stochastic full-information setting
-	// (001 §4). It writes the m values at x into dst. Nil otherwise.
+	// (Zhou & Ji (CBO) §4). It writes the m values at x into dst. Nil otherwise.
 	ConstraintSample func(x Action, dst []float64)
 }
 

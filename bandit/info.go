@@ -16,13 +16,13 @@ type Info struct {
 	// Kernel is the GP prior kernel for f; KernelG for the constraints (nil: same as Kernel).
 	Kernel  gp.Kernel
 	KernelG gp.Kernel
-	// NoiseVar is λ, the noise variance of the GP likelihood (001 §2).
+	// NoiseVar is λ, the noise variance of the GP likelihood (Zhou & Ji (CBO) §2).
 	NoiseVar float64
-	// B bounds the RKHS norm of f and |f| (001 Ass. 2); G the same for g (Ass. 3).
+	// B bounds the RKHS norm of f and |f| (Zhou & Ji (CBO) Ass. 2); G the same for g (Ass. 3).
 	B, G float64
 	// R and RG are the sub-Gaussian noise scales of reward and cost observations.
 	R, RG float64
-	// Slater is δ of 001 Ass. 1: some policy has E[g] ≤ −δ (0 when unknown).
+	// Slater is δ of Zhou & Ji (CBO) Ass. 1: some policy has E[g] ≤ −δ (0 when unknown).
 	Slater float64
 	// Safe is a known safe action (g(Safe) ≤ 0), nil when the problem gives none.
 	Safe *Action
@@ -32,14 +32,14 @@ type Info struct {
 	// 0 when the problem states none.
 	LipG float64
 	// SafeCosts are the known values g_1..g_m(Safe) when the problem states
-	// them (nil otherwise), as 004 gives the safe arm's cost c₀.
+	// them (nil otherwise), as Pacchiano et al. give the safe arm's cost c₀.
 	SafeCosts []float64
-	// FullInfo marks the stochastic full-information setting (001 §4): each
+	// FullInfo marks the stochastic full-information setting (Zhou & Ji (CBO) §4): each
 	// Round carries ConstraintSample.
 	FullInfo bool
 	// Horizon is T when the problem fixes it (0 otherwise); the runner sets it.
 	Horizon int
-	// Stage carries the facts of stage-wise constrained problems (004); nil
+	// Stage carries the facts of stage-wise constrained problems (Pacchiano et al.); nil
 	// for every other problem.
 	Stage *Stage
 }

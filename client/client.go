@@ -186,8 +186,12 @@ func (c *Client) DeleteStudy(ctx context.Context, id string) error {
 	return c.do(ctx, "DELETE", studyPath(id, ""), nil, nil)
 }
 
-// Suggest asks for the next count decisions (count ≤ 0 means 1).
+// Suggest asks for the next count decisions (at least 1: a count below 1
+// is an error, as the service refuses it, never an ask for one).
 func (c *Client) Suggest(ctx context.Context, id string, count int) ([]api.Suggestion, error) {
+	if err := checkCount(count); err != nil {
+		return nil, err
+	}
 	var r api.SuggestResponse
 	err := c.do(ctx, "POST", studyPath(id, "/suggestions"), api.SuggestRequest{Count: count}, &r)
 	return r.Suggestions, err
@@ -196,9 +200,21 @@ func (c *Client) Suggest(ctx context.Context, id string, count int) ([]api.Sugge
 // SuggestOnce is Suggest with an Idempotency-Key: retrying it with the same
 // key (after a timeout, say) returns the same decisions instead of new ones.
 func (c *Client) SuggestOnce(ctx context.Context, id string, count int, key string) ([]api.Suggestion, error) {
+	if err := checkCount(count); err != nil {
+		return nil, err
+	}
 	var r api.SuggestResponse
 	err := c.doKey(ctx, "POST", studyPath(id, "/suggestions"), key, api.SuggestRequest{Count: count}, &r)
 	return r.Suggestions, err
+}
+
+// checkCount refuses an ask for fewer than one decision before it is sent:
+// 0 would be left out of the body and read by the service as 1.
+func checkCount(count int) error {
+	if count < 1 {
+		return fmt.Errorf("client: count = %d: an ask is for at least 1 decision", count)
+	}
+	return nil
 }
 
 // ObserveOnce is Observe with an Idempotency-Key: a retry returns the

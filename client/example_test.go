@@ -104,6 +104,6 @@ func ExampleClient_StudyByName() {
 	fmt.Println(err)
 	// Output:
 	// true true
-	// decision_id,round,arm,status,created,observed,params.lr,params.batch,params.opt,reward,costs.memory
+	// decision_id,round,arm,status,created,observed,params.lr,params.batch,params.opt,reward,costs.memory,reason
 	// 404 not_found: name: no study named "nope"
 }

@@ -69,6 +69,9 @@ func (f *Finite) String() string { return fmt.Sprintf("%d arms", f.N) }
 // Box is the axis-aligned box [Lo, Hi].
 type Box struct {
 	Lo, Hi []float64
+	// Vars marks the coordinates that take discrete values (a typed
+	// space's ints and categoricals); nil: the box is continuous.
+	Vars []Var
 }
 
 // NewBox validates and returns the box [lo, hi].

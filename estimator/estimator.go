@@ -16,7 +16,7 @@ type Estimator interface {
 	Name() string
 }
 
-// UCB is GP-UCB exploration, h_t = μ_{t−1} + β_t σ_{t−1} (001 Def. 1 (i)).
+// UCB is GP-UCB exploration, h_t = μ_{t−1} + β_t σ_{t−1} (Zhou & Ji (CBO) Def. 1 (i)).
 type UCB struct{}
 
 // Name implements Estimator.
@@ -50,21 +50,21 @@ func Pointwise(e Estimator, rng *rand.Rand, beta float64) (float64, bool, error)
 	return 0, false, nil
 }
 
-// Beta is the confidence-width schedule of 001 Thm. 1 (= 003 Cor. 1):
+// Beta is the confidence-width schedule of Zhou & Ji (CBO) Thm. 1 (= Zhou & Ji 2022 Cor. 1):
 // β_t = B + R √(2(γ_{t−1} + 1 + ln(2/α))), with γ_{t−1} the realized
 // information gain of the model so far. Scale multiplies the result (1 = the
 // theorem's value).
 //
 // Fixed replaces the schedule by a constant width, β_t = Scale·Const for
-// every t (the practical widths of issue 14; docs/defaults.md).
+// every t (the practical widths; docs/defaults.md).
 //
 // Lambda, when > 0, is the GP noise variance λ the posterior is computed
 // with, and the noise term is corrected for it: R becomes R/√min(1, λ) (see
 // [NoiseFactor]). The theorem behind the formula (Chowdhury & Gopalan 2017,
-// Thm. 2, which 001 Lemma 3 cites) is stated for λ = 1 + η ≥ 1; with λ < 1
+// Thm. 2, which Zhou & Ji (CBO) Lemma 3 cites) is stated for λ = 1 + η ≥ 1; with λ < 1
 // (e.g. λ = R², cbandit's default) the uncorrected β_t is narrower than the
 // theorem's by the factor √λ on the noise term and the bound no longer holds.
-// Zero leaves the formula exactly as 001 Thm. 1 prints it.
+// Zero leaves the formula exactly as Zhou & Ji (CBO) Thm. 1 prints it.
 type Beta struct {
 	B, R, Alpha, Scale float64
 	Fixed              bool
@@ -98,7 +98,7 @@ func NoiseFactor(lambda float64) float64 {
 	return 1 / math.Sqrt(math.Min(1, lambda))
 }
 
-// Clip projects every entry of x onto [−c, c] (001 Alg. 1 lines 3–4).
+// Clip projects every entry of x onto [−c, c] (Zhou & Ji (CBO) Alg. 1 lines 3–4).
 func Clip(x []float64, c float64) {
 	for i, v := range x {
 		if v > c {

@@ -12,12 +12,12 @@ import (
 // ZDist names a distribution D̂ of the shared multiplier Z_t of RandGP-UCB.
 type ZDist string
 
-// Distributions for Z_t (001 Def. 2, Cor. 3 and App. D.4).
+// Distributions for Z_t (Zhou & Ji (CBO) Def. 2, Cor. 3 and App. D.4).
 const (
-	// ZGaussian is Z_t ~ N(0, β_t²) (001 Cor. 3; the default).
+	// ZGaussian is Z_t ~ N(0, β_t²) (Zhou & Ji (CBO) Cor. 3; the default).
 	ZGaussian ZDist = "gaussian"
 	// ZUniform is Z_t uniform on the Points evenly spaced values of
-	// [0, 2β_t] (001 App. D.4); for a negative β (the optimistic side for
+	// [0, 2β_t] (Zhou & Ji (CBO) App. D.4); for a negative β (the optimistic side for
 	// costs) the grid is [2β_t, 0].
 	ZUniform ZDist = "uniform"
 	// ZFixed is Z_t = β_t, which turns RandGP-UCB back into GP-UCB (a check).
@@ -41,13 +41,13 @@ func ParseZDist(s string) (ZDist, error) {
 	return "", fmt.Errorf("Z distribution %q: accepted are %s", s, strings.Join(names, ", "))
 }
 
-// RandUCB is RandGP-UCB exploration (001 Def. 2): h_t = μ_{t−1} + Z_t σ_{t−1}
+// RandUCB is RandGP-UCB exploration (Zhou & Ji (CBO) Def. 2): h_t = μ_{t−1} + Z_t σ_{t−1}
 // with one Z_t drawn per call, shared by every candidate. An agent calls
 // Estimate once per function per round, so f and each g_j get independent
-// draws (001 App. D.3 uses the independence of Z_t and Z̃_t).
+// draws (Zhou & Ji (CBO) App. D.3 uses the independence of Z_t and Z̃_t).
 type RandUCB struct {
 	Dist ZDist
-	// Points is the number of grid values of ZUniform (001 App. D.4 "N
+	// Points is the number of grid values of ZUniform (Zhou & Ji (CBO) App. D.4 "N
 	// points"); ignored by the other distributions. Must be ≥ 2 for ZUniform.
 	Points int
 	// LastZ is the multiplier drawn by the last call (for tests and reports).

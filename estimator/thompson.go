@@ -9,11 +9,11 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-// TS is GP-TS exploration (001 Def. 1 (ii), after Chowdhury & Gopalan 2017):
+// TS is GP-TS exploration (Zhou & Ji (CBO) Def. 1 (ii), after Chowdhury & Gopalan 2017):
 // h_t is one joint draw from GP(μ_{t−1}, β_t² k_{t−1}) over every candidate,
 // so the draws at different candidates are correlated through the posterior
 // covariance. The draw is symmetric about μ, so the sign of β is ignored
-// (001 Cor. 2 uses +β̃_t for the constraint).
+// (Zhou & Ji (CBO) Cor. 2 uses +β̃_t for the constraint).
 //
 // If the model implements JointSampler (model.Arms does, through
 // gp.ArmPosterior.Sample) the draw is taken from it by pathwise conditioning

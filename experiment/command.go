@@ -16,7 +16,7 @@ import (
 // entries with the same ID stay apart.
 func ParseAlgoEntry(entry string) (AlgoConfig, error) {
 	entry = strings.TrimSpace(entry)
-	head, rest, _ := strings.Cut(entry, ":")
+	head, rest, colon := strings.Cut(entry, ":")
 	var a AlgoConfig
 	if label, id, ok := strings.Cut(head, "="); ok {
 		if label == "" {
@@ -28,8 +28,16 @@ func ParseAlgoEntry(entry string) (AlgoConfig, error) {
 		return a, fmt.Errorf("--algos entry %q has no algorithm ID", entry)
 	}
 	a.ID = head
-	if rest != "" {
-		p, err := bandit.ParseParams(strings.Split(rest, ";"))
+	if colon {
+		// An empty parameter ("id:", "id:k=v;;", "id:k=v;") is a typo, not a
+		// no-op: refused, or it would stay in the label the results carry.
+		parts := strings.Split(rest, ";")
+		for i, part := range parts {
+			if strings.TrimSpace(part) == "" {
+				return a, fmt.Errorf("--algos entry %q: parameter %d of %d is empty (want k=v;k=v, no empty entry between ';')", entry, i+1, len(parts))
+			}
+		}
+		p, err := bandit.ParseParams(parts)
 		if err != nil {
 			return a, fmt.Errorf("--algos %s: %w", a.ID, err)
 		}

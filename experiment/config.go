@@ -29,8 +29,8 @@ type Config struct {
 	// AlgorithmDefaults are parameters given to every algorithm of the
 	// file that documents them, unless its entry sets them: the settings a
 	// paper shares among its algorithms. The reproductions pin the papers'
-	// fixed settings against the practical defaults with it (issue 14:
-	// standardise: off, hyper: fixed, widths: theory).
+	// fixed settings against the practical defaults with it (standardise:
+	// off, hyper: fixed, widths: theory; docs/defaults.md).
 	AlgorithmDefaults map[string]string `yaml:"algorithm_defaults"`
 	Horizon           int               `yaml:"horizon"`
 	Trials            int               `yaml:"trials"`
@@ -38,7 +38,7 @@ type Config struct {
 	// CurvePoints is how many rounds curves.csv records (evenly spaced,
 	// always the last); 0 means 200, and a value ≥ the horizon records every round.
 	CurvePoints int `yaml:"curve_points"`
-	// Delay gives Poisson feedback delays (000 §7); zero means none.
+	// Delay gives Poisson feedback delays (Guo et al. §7); zero means none.
 	Delay *DelayConfig `yaml:"delay"`
 	// Batch, Async: parallel evaluations (runner.Spec); 0 or 1 means one at a time.
 	Batch int `yaml:"batch"`
@@ -302,9 +302,9 @@ func (c *Config) algoParams(a AlgoConfig) (bandit.Params, error) {
 }
 
 // PaperDefaults are the papers' settings of the parameters that have
-// practical defaults (issues 14 and 24): the problem's units and constants,
+// practical defaults (docs/defaults.md, docs/parallel.md): the problem's units and constants,
 // its fixed kernel, the papers' β_t schedules, a grid of candidates, and
-// decisions made without regard to pending ones, issue 17's one-step box
+// decisions made without regard to pending ones, the one-step box
 // refinement, the whole box (no trust region). Every experiment file pins
 // them as algorithm_defaults (a test checks it); cbandit run --defaults paper
 // gives them to any run.

@@ -9,7 +9,7 @@ import (
 )
 
 // PoissonDelay returns independent Poisson delays with the given means for
-// reward and costs (000 §7 uses mean 15 for both).
+// reward and costs (Guo et al. §7 uses mean 15 for both).
 func PoissonDelay(rewardMean, costMean float64) (runner.Delay, error) {
 	if !(rewardMean >= 0) || math.IsInf(rewardMean, 0) {
 		return nil, fmt.Errorf("delay.reward_mean = %v: must be a finite number ≥ 0", rewardMean)

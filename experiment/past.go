@@ -15,7 +15,9 @@ import (
 // ReadPast reads past measurements from a CSV file with a header: the point
 // as x1..xd (a box, or arms by coordinates) or as arm (an arm's index), then
 // reward and g1..gm, the constraint values in the problem's convention
-// (g ≤ 0 feasible). Errors name the line and the column.
+// (g ≤ 0 feasible), and optionally failed (true or 1: the evaluation failed;
+// its reward and g columns empty) and reason. Errors name the line and the
+// column.
 func ReadPast(path string) ([]runner.Past, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -33,7 +35,7 @@ func ReadPast(path string) ([]runner.Past, error) {
 	}
 	head := rows[0]
 	var xs, gs []int
-	arm, rew := -1, -1
+	arm, rew, failed, reason := -1, -1, -1, -1
 	for c, h := range head {
 		h = strings.ToLower(strings.TrimSpace(h))
 		switch {
@@ -41,12 +43,16 @@ func ReadPast(path string) ([]runner.Past, error) {
 			arm = c
 		case h == "reward":
 			rew = c
+		case h == "failed":
+			failed = c
+		case h == "reason":
+			reason = c
 		case len(h) > 1 && h[0] == 'x':
 			xs = append(xs, c)
 		case len(h) > 1 && h[0] == 'g':
 			gs = append(gs, c)
 		default:
-			return nil, fmt.Errorf("past measurements %s: column %q: want arm or x1..xd, reward, g1..gm", path, h)
+			return nil, fmt.Errorf("past measurements %s: column %q: want arm or x1..xd, reward, g1..gm, failed, reason", path, h)
 		}
 	}
 	if rew < 0 || (arm < 0) == (len(xs) == 0) {
@@ -80,6 +86,33 @@ func ReadPast(path string) ([]runner.Past, error) {
 				return nil, err
 			}
 			pm.Action.X = append(pm.Action.X, v)
+		}
+		if failed >= 0 {
+			switch strings.ToLower(strings.TrimSpace(row[failed])) {
+			case "true", "1":
+				pm.Failed = true
+			case "false", "0", "":
+			default:
+				return nil, fmt.Errorf("past measurements %s: line %d, column failed = %q: must be true, false, 1, 0 or empty", path, line, row[failed])
+			}
+		}
+		if reason >= 0 {
+			pm.Reason = strings.TrimSpace(row[reason])
+			if pm.Reason != "" && !pm.Failed {
+				return nil, fmt.Errorf("past measurements %s: line %d, column reason = %q: given only for a failed evaluation", path, line, pm.Reason)
+			}
+			if len(pm.Reason) > bandit.MaxReasonLen {
+				return nil, fmt.Errorf("past measurements %s: line %d, column reason: %d bytes, at most %d", path, line, len(pm.Reason), bandit.MaxReasonLen)
+			}
+		}
+		if pm.Failed {
+			for _, c := range append([]int{rew}, gs...) {
+				if strings.TrimSpace(row[c]) != "" {
+					return nil, fmt.Errorf("past measurements %s: line %d, column %s = %q: a failed evaluation has no values (leave it empty)", path, line, head[c], row[c])
+				}
+			}
+			out = append(out, pm)
+			continue
 		}
 		v, err := num(line, rew, row[rew])
 		if err != nil {

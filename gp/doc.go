@@ -2,8 +2,8 @@
 //
 // With a GP(0, k) prior and Gaussian noise N(0, λ), conditioning on the
 // observations (x_1, y_1), …, (x_t, y_t) gives the posterior GP(μ_t, k_t) of
-// paper 001 ("Provably Efficient Bayesian Optimization with Unknown
-// Constraints"), §2:
+// Zhou & Ji, "Provably Efficient Bayesian Optimization with Unknown
+// Constraints" (CBO), §2:
 //
 //	μ_t(x)     = k_t(x)ᵀ (K_t + λI)⁻¹ y
 //	k_t(x, x') = k(x, x') − k_t(x)ᵀ (K_t + λI)⁻¹ k_t(x')

@@ -12,22 +12,22 @@ import (
 // ErrInfeasible is returned when no policy satisfies the constraints.
 var ErrInfeasible = errors.New("linear: no policy satisfies the constraints")
 
-// SolveLP1 solves the linear program of 004 (37),
+// SolveLP1 solves the linear program of Pacchiano et al. eq. (37),
 //
 //	max_{π ∈ Δ_K} Σ_a π_a r_a  s.t.  Σ_a π_a c_a ≤ τ,
 //
 // writing an optimal π supported on at most two arms into pi (len K) and
-// returning its value (004 Lemma 30; App. D.1, Lemma 40 and (44)).
+// returning its value (Pacchiano et al. Lemma 30; App. D.1, Lemma 40 and (44)).
 //
 // Method: if the best arm among {a : c_a ≤ τ} has the largest reward
 // overall, the optimum is a point mass on it. Otherwise the optimum lies on the
 // upper hull of the points (c_a, r_a) above c = τ, on a segment between an
-// arm a₁ with c ≤ τ and an arm a₂ with c > τ, mixed as in 004 (44). Starting
+// arm a₁ with c ≤ τ and an arm a₂ with c > τ, mixed as in Pacchiano et al. eq. (44). Starting
 // from the best feasible arm and the best arm, each pivot replaces the
 // endpoint on the same side of τ as the point furthest above the line through
 // (c_{a₁}, r_{a₁}) and (c_{a₂}, r_{a₂}); the value at τ strictly increases, and
 // when no point lies above the line its slope λ is an optimal dual variable of
-// 004 (D) (complementary slackness), so the pair is optimal. A pivot costs
+// Pacchiano et al. (D) (complementary slackness), so the pair is optimal. A pivot costs
 // O(K); a handful of pivots suffice in practice.
 //
 // Entries of r and c must be finite. The tie-break is deterministic (lower
@@ -113,7 +113,7 @@ func SolveLP1Hint(r, c []float64, tau float64, pi []float64, hint []int) (float6
 	return 0, errors.New("linear: LP pivoting did not terminate")
 }
 
-// SolveLP solves the m-constraint linear program of 004 App. D.4,
+// SolveLP solves the m-constraint linear program of Pacchiano et al. App. D.4,
 //
 //	max_{π ∈ Δ_K} Σ_a π_a r_a  s.t.  Σ_a π_a c_i[a] ≤ τ_i,  i = 1..m,
 //

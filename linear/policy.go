@@ -7,9 +7,9 @@ import (
 	"math"
 )
 
-// PolicyProblem is problem (34) of 004 §5.1.1 written over the policy simplex
+// PolicyProblem is problem (34) of Pacchiano et al. §5.1.1 written over the policy simplex
 // Δ_K of a finite action set {x_1..x_K}. With x_π = Σ_a π_a x_a the closed
-// forms (31) and (32) of 004 Prop. 25 are
+// forms (31) and (32) of Pacchiano et al. Prop. 25 are
 //
 //	f(π)   = ⟨R, π⟩ + A √(πᵀGπ),        R_a = ⟨x_a, θ̂_t⟩, G_ab = x_aᵀΣ_t⁻¹x_b, A = α_r β_t(δ, d),
 //	g_j(π) = ⟨C_j, π⟩ + B_j √(πᵀH_jπ),  C_ja = ⟨x_a^o, e₀⟩c₀/‖x₀‖ + ⟨x_a^{o,⊥}, μ̂^{o,⊥}_t⟩,
@@ -27,12 +27,12 @@ type PolicyProblem struct {
 	H [][]float64 // each K×K row-major
 }
 
-// Reward is f(π) of the type's documentation (004 (31)).
+// Reward is f(π) of the type's documentation (Pacchiano et al. eq. (31)).
 func (p *PolicyProblem) Reward(pi []float64) float64 {
 	return dot(p.R, pi) + p.A*math.Sqrt(policyQuad(p.G, pi, p.K))
 }
 
-// Cost is g_j(π) (004 (32)).
+// Cost is g_j(π) (Pacchiano et al. eq. (32)).
 func (p *PolicyProblem) Cost(j int, pi []float64) float64 {
 	return dot(p.C[j], pi) + p.B[j]*math.Sqrt(policyQuad(p.H[j], pi, p.K))
 }
@@ -62,7 +62,7 @@ func policyQuad(m, x []float64, k int) float64 {
 }
 
 // PolicyProblem fills dst with problem (34) over the actions pts at the
-// current estimates (the closed forms of 004 Prop. 25; dst's slices are
+// current estimates (the closed forms of Pacchiano et al. Prop. 25; dst's slices are
 // reused). Cost O(K d² + K² d) per model.
 func (s *Safe) PolicyProblem(pts [][]float64, dst *PolicyProblem) error {
 	k := len(pts)
@@ -142,13 +142,13 @@ func gram(dst []float64, x, w [][]float64) {
 // budget of [PolicySolver] ran out before the gap closed.
 var ErrNotCertified = errors.New("linear: policy search stopped at its node budget before certifying optimality")
 
-// PolicySolver solves problem (34) of 004 globally: max f(π) subject to
+// PolicySolver solves problem (34) of Pacchiano et al. globally: max f(π) subject to
 // g_j(π) ≤ τ_j over π ∈ Δ_K, with f and g_j as in [PolicyProblem].
 //
 // # Method
 //
 // The objective is convex, so (34) maximises a convex function over a convex
-// set: a non-convex program (004 §5.1.1) whose optimum lies at an extreme
+// set: a non-convex program (Pacchiano et al. §5.1.1) whose optimum lies at an extreme
 // point of the feasible set, possibly inside a face of Δ_K where the curved
 // constraint g = τ is active (mixing several actions shrinks the width of
 // (32), so the optimum can use more than m + 1 actions, unlike the LP (37)).
@@ -163,7 +163,7 @@ var ErrNotCertified = errors.New("linear: policy search stopped at its node budg
 //     [SolveLP]; an infeasible LP prunes S;
 //   - lower bound: every feasible vertex, and the LP's point pulled back
 //     towards the safe action along the segment (the largest feasible scale
-//     is [Seg.MaxScale], 004 Lemma 14);
+//     is [Seg.MaxScale], Pacchiano et al. Lemma 14);
 //   - budget bound, when G and H_j are diagonal (one-hot features, where
 //     G_aa = H_aa off the safe action): the constraint caps the width,
 //     B_j‖π‖_H ≤ τ_j − ⟨C_j, π⟩, so f is at most a convex function of π
@@ -265,7 +265,7 @@ func (s *PolicySolver) init(k, m int) {
 
 // Solve writes an optimal policy of p into pi (len K) and returns its value
 // f(π). safe names an action with g_j(e_safe) ≤ τ_j (the safe action x₀ of
-// 004 Ass. 5: π₀ is always feasible, 004 §5.1.1); start, when not nil, is a
+// Pacchiano et al. Ass. 5: π₀ is always feasible, §5.1.1); start, when not nil, is a
 // feasible policy to start from (e.g. the LP (37)'s solution). The returned
 // policy is always feasible; the error is [ErrNotCertified] when the node
 // budget ran out (pi then holds the best policy found).

@@ -6,8 +6,8 @@ import (
 )
 
 // Projector holds the safe action x₀, e₀ = x₀/‖x₀‖ and the projections
-// x^o = ⟨x, e₀⟩e₀ and x^{o,⊥} = x − x^o of 004 §2. For x₀ = 0, V_o is the empty
-// subspace and V_o^⊥ is all of R^d (004 §2, footnote 2).
+// x^o = ⟨x, e₀⟩e₀ and x^{o,⊥} = x − x^o of Pacchiano et al. §2. For x₀ = 0, V_o is the empty
+// subspace and V_o^⊥ is all of R^d (Pacchiano et al. §2, footnote 2).
 type Projector struct {
 	x0  []float64
 	e0  []float64 // nil when x₀ = 0

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Beta is the confidence radius of 004 Thm. 10 (Abbasi-Yadkori et al. 2011,
+// Beta is the confidence radius of Pacchiano et al. Thm. 10 (Abbasi-Yadkori et al. 2011,
 // Thm. 2) after n observations (n = t − 1 in round t):
 //
 //	β_t(δ, d) = R √(d log((1 + n L²/λ)/δ)) + √λ S.
@@ -14,11 +14,11 @@ func Beta(delta float64, dim, n int, r, l, s, lambda float64) float64 {
 }
 
 // Ridge is regularised least squares θ̂ = Σ⁻¹ Σ_s y_s x_s with Σ = λI + Σ_s x_s x_sᵀ
-// (004 (3)–(4)), kept through Σ⁻¹ and rank-one updates.
+// (Pacchiano et al. eq. (3)–(4)), kept through Σ⁻¹ and rank-one updates.
 //
 // A ridge made by [NewRidgePerp] lives in the orthogonal complement of a unit
 // vector e₀: inputs are projected, x ↦ x − ⟨x, e₀⟩e₀, and the model is the
-// estimator μ̂^{o,⊥} = (Σ^{o,⊥})† Σ_s y_s x_s^{o,⊥} of 004 (4).
+// estimator μ̂^{o,⊥} = (Σ^{o,⊥})† Σ_s y_s x_s^{o,⊥} of Pacchiano et al. eq. (4).
 type Ridge struct {
 	d      int
 	lambda float64
@@ -48,7 +48,7 @@ func NewRidge(d int, lambda float64) (*Ridge, error) {
 	return r, nil
 }
 
-// NewRidgePerp returns the ridge model of 004 (3)–(4) restricted to the
+// NewRidgePerp returns the ridge model of Pacchiano et al. eq. (3)–(4) restricted to the
 // orthogonal complement of e0 (normalised here; it must not be zero).
 func NewRidgePerp(d int, lambda float64, e0 []float64) (*Ridge, error) {
 	r, err := NewRidge(d, lambda)
@@ -80,7 +80,7 @@ func NewRidgePerp(d int, lambda float64, e0 []float64) (*Ridge, error) {
 }
 
 // Dim is the dimension of the space the model lives in: d, or d − 1 for a
-// model restricted to V_o^⊥ (the d − 1 of 004 Thm. 10).
+// model restricted to V_o^⊥ (the d − 1 of Pacchiano et al. Thm. 10).
 func (r *Ridge) Dim() int {
 	if r.e0 != nil {
 		return r.d - 1

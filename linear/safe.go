@@ -5,32 +5,32 @@ import (
 	"math"
 )
 
-// SafeConfig configures the models of LC-LUCB and OPLB (004 §4.1, §5.1).
+// SafeConfig configures the models of LC-LUCB and OPLB (Pacchiano et al. §4.1, §5.1).
 type SafeConfig struct {
 	// D is the dimension d of actions.
 	D int
-	// Lambda is the regulariser λ of 004 (3).
+	// Lambda is the regulariser λ of Pacchiano et al. eq. (3).
 	Lambda float64
-	// Delta is δ of 004 Thm. 10.
+	// Delta is δ of Pacchiano et al. Thm. 10.
 	Delta float64
-	// R and RC are the sub-Gaussian scales of the reward and cost noise (004 Ass. 1).
+	// R and RC are the sub-Gaussian scales of the reward and cost noise (Pacchiano et al. Ass. 1).
 	R, RC float64
-	// S bounds ‖θ*‖, ‖μ*‖ (004 Ass. 2); L bounds ‖x‖ (Ass. 3).
+	// S bounds ‖θ*‖, ‖μ*‖ (Pacchiano et al. Ass. 2); L bounds ‖x‖ (Ass. 3).
 	S, L float64
 	// X0 is the safe action x₀ (nil means x₀ = 0).
 	X0 []float64
 	// M is the number of constraints.
 	M int
-	// C0 are the known costs c₀ of x₀ (004 Ass. 5, Ass. 22). Nil means
-	// unknown: every μ^{(i)} is then estimated in all d directions, as 004
+	// C0 are the known costs c₀ of x₀ (Pacchiano et al. Ass. 5, Ass. 22). Nil means
+	// unknown: every μ^{(i)} is then estimated in all d directions, as Pacchiano et al.
 	// Remark 12 / App. F.1 prescribe after the warm start.
 	C0 []float64
-	// AlphaR and AlphaC are the scaling parameters α_r, α_c ≥ 1 of 004 (5).
+	// AlphaR and AlphaC are the scaling parameters α_r, α_c ≥ 1 of Pacchiano et al. eq. (5).
 	AlphaR, AlphaC float64
 }
 
 // Safe is the reward model (θ̂_t, Σ_t) and the m cost models (μ̂^{o,⊥}_t,
-// Σ^{o,⊥}_t) of 004 (3)–(5), with the closed forms of Prop. 11 and Prop. 25.
+// Σ^{o,⊥}_t) of Pacchiano et al. eq. (3)–(5), with the closed forms of Prop. 11 and Prop. 25.
 type Safe struct {
 	cfg    SafeConfig
 	proj   Projector
@@ -67,7 +67,7 @@ func NewSafe(cfg SafeConfig) (*Safe, error) {
 		return nil, fmt.Errorf("linear: need R, RC ≥ 0 and S, L > 0 (got R = %v, RC = %v, S = %v, L = %v)", cfg.R, cfg.RC, cfg.S, cfg.L)
 	}
 	if !(cfg.AlphaR >= 1) || !(cfg.AlphaC >= 1) || math.IsInf(cfg.AlphaR, 0) || math.IsInf(cfg.AlphaC, 0) {
-		return nil, fmt.Errorf("linear: alpha-r = %v, alpha-c = %v: both must be finite and ≥ 1 (004 (5))", cfg.AlphaR, cfg.AlphaC)
+		return nil, fmt.Errorf("linear: alpha-r = %v, alpha-c = %v: both must be finite and ≥ 1 (Pacchiano et al. eq. (5))", cfg.AlphaR, cfg.AlphaC)
 	}
 	proj, err := NewProjector(cfg.D, cfg.X0)
 	if err != nil {
@@ -110,16 +110,16 @@ func NewSafe(cfg SafeConfig) (*Safe, error) {
 }
 
 // SetAlpha changes the scaling parameters α_r, α_c (after the warm start of
-// 004 App. F.1, which sets them from the estimated gaps).
+// Pacchiano et al. App. F.1, which sets them from the estimated gaps).
 func (s *Safe) SetAlpha(alphaR, alphaC float64) error {
 	if !(alphaR >= 1) || !(alphaC >= 1) || math.IsInf(alphaR, 0) || math.IsInf(alphaC, 0) {
-		return fmt.Errorf("linear: alpha-r = %v, alpha-c = %v: both must be finite and ≥ 1 (004 (5))", alphaR, alphaC)
+		return fmt.Errorf("linear: alpha-r = %v, alpha-c = %v: both must be finite and ≥ 1 (Pacchiano et al. eq. (5))", alphaR, alphaC)
 	}
 	s.cfg.AlphaR, s.cfg.AlphaC = alphaR, alphaC
 	return nil
 }
 
-// SetDelta changes δ of 004 Thm. 10 (for agents whose confidence level
+// SetDelta changes δ of Pacchiano et al. Thm. 10 (for agents whose confidence level
 // changes with the round, e.g. Safe-LTS's δ_t = 1/(1+t)); the radii are
 // recomputed at their next use.
 func (s *Safe) SetDelta(delta float64) error {
@@ -148,10 +148,10 @@ func (s *Safe) Reward() *Ridge { return s.reward }
 // Cost is the model of constraint i.
 func (s *Safe) Cost(i int) *Ridge { return s.cost[i] }
 
-// KnownSafe reports whether c₀ is known (the model of 004 (4)) or estimated.
+// KnownSafe reports whether c₀ is known (the model of Pacchiano et al. eq. (4)) or estimated.
 func (s *Safe) KnownSafe() bool { return s.cfg.C0 != nil }
 
-// BetaR is β_t(δ, d) of the reward model (004 Thm. 10).
+// BetaR is β_t(δ, d) of the reward model (Pacchiano et al. Thm. 10).
 func (s *Safe) BetaR() float64 {
 	n := s.reward.N()
 	if s.betaRN != n+1 {
@@ -162,7 +162,7 @@ func (s *Safe) BetaR() float64 {
 }
 
 // BetaC is β_t(δ, d − 1) of cost model i (β_t(δ, d) when x₀ = 0 or c₀ is
-// estimated: the model then spans all of R^d, 004 §2 footnote 2).
+// estimated: the model then spans all of R^d, Pacchiano et al. §2 footnote 2).
 func (s *Safe) BetaC(i int) float64 {
 	n := s.cost[i].N()
 	if s.betaCN[i] != n+1 {
@@ -176,7 +176,7 @@ func (s *Safe) BetaC(i int) float64 {
 func (s *Safe) ObserveReward(x []float64, r float64) error { return s.reward.Add(x, r) }
 
 // ObserveCost adds the cost c of constraint i at x. With known c₀ the model
-// learns C^⊥ = C − ⟨x, e₀⟩c₀/‖x₀‖ along V_o^⊥ (004 §4.1).
+// learns C^⊥ = C − ⟨x, e₀⟩c₀/‖x₀‖ along V_o^⊥ (Pacchiano et al. §4.1).
 func (s *Safe) ObserveCost(i int, x []float64, c float64) error {
 	if s.cfg.C0 != nil && !s.proj.Zero() {
 		c -= s.proj.Along(x) * s.cfg.C0[i] / s.proj.NormX0()
@@ -185,16 +185,16 @@ func (s *Safe) ObserveCost(i int, x []float64, c float64) error {
 }
 
 // OptimisticReward is Ṽ^r_t(x) = ⟨x, θ̂_t⟩ + α_r β_t(δ,d) ‖x‖_{Σ_t⁻¹}
-// (004 (9)); with x = x_π it is 004 (31).
+// (Pacchiano et al. eq. (9)); with x = x_π it is eq. (31).
 func (s *Safe) OptimisticReward(x []float64) float64 {
 	return dot(x, s.reward.Theta()) + s.cfg.AlphaR*s.BetaR()*s.reward.NormInv(x)
 }
 
-// PessimisticCost is Ṽ^{c(i)}_t(x) of 004 (10) (x = x_π: 004 (32)):
+// PessimisticCost is Ṽ^{c(i)}_t(x) of Pacchiano et al. eq. (10) (x = x_π: eq. (32)):
 //
 //	⟨x^o, e₀⟩c₀/‖x₀‖ + ⟨x^{o,⊥}, μ̂^{o,⊥}_t⟩ + α_c β_t(δ, d−1) ‖x^{o,⊥}‖_{(Σ^{o,⊥}_t)⁻¹}.
 //
-// With unknown c₀ it is ⟨x, μ̂_t⟩ + α_c β_t(δ, d) ‖x‖_{Σ_t⁻¹} (004 App. F.1).
+// With unknown c₀ it is ⟨x, μ̂_t⟩ + α_c β_t(δ, d) ‖x‖_{Σ_t⁻¹} (Pacchiano et al. App. F.1).
 func (s *Safe) PessimisticCost(i int, x []float64) float64 {
 	m := s.cost[i]
 	v := dot(x, m.Theta()) + s.cfg.AlphaC*s.BetaC(i)*m.NormInv(x)
@@ -221,7 +221,7 @@ func (g Seg) At(a float64) float64 {
 	return g.A + g.B*a + g.K*math.Sqrt(q)
 }
 
-// MaxScale returns the largest α ∈ [0, 1] with f(α) ≤ τ, the α_i* of 004
+// MaxScale returns the largest α ∈ [0, 1] with f(α) ≤ τ, the α_i* of Pacchiano et al.
 // Lemma 14 (f convex, so {α : f(α) ≤ τ} is an interval), and false when even
 // f(0) > τ.
 func (g Seg) MaxScale(tau float64) (float64, bool) {
@@ -297,7 +297,7 @@ func (s *Safe) w0(m *Ridge, cache *[]float64, ver *uint64) []float64 {
 	return *cache
 }
 
-// RewardSeg returns Ṽ^r_t(x₀ + αu) (004 (9)) as a [Seg].
+// RewardSeg returns Ṽ^r_t(x₀ + αu) (Pacchiano et al. eq. (9)) as a [Seg].
 func (s *Safe) RewardSeg(u []float64) Seg {
 	m := s.reward
 	th := m.Theta()
@@ -314,8 +314,8 @@ func (s *Safe) RewardSeg(u []float64) Seg {
 	return g
 }
 
-// CostSeg returns Ṽ^{c(i)}_t(x₀ + αu) (004 (10)) as a [Seg]. With known c₀
-// it is linear in α: c₀ + α(Ṽ^c(x₀+u) − c₀), the identity behind 004 (18).
+// CostSeg returns Ṽ^{c(i)}_t(x₀ + αu) (Pacchiano et al. eq. (10)) as a [Seg]. With known c₀
+// it is linear in α: c₀ + α(Ṽ^c(x₀+u) − c₀), the identity behind Pacchiano et al. eq. (18).
 func (s *Safe) CostSeg(i int, u []float64) Seg {
 	m := s.cost[i]
 	th := m.Theta()

@@ -8,7 +8,7 @@ import (
 // DefaultRefineEvals is the number of score evaluations Refine spends per
 // start point by default. Each evaluation of an RPOL score costs two GP
 // predictions (O(t²) each), so this is what keeps a round at t = 1000 within
-// the 20 ms budget of issue 4.
+// a budget of 20 ms.
 const DefaultRefineEvals = 12
 
 // Refine maximises score locally inside the box [lo, hi], starting from each
@@ -20,7 +20,7 @@ const DefaultRefineEvals = 12
 // (DefaultRefineEvals when ≤ 0).
 //
 // Agents use it for models without closed-form gradients (RefineGrad
-// otherwise). gonum/optimize.NelderMead was the plan (issue 4), but importing
+// otherwise). gonum/optimize.NelderMead was the first plan, but importing
 // gonum/optimize pulls stat/distmv and with it golang.org/x/tools v0.48,
 // which forces golang.org/x/sys up for the whole module; this 60-line
 // simplex avoids that go.mod change.

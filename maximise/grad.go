@@ -11,8 +11,8 @@ import (
 // Cholesky factor.
 type BatchScore func(xs [][]float64, val []float64, grad [][]float64) error
 
-// Default settings of RefineGrad (our choices, issue 17, measured on
-// gardner, 000 §7: see docs/scaling.md). One projected-gradient step with a
+// Default settings of RefineGrad (our choices, measured on
+// gardner, Guo et al. §7: see docs/scaling.md). One projected-gradient step with a
 // four-point batched line search costs two passes over the GP factor per
 // round (1+d and 4 right-hand sides); every extra iteration costs two more.
 const (
@@ -47,10 +47,10 @@ type GradOptions struct {
 // its value. It returns the best point seen (the starts included) and its
 // score; every returned point lies in the box.
 //
-// gonum/optimize was considered (issue 17): its methods ask for one
+// gonum/optimize was considered (docs/scaling.md): its methods ask for one
 // evaluation at a time (no batching of line-search trials into one solve),
 // have no box constraints, and importing it pulls golang.org/x/tools into
-// go.mod (issue 4). At two batched passes per round the method here is
+// go.mod. At two batched passes per round the method here is
 // what fits the O(t²)-per-round budget of a long horizon.
 func RefineGrad(score BatchScore, lo, hi []float64, starts [][]float64, opt GradOptions) ([]float64, float64, error) {
 	if len(lo) == 0 || len(lo) != len(hi) {

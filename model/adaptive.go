@@ -13,7 +13,7 @@ import (
 	"github.com/cbandit/cbandit/gp"
 )
 
-// Standardised units (issue 14). With Options.Standardise a model sees its
+// Standardised units (the practical defaults). With Options.Standardise a model sees its
 // observations centred and scaled by running estimates, so every constant an
 // agent combines with the posterior must be in those units too: StandardInfo
 // replaces the problem's unit-carrying constants by these values (our
@@ -29,10 +29,9 @@ const (
 	// it is only the starting value; the fit replaces it.
 	StdNoiseVar = 0.01
 	// StdSlater is Slater's δ in standardised units: 1, the largest value
-	// 001 Ass. 1 allows (δ ≤ 1 w.l.o.g.), so CKB's dual bound ρ = 4B/δ = 12
-	// and step V = G√T/ρ; with δ = 0.1 (ρ = 120) ckb-ucb's late regret on
-	// the suite's gramacy was 0.14, with 1 it is −0.05 at late violation
-	// 0.007 (docs/defaults.md).
+	// Zhou & Ji (CBO) Ass. 1 allows (δ ≤ 1 w.l.o.g.), so CKB's dual bound
+	// ρ = 4B/δ = 12 and step V = G√T/ρ; δ = 0.1 gave ckb-ucb a high late
+	// regret on the suite's gramacy (docs/defaults.md, "Evidence").
 	StdSlater = 1.0
 )
 
@@ -71,10 +70,9 @@ var (
 // an evenly strided subset (every (n/FitMaxPoints)-th observation in
 // order, early exploration and late rounds alike); the posterior still
 // uses them all. A fit's cost is O(n³) per likelihood evaluation, so
-// without the bound the round that triggers a refit grows without limit
-// (a first fit at n = 512 in 2-D took 8.4 s, at n = 128 0.22 s:
-// BenchmarkAdaptiveRefit); 128 points pin down d + 2 ≤ 8 hyperparameters
-// (our choice; measured in docs/defaults.md).
+// without the bound the round that triggers a refit grows without limit;
+// 128 points pin down d + 2 ≤ 8 hyperparameters (our choice; timings in
+// docs/defaults.md, "Evidence", and BenchmarkAdaptiveRefit).
 const FitMaxPoints = 128
 
 // fitSubset returns xs, ys, or their evenly strided subset of most
@@ -98,7 +96,8 @@ func fitSubset(xs [][]float64, ys []float64, most int) ([][]float64, []float64) 
 const FitNu = 2.5
 
 // Adaptive is a GP model whose observations are standardised and whose
-// hyperparameters are learned from the data, each optional (issue 14).
+// hyperparameters are learned from the data, each optional (the practical
+// defaults; docs/defaults.md).
 //
 // Standardisation: the inner GP (zero prior mean) sees ỹ = (y − m)/s, with
 // m the mean and s the standard deviation (population, as scikit-learn's
@@ -153,6 +152,7 @@ type Adaptive struct {
 	std, fit   bool
 	constraint bool
 	centredFit bool      // AdaptiveOptions.CentredFit
+	dimPrior   bool      // AdaptiveOptions.DimPrior
 	side       []float64 // box sides (lengthscale starts and bounds); nil on arms without a box
 	acts       []bandit.Action
 	ys         []float64
@@ -194,6 +194,11 @@ type AdaptiveOptions struct {
 	// Candidates are the inner GP's candidate points on a box (nil:
 	// DefaultGrid).
 	Candidates [][]float64
+	// DimPrior (with Fit) replaces the lengthscale prior Gamma(3, 6) by the
+	// dimension-scaled LogNormal(√2 + ln(d)/2, √3) of Hvarfner, Hellsten &
+	// Nardi 2024 (ICML, "Vanilla Bayesian optimization performs great in
+	// high dimensions"; BoTorch's default since 0.12), on ℓ_d/side_d.
+	DimPrior bool
 }
 
 // NewAdaptive returns the model of a function on dom with prior kernel k and
@@ -204,7 +209,7 @@ type AdaptiveOptions struct {
 // and restore it.
 func NewAdaptive(dom domain.Domain, k gp.Kernel, lam float64, o AdaptiveOptions) (*Adaptive, error) {
 	a := &Adaptive{dom: dom, inducing: o.Inducing, cands: o.Candidates, k0: k, lam0: lam, k: k, lam: lam,
-		std: o.Standardise, fit: o.Fit, deferFit: o.Defer, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
+		std: o.Standardise, fit: o.Fit, deferFit: o.Defer, dimPrior: o.DimPrior, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
 	inner, err := a.newInner(k, lam)
 	if err != nil {
 		return nil, err
@@ -395,7 +400,7 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 		b.c.Reserve(2 * len(acts)) // the rows until the next refresh (doubling schedule)
 	}
 	if b, ok := inner.(*Box); ok && a.deferFit {
-		err = b.observeAll(acts, ys) // refit=deferred's rebuild (issue 25)
+		err = b.observeAll(acts, ys) // refit=deferred's rebuild
 	} else {
 		for i, act := range acts {
 			if err = inner.Observe(act, ys[i]); err != nil {
@@ -425,7 +430,7 @@ func (a *Adaptive) deferred(n int) bool { return a.deferFit && n >= DeferFrom(le
 // is swapped in: n/4 (at least 1). Fixed by n, so the decisions are the
 // same whether the fit finished early or late (or was recomputed after a
 // restore from a snapshot); long enough for a fit to finish off the path
-// in a service (issue 25), short against the n/2 more observations the
+// in a service (docs/defaults.md, "Cost"), short against the n/2 more observations the
 // fit serves before the next one.
 func RefitLag(n int) int { return max(1, n/4) }
 
@@ -501,7 +506,7 @@ func (a *Adaptive) join() error {
 // them: s is their population standard deviation, |m| when they do not
 // spread (s ≤ 10⁻¹² |m|), 1 when they are all 0 (or there are none), so s
 // moves with the metric's units (×a gives ×|a| up to rounding). Every
-// standardised agent uses this rule (issue 14).
+// standardised agent uses this rule.
 func Standardisation(ys []float64) (m, s float64) {
 	n := len(ys)
 	if n == 0 {
@@ -533,7 +538,7 @@ func ScaleOf(m, sd float64) float64 {
 // FirstFit is the number of observations at which a GP with fitted
 // hyperparameters on a d-dimensional box first fits them: 2(d+2), two per
 // hyperparameter of the ARD kernel (d lengthscales, signal and noise
-// variance). The agents' initial design (issue 14) plays this many points.
+// variance). The agents' initial design (parameter init) plays this many points.
 func FirstFit(d int) int { return 2 * (d + 2) }
 
 // refit fits the ARD Matérn-5/2 hyperparameters to ys (in the inner GP's
@@ -584,8 +589,8 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		// Warm start plus one of the fixed starts in turn: the cost of a
 		// refit stays a few BFGS runs (the first fit tries them all). With
 		// refit = deferred too: the warm start alone on at most 16(d+2)
-		// points raised rpol-ucb's late suite regret on gardner 0.008 →
-		// 0.019 and its ackley3 violation 0.002 → 0.010 (docs/defaults.md).
+		// points raised rpol-ucb's late suite regret and violation
+		// (docs/defaults.md, "Generation 5").
 		starts = [][]float64{theta, starts[fits%len(starts)]}
 	}
 	prior := func(theta, grad []float64) float64 {
@@ -601,6 +606,9 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		}
 		for i, s := range a.side {
 			l, dl := FitPriorLengthscale.LogAt(theta[1+i] - math.Log(s))
+			if a.dimPrior {
+				l, dl = dimLengthscalePrior(theta[1+i]-math.Log(s), d)
+			}
 			lp += l
 			if grad != nil {
 				grad[1+i] += dl
@@ -702,7 +710,7 @@ func (a *Adaptive) Gradients() bool {
 // Scale is the standardisation scale s of a model's metric: the s of an
 // Adaptive model (1 without standardisation), looking through a sliding
 // window; 1 for every other model. Agents divide raw observations they use
-// outside the models (e.g. RPOL's penalty, 000 eq. 12) by it, so that those
+// outside the models (e.g. RPOL's penalty, Guo et al. eq. 12) by it, so that those
 // too are in standardised units.
 func Scale(m Model) float64 {
 	if w, ok := m.(*Window); ok {
@@ -712,4 +720,13 @@ func Scale(m Model) float64 {
 		return a.s
 	}
 	return 1
+}
+
+// dimLengthscalePrior is the log density (and its derivative) at θ = ln ℓ
+// of the LogNormal(√2 + ln(d)/2, √3) prior on ℓ in d dimensions, in θ
+// (Hvarfner, Hellsten & Nardi 2024, §4): a normal density on θ.
+func dimLengthscalePrior(theta float64, d int) (float64, float64) {
+	mu, s2 := math.Sqrt2+0.5*math.Log(float64(d)), 3.0
+	z := theta - mu
+	return -z*z/(2*s2) - 0.5*math.Log(2*math.Pi*s2), -z / s2
 }

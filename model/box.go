@@ -32,7 +32,7 @@ type BatchPredictor interface {
 
 // DefaultCandidates is the number of candidate points For places in a box
 // (a grid with ⌈1024^{1/d}⌉ points per side; 32 × 32 in 2-D). Our choice:
-// 000 does not say how (11) is maximised over [0,6]².
+// Guo et al. do not say how (11) is maximised over [0,6]².
 const DefaultCandidates = 1024
 
 // GridPoints returns the regular grid with n points per side (n ≥ 2) over
@@ -278,11 +278,31 @@ func boxCandidates(dom *domain.Box, cands [][]float64) ([][]float64, error) {
 			return nil, fmt.Errorf("model: candidate %d: %w", i, err)
 		}
 	}
+	if dom.Mixed() {
+		cands = validPoints(dom, cands)
+	}
 	return cands, nil
 }
 
-// SpaceFilling is the candidate set of the practical defaults (issue 14,
-// agent parameter candidates=halton): DefaultCandidates Halton points in
+// validPoints are the points of a box with discrete coordinates moved to
+// their nearest valid values (domain.Box.Project), without repeats, in
+// their order.
+func validPoints(dom *domain.Box, pts [][]float64) [][]float64 {
+	seen := make(map[string]bool, len(pts))
+	out := make([][]float64, 0, len(pts))
+	for _, x := range pts {
+		y := append([]float64(nil), x...)
+		dom.Project(y)
+		if k := pointKey(y); !seen[k] {
+			seen[k] = true
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// SpaceFilling is the candidate set of the practical defaults (agent
+// parameter candidates=halton): DefaultCandidates Halton points in
 // three and more dimensions, where the grid has few levels per axis and
 // most of its points on the faces (4⁶ points on {0, ⅓, ⅔, 1}⁶ in 6-D); the
 // grid in one and two. On the suite's 3–6-D problems it lowers the late

@@ -13,7 +13,7 @@ import (
 	"github.com/cbandit/cbandit/gp"
 )
 
-// Censored is the GP posterior of censored GP-UCB/LCB (000 §5): every
+// Censored is the GP posterior of censored GP-UCB/LCB (Guo et al. §5): every
 // decision x_s enters the kernel matrix when it is made, with the censored
 // value r̃_{s,t} = r_s·1{d_s ≤ min(m, t−s)}, which is 0 until the feedback
 // arrives and is replaced by r_s when it arrives within m rounds. The mean
@@ -213,7 +213,7 @@ func (c *Censored) SetValue(s int, y float64) error {
 
 // SetValues sets the value of every point at once (len(ys) = Count(), a
 // censored point's 0 included) and recomputes v = L⁻¹ỹ and the means in
-// O(t² + t·M): a standardised agent's change of units (issue 14), where a
+// O(t² + t·M): a standardised agent's change of units (docs/defaults.md), where a
 // SetValue per point would cost O(t²·(t + M)).
 func (c *Censored) SetValues(ys []float64) error {
 	t := len(c.pts)

@@ -7,7 +7,7 @@
 // SparseBox instead. With Options.Standardise or Options.Fit each model is an
 // Adaptive: observations centred and scaled by running estimates (a
 // constraint's 0 level kept) and ARD hyperparameters learned from the data,
-// both refreshed at doubling counts (issue 14; docs/defaults.md).
+// both refreshed at doubling counts (docs/defaults.md).
 // Estimators read Mean, Var (and Cov for joint Thompson draws); agents add
 // observations and read the realized information gain for β_t schedules.
 package model

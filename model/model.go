@@ -44,7 +44,7 @@ type Arms struct {
 // noise variance λ. A *gp.Precomputed kernel is used as the prior covariance
 // matrix directly (not copied); any other kernel is evaluated at the arms'
 // coordinates column by column as arms are observed, so no N×N matrix is
-// formed (memory O(N·|S|), issue 17).
+// formed (memory O(N·|S|); docs/scaling.md).
 func NewArms(dom *domain.Finite, k gp.Kernel, noiseVar float64) (*Arms, error) {
 	var (
 		p   *gp.ArmPosterior
@@ -132,7 +132,7 @@ func ForAll(info bandit.Info, noiseVar float64) (f Model, g []Model, err error) 
 // ForGroup builds one model per kernel (For) with noise variance λ. Models
 // whose kernels are equal share their kernel-dependent state: on a box one
 // Cholesky factor and one candidate matrix (Box.Share), on finite arms one
-// covariance state (Arms.Share): f, g_1..g_m, or the penalty GPs of 002, all
+// covariance state (Arms.Share): f, g_1..g_m, or the penalty GPs of Shi & Eryilmaz 2022, all
 // observed at the played points, then cost one O(t²) factor update and one
 // O(t·M) candidate update (boxes), or one O(N·|S|) covariance update
 // (arms), per round instead of one each.

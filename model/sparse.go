@@ -13,7 +13,7 @@ import (
 // points chosen from the candidates by greedy conditional variance
 // (gp.SelectInducing), kept at the candidates in O(M·C) per observation and
 // O(M²) per prediction, whatever the number of observations. Agents use it
-// only when asked (parameter inducing = M > 0; issue 17); its results are
+// only when asked (parameter inducing = M > 0; docs/scaling.md); its results are
 // labelled by that parameter in the agent's name.
 type SparseBox struct {
 	dom *domain.Box
@@ -107,14 +107,14 @@ type Options struct {
 	// many inducing points (SparseBox, an approximation); 0 = exact.
 	Inducing int
 	// Standardise centres and scales every model's observations by running
-	// estimates (Adaptive; issue 14). The caller must then use constants in
+	// estimates (Adaptive; docs/defaults.md). The caller must then use constants in
 	// standardised units (StandardInfo).
 	Standardise bool
 	// Fit learns each model's ARD Matérn-5/2 hyperparameters and noise
-	// variance from its data on a doubling schedule (Adaptive; issue 14).
+	// variance from its data on a doubling schedule (Adaptive).
 	Fit bool
 	// SpaceFilling gives a box of three or more dimensions the Halton
-	// candidate set (SpaceFilling) instead of the grid (issue 14).
+	// candidate set (SpaceFilling) instead of the grid.
 	SpaceFilling bool
 	// CentredFit fits a constraint model's hyperparameters to its centred
 	// values (AdaptiveOptions.CentredFit; with Fit).
@@ -122,6 +122,9 @@ type Options struct {
 	// DeferFit fits off the caller's path, swapped in after a lag
 	// (AdaptiveOptions.Defer; with Fit).
 	DeferFit bool
+	// DimPrior: the dimension-scaled lengthscale prior
+	// (AdaptiveOptions.DimPrior; with Fit).
+	DimPrior bool
 }
 
 // ForGroupOpts is ForGroup with options: with Inducing > 0 every model is a
@@ -149,7 +152,8 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 		ms := make([]Model, len(ks))
 		for i, k := range ks {
 			a, err := NewAdaptive(info.Domain, k, noiseVar, AdaptiveOptions{Standardise: o.Standardise, Fit: o.Fit,
-				Constraint: constraint != nil && constraint[i], CentredFit: o.CentredFit, Defer: o.DeferFit, Inducing: o.Inducing, Candidates: cands})
+				Constraint: constraint != nil && constraint[i], CentredFit: o.CentredFit, Defer: o.DeferFit, Inducing: o.Inducing, Candidates: cands,
+				DimPrior: o.DimPrior})
 			if err != nil {
 				return nil, err
 			}

@@ -7,7 +7,7 @@ import (
 )
 
 // Window keeps an inner model conditioned on the last W observations only
-// (sliding-window GP-UCB, 000 §6 and App. D: data r_{t0:t} with
+// (sliding-window GP-UCB, Guo et al. §6 and App. D: data r_{t0:t} with
 // t0 = 1 ∨ (t − W)). When an observation falls out of the window the inner
 // model is reset and the W remaining observations are added again: with a
 // Box model that is O(W²·M + W³) per round, independent of t. (A Cholesky

@@ -9,20 +9,20 @@ import (
 )
 
 // Kind says which violation of a constraint metric ≤ limit is to be kept
-// small. The names are the service's (api.Kind*) and the registry's
-// (agent.Kind*).
+// small. Its values are the registry's (agent.Kind*) and the service's
+// (api.Kind*): "stage-wise", "cumulative", "long-term".
 type Kind string
 
 // Constraint kinds, strictest first.
 const (
-	// PerRound: every round within the limit (a latency SLO): g(x_t) ≤ 0
-	// in each round, as far as the algorithm's models can tell (004, safe
+	// StageWise: every round within the limit (a latency SLO): g(x_t) ≤ 0
+	// in each round, as far as the algorithm's models can tell (Pacchiano et al., safe
 	// BO, CONFIG).
-	PerRound Kind = agent.KindPerRound
-	// Cumulative: the sum of the violations Σ_t [g(x_t)]⁺ kept small (000).
+	StageWise Kind = agent.KindPerRound
+	// Cumulative: the sum of the violations Σ_t [g(x_t)]⁺ kept small (Guo et al.).
 	Cumulative Kind = agent.KindCumulative
 	// LongTerm: the average within the limit, [Σ_t g(x_t)]⁺ kept small:
-	// slack in some rounds may pay for violations in others (001, 002, 003).
+	// slack in some rounds may pay for violations in others (Zhou & Ji (CBO), Shi & Eryilmaz 2022, Zhou & Ji 2022).
 	LongTerm Kind = agent.KindLongTerm
 )
 
@@ -30,7 +30,7 @@ const (
 // weaker ones (every round feasible ⇒ Σ_t [g]⁺ = 0; [Σ_t g]⁺ ≤ Σ_t [g]⁺).
 func strictness(k Kind) int {
 	switch k {
-	case PerRound:
+	case StageWise:
 		return 3
 	case Cumulative:
 		return 2
@@ -43,7 +43,7 @@ func strictness(k Kind) int {
 // meaning is one phrase per kind, for the reasons Choose gives.
 func meaning(k Kind) string {
 	switch k {
-	case PerRound:
+	case StageWise:
 		return "every round within its limit"
 	case Cumulative:
 		return "the sum of the violations kept small"
@@ -53,13 +53,13 @@ func meaning(k Kind) string {
 	return ""
 }
 
-// ValidKind refuses a kind that is none of PerRound, Cumulative, LongTerm
+// ValidKind refuses a kind that is none of StageWise, Cumulative, LongTerm
 // (the empty kind is accepted: DefaultKind or Choose decides it).
 func ValidKind(k Kind) error {
 	if k == "" || strictness(k) > 0 {
 		return nil
 	}
-	return fmt.Errorf("kind %q: accepted are %q, %q, %q", k, PerRound, Cumulative, LongTerm)
+	return fmt.Errorf("kind %q: accepted are %q, %q, %q", k, StageWise, Cumulative, LongTerm)
 }
 
 // Keeps reports whether the algorithm s keeps a constraint of kind k: its
@@ -87,7 +87,7 @@ func Strictest(s agent.Spec) Kind {
 
 // DefaultKind is the kind of a constraint that gives none: the strictest
 // kind the algorithm keeps (ckb-ucb: long-term, rpol-ucb: cumulative,
-// config: per round), and PerRound when no algorithm is named or the named
+// config: per round), and StageWise when no algorithm is named or the named
 // one keeps no kind (a limit holds in every round unless said otherwise).
 func DefaultKind(s *agent.Spec) Kind {
 	if s != nil {
@@ -95,7 +95,7 @@ func DefaultKind(s *agent.Spec) Kind {
 			return k
 		}
 	}
-	return PerRound
+	return StageWise
 }
 
 // CheckKeeps refuses a constraint kind the algorithm s does not keep,
@@ -134,12 +134,16 @@ type Choice struct {
 	// Kinds are the constraints' kinds, with DefaultKind where none was
 	// given (one per constraint).
 	Kinds []Kind
-	// Reason says why, in one sentence.
+	// Reason says why, in one sentence, with the algorithm's summary and
+	// source (the service's algorithm_choice).
 	Reason string
+	// Brief is the reason in a short line: the algorithm and the kind it is
+	// the default for (Result.Reason).
+	Brief string
 }
 
 // Choose picks the algorithm for constraints of the given kinds (one per
-// constraint; "" is PerRound) on a domain of kind dom (agent.DomainBox,
+// constraint; "" is StageWise) on a domain of kind dom (agent.DomainBox,
 // agent.DomainFinite, agent.DomainContextual), with a known safe point or
 // not, from the declarations (agent.Choose, agent.Caps.DefaultFor): the
 // default for the strictest kind, which keeps the weaker ones too
@@ -155,7 +159,7 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 			return Choice{}, err
 		}
 		if k == "" {
-			k, defaulted = PerRound, true
+			k, defaulted = StageWise, true
 		}
 		c.Kinds[i] = k
 		if strictness(k) > strictness(strict) {
@@ -167,6 +171,7 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 			if len(s.Can.Kinds) == 0 && s.Can.Takes(dom) && !s.Can.NeedsSafe && !s.Can.NeedsStage && !s.Can.NeedsFullInfo {
 				c.Algorithm = s.Name
 				c.Reason = fmt.Sprintf("no constraints: %s, %s [%s]", s.Name, s.Summary, s.Source)
+				c.Brief = s.Name + ", the default without constraints"
 				return c, nil
 			}
 		}
@@ -181,7 +186,7 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 	distinct := slices.Compact(slices.Sorted(slices.Values(c.Kinds)))
 	note := ""
 	if defaulted {
-		note = fmt.Sprintf("; a constraint without a kind is %s", PerRound)
+		note = fmt.Sprintf("; a constraint without a kind is %s", StageWise)
 	}
 	if len(distinct) == 1 {
 		fmt.Fprintf(&b, "%s constraints (%s%s)", strict, meaning(strict), note)
@@ -201,5 +206,12 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 	}
 	fmt.Fprintf(&b, " — %s [%s]", s.Summary, s.Source)
 	c.Reason = b.String()
+	c.Brief = fmt.Sprintf("%s, the default for %s constraints (%s)", s.Name, strict, meaning(strict))
+	if safe && slices.Contains(s.Can.DefaultFor, string(strict)+"+safe") {
+		c.Brief = fmt.Sprintf("%s, the default for %s constraints with a safe point", s.Name, strict)
+	}
+	if len(distinct) > 1 {
+		c.Brief = fmt.Sprintf("%s, the default for %s constraints, the strictest given", s.Name, strict)
+	}
 	return c, nil
 }

@@ -1,26 +1,44 @@
 // Package optimize runs the library's algorithms on one's own function, in
-// about fifteen lines and with typed options: a box (or a finite set of
-// points), an objective to maximise or minimise, constraints metric ≤ Max
-// of a kind, a horizon and a seed — no problem definition, no kernel, no
-// string parameters (Options.Params stays open for those who tune an
-// algorithm by the names `cbandit list --verbose` prints).
+// about twenty lines and with typed options: a box, a finite set of points
+// or named typed parameters (Int, Float, LogFloat, SteppedFloat,
+// Categorical), an objective to maximise or minimise, constraints
+// metric ≤ Max of a kind, a horizon, a number of workers and a seed — no
+// problem definition, no kernel, no string parameters (Options.Params stays
+// open for those who tune an algorithm by the names `cbandit list
+// --verbose` prints).
 //
-// Run evaluates the function Horizon times; Study is the same optimisation
-// as ask/tell in process, for evaluations that run elsewhere or several at
-// a time (an algorithm decides knowing the pending ones).
+// Parameters are encoded as the ask/tell service encodes them, by package
+// space: floats and ints scaled to [0, 1] (log-scaled ones after a log),
+// categoricals one-hot; the algorithm searches the unit cube when every
+// parameter is a continuous float, otherwise a candidate set of exact
+// encodings (space.Candidates). The function reads Point.Values.
+//
+// Run evaluates the function Horizon times, Options.Workers at a time:
+// it asks for Workers points together (distinct: the algorithm decides
+// knowing the pending ones; the GP algorithms condition on them, GP-BUCB,
+// Desautels et al. 2014), evaluates them concurrently and tells their
+// values in decision order once all are back, so the trials depend on the
+// options and the seed alone, never on which evaluation finishes first. A
+// function that returns an error has failed (a crash, an out-of-memory):
+// the algorithm is told (bandit.Feedback.Failed, a hidden constraint as
+// Gelbart, Snoek & Adams 2014 model it), the trial is Failed, and it counts
+// toward the horizon. Study is the same optimisation as ask/tell in
+// process, safe for several goroutines: Ask, Tell, Fail, and Abandon (an
+// evaluation given up, which teaches nothing).
 //
 // A study that names no algorithm gets one chosen from its constraints by
 // Choose, the rule the ask/tell service applies too: the default the
 // registry declares (agent.Caps.DefaultFor) for the strictest kind among
-// them — PerRound (every round within the limit, a latency SLO): config,
+// them — StageWise (every round within the limit, a latency SLO): config,
 // or safeopt with a safe point on a finite set; Cumulative (the sum of the
 // violations): rpol-ucb; LongTerm (the average): ckb-ucb; no constraints:
-// igp-ucb — and Result.Reason says why. A constraint without a kind gets
-// the strictest kind its algorithm keeps (DefaultKind), PerRound when none
-// is named; a kind the named algorithm does not keep is refused, naming
-// both (CheckKeeps). An algorithm keeps the kinds its declaration lists and
-// any weaker one: every round feasible means no cumulative violation, and
-// [Σ_t g]⁺ ≤ Σ_t [g]⁺.
+// igp-ucb — and Result.Reason says why in a line. The kinds are the
+// registry's and the service's ("stage-wise", "cumulative", "long-term").
+// A constraint without a kind gets the strictest kind its algorithm keeps
+// (DefaultKind), StageWise when none is named; a kind the named algorithm
+// does not keep is refused, naming both (CheckKeeps). An algorithm keeps
+// the kinds its declaration lists and any weaker one: every round feasible
+// means no cumulative violation, and [Σ_t g]⁺ ≤ Σ_t [g]⁺.
 //
 // The algorithms are told the domain and the number of constraints, with
 // the prior a service study gets by default; the GP algorithms with

@@ -2,6 +2,7 @@ package optimize_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"math"
@@ -15,11 +16,11 @@ import (
 // at most 50 ms in every round: no algorithm named, so one is chosen from
 // the constraint.
 func ExampleRun() {
-	system := func(x []float64) (float64, []float64) {
-		u, frac := x[0], x[1]
+	system := func(p optimize.Point) (float64, []float64, error) {
+		u, frac := p.X[0], p.X[1]
 		throughput := 1200 * (0.45 + 0.55*u) * (1 - 0.5*(frac-0.6)*(frac-0.6))
 		latency := 10 + 54*math.Pow(u, 1.5) + 20*(frac-0.3)*(frac-0.3)
-		return throughput, []float64{latency}
+		return throughput, []float64{latency}, nil
 	}
 	res, err := optimize.Run(context.Background(), system, optimize.Options{
 		Lo: []float64{0, 0}, Hi: []float64{1, 1},
@@ -43,6 +44,40 @@ func ExampleRun() {
 	// best throughput 1065 at latency ≤ 50: true; violating rounds in the last 20: 0
 }
 
+// Two ints, a log-scaled float and a categorical, four evaluations at a
+// time, one of which runs out of memory: a failed trial, which counts
+// toward the horizon. Run asks four distinct points at once and tells
+// their values in decision order, so the trials do not depend on which
+// evaluation finishes first.
+func ExampleRun_parameters() {
+	train := func(p optimize.Point) (float64, []float64, error) { // accuracy, latency (ms)
+		if p.Round == 7 {
+			return 0, nil, errors.New("out of memory")
+		}
+		layers, width := p.Values.Int("layers"), p.Values.Int("width")
+		acc := 0.85 + map[any]float64{"adam": 0.05}[p.Values.Choice("opt")] - 0.05*math.Pow(math.Log10(p.Values.Float("lr"))+2.5, 2) -
+			0.01*float64((layers-4)*(layers-4)) + 0.02*math.Log2(float64(width)/16)
+		return acc, []float64{float64(layers*width) / 16}, nil
+	}
+	res, err := optimize.Run(context.Background(), train, optimize.Options{
+		Parameters: []optimize.Param{optimize.Int("layers", 1, 8), optimize.Int("width", 16, 256),
+			optimize.LogFloat("lr", 1e-5, 1e-1), optimize.Categorical("opt", "adam", "sgd", "rmsprop", "adagrad")},
+		Constraints: []optimize.Constraint{{Name: "latency_ms", Max: 40}}, Horizon: 60, Workers: 4, Seed: 1,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := res.Best
+	fmt.Println(res.Reason)
+	fmt.Printf("%d trials, %d failed: %s\n", len(res.Trials), res.Failed, res.Trials[6].Reason)
+	fmt.Printf("best accuracy %.3f: layers %d, width %d, lr %.1e, %v; latency %.0f ms\n",
+		b.Objective, b.Values.Int("layers"), b.Values.Int("width"), b.Values.Float("lr"), b.Values.Choice("opt"), b.Metrics[0])
+	// Output:
+	// config, the default for stage-wise constraints (every round within its limit)
+	// 60 trials, 1 failed: out of memory
+	// best accuracy 0.957: layers 3, width 174, lr 4.8e-03, adam; latency 33 ms
+}
+
 // An ask/tell study in process: evaluations may run anywhere, several at
 // a time; the algorithm decides knowing the pending ones.
 func ExampleStudy() {
@@ -59,7 +94,7 @@ func ExampleStudy() {
 		b, _ := s.Ask()
 		for _, t := range []optimize.Trial{a, b} {
 			x := t.X[0]
-			if err := s.Tell(t.ID, (x-0.5)*(x-0.5), []float64{math.Abs(x)}); err != nil {
+			if err := s.Tell(t.ID, (x-0.5)*(x-0.5), []float64{math.Abs(x)}); err != nil { // or s.Fail(t.ID, reason)
 				log.Fatal(err)
 			}
 		}
@@ -72,7 +107,7 @@ func ExampleStudy() {
 
 // Choose names the algorithm for a set of constraint kinds, and why.
 func ExampleChoose() {
-	for _, kinds := range [][]optimize.Kind{{optimize.PerRound}, {optimize.Cumulative}, {optimize.LongTerm}, {optimize.LongTerm, optimize.Cumulative}} {
+	for _, kinds := range [][]optimize.Kind{{optimize.StageWise}, {optimize.Cumulative}, {optimize.LongTerm}, {optimize.LongTerm, optimize.Cumulative}} {
 		c, err := optimize.Choose(kinds, false, "box")
 		if err != nil {
 			log.Fatal(err)

@@ -6,17 +6,86 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/space"
 )
 
-// Func is one's own function: at x it returns the objective's value and the
-// constraint metrics, one per Options.Constraints in order (nil or empty
-// without constraints). Values must be finite.
-type Func func(x []float64) (objective float64, metrics []float64)
+// Func is one's own function: at p it returns the objective's value and
+// the constraint metrics, one per Options.Constraints in order (nil or
+// empty without constraints). Values must be finite. An error means the
+// evaluation failed (a crash, an out-of-memory, a timeout): the algorithm
+// is told so (bandit.Feedback.Failed, the error's text as the reason), and
+// the evaluation counts toward the horizon.
+type Func func(p Point) (objective float64, metrics []float64, err error)
+
+// Point is where to evaluate.
+type Point struct {
+	// Round is the evaluation's number, from 1.
+	Round int
+	// X are the coordinates: in the box, one of Points, or with Parameters
+	// their encoding in the unit cube (package space).
+	X []float64
+	// Values are the parameters' values by name (nil without Parameters).
+	Values Values
+}
+
+// Values are named parameters' values: float64 for a float, int64 for an
+// int, the choice itself for a categorical.
+type Values map[string]any
+
+// Float returns a float's (or an int's) value; 0 when name is neither.
+func (v Values) Float(name string) float64 {
+	switch x := v[name].(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	}
+	return 0
+}
+
+// Int returns an int's value; 0 when name is not an int.
+func (v Values) Int(name string) int {
+	x, _ := v[name].(int64)
+	return int(x)
+}
+
+// Choice returns a categorical's choice (nil when name is unknown).
+func (v Values) Choice(name string) any { return v[name] }
+
+// Param is a named, typed parameter (package space: the encoding the
+// service and the clients share).
+type Param = space.Param
+
+// Float is a float parameter in [low, high].
+func Float(name string, low, high float64) Param { return space.Float(name, low, high) }
+
+// LogFloat is a float parameter in [low, high] searched on a log scale.
+func LogFloat(name string, low, high float64) Param { return space.LogFloat(name, low, high) }
+
+// SteppedFloat is a float parameter taking the values low + k·step.
+func SteppedFloat(name string, low, high, step float64) Param {
+	return space.SteppedFloat(name, low, high, step)
+}
+
+// Int is an int parameter in [low, high].
+func Int(name string, low, high int) Param { return space.Int(name, low, high) }
+
+// LogInt is an int parameter in [low, high] searched on a log scale.
+func LogInt(name string, low, high int) Param { return space.LogInt(name, low, high) }
+
+// Categorical is a parameter taking one of the choices.
+func Categorical(name string, choices ...any) Param { return space.Categorical(name, choices...) }
+
+// DefaultCandidates is the size of the candidate set of Parameters that
+// are not all continuous floats, the service's default too.
+const DefaultCandidates = 256
 
 // Constraint is metric ≤ Max on the metric of the same position.
 type Constraint struct {
@@ -25,7 +94,7 @@ type Constraint struct {
 	// Max is the limit: the metric is feasible when ≤ Max.
 	Max float64
 	// Kind is which violation the algorithm keeps small. Empty: the
-	// strictest kind the algorithm keeps (DefaultKind), PerRound when
+	// strictest kind the algorithm keeps (DefaultKind), StageWise when
 	// Options.Algorithm is empty.
 	Kind Kind
 }
@@ -36,8 +105,8 @@ type Algorithm string
 
 // The algorithms Choose picks (agent.Caps.DefaultFor).
 const (
-	Config  Algorithm = "config"   // per-round limits
-	SafeOpt Algorithm = "safeopt"  // per-round limits with a safe point on points
+	Config  Algorithm = "config"   // stage-wise limits
+	SafeOpt Algorithm = "safeopt"  // stage-wise limits with a safe point on points
 	RPOLUCB Algorithm = "rpol-ucb" // cumulative violation
 	CKBUCB  Algorithm = "ckb-ucb"  // long-term (average) constraints
 	IGPUCB  Algorithm = "igp-ucb"  // no constraints
@@ -45,10 +114,19 @@ const (
 
 // Options configure Run and NewStudy.
 type Options struct {
-	// Lo and Hi bound the box x lives in; or give Points.
+	// Lo and Hi bound the box x lives in; or give Points or Parameters.
 	Lo, Hi []float64
 	// Points are a finite set of candidate x, instead of a box.
 	Points [][]float64
+	// Parameters are named, typed parameters (Int, Float, LogFloat,
+	// Categorical, …), instead of a box: the algorithm searches the unit
+	// cube of their encoding when all are continuous floats, else
+	// Candidates exact encodings (package space, as the service does).
+	Parameters []Param
+	// Candidates is the size of the candidate set of Parameters (0:
+	// DefaultCandidates); given with continuous floats only, the algorithm
+	// chooses among that many candidates instead of searching the cube.
+	Candidates int
 	// Minimize minimises the objective (the default maximises it).
 	Minimize bool
 	// Constraints are the limits on the metrics Func returns.
@@ -56,14 +134,21 @@ type Options struct {
 	// Algorithm is the algorithm to run; empty: chosen from the
 	// constraints' kinds (Choose), and Result.Reason says why.
 	Algorithm Algorithm
-	// Horizon is the number of evaluations T (required).
+	// Horizon is the number of evaluations T (required); a failed one
+	// counts.
 	Horizon int
+	// Workers is how many evaluations Run makes at once (0: 1). Run asks
+	// for Workers points — distinct: the algorithm decides knowing the
+	// pending ones —, evaluates them concurrently and tells their values in
+	// decision order once all are back, so the trials do not depend on
+	// which evaluation finishes first: same options and seed, same trials.
+	Workers int
 	// Seed seeds the algorithm's own randomness: same options and seed,
 	// same sequence of x for the same values.
 	Seed uint64
 	// Params are the algorithm's parameters by name, as on the command
 	// line (`cbandit list --verbose`), for those who tune it; nil: its
-	// defaults.
+	// defaults. (Parameters, above, are one's own function's.)
 	Params map[string]string
 }
 
@@ -71,20 +156,29 @@ type Options struct {
 type Trial struct {
 	// Round is the evaluation's number, from 1.
 	Round int
-	// ID names the decision for Tell.
+	// ID names the decision for Tell, Fail and Abandon.
 	ID int64
-	X  []float64
+	// X are the coordinates (with Parameters, their encoding).
+	X []float64
+	// Values are the parameters' values (with Parameters).
+	Values Values
 	// Objective and Metrics are the values told (after Tell).
 	Objective float64
 	Metrics   []float64
-	// Feasible: every metric within its limit.
+	// Feasible: told, and every metric within its limit.
 	Feasible bool
-	told     bool
+	// Failed: the evaluation failed (Fail), for Reason.
+	Failed bool
+	Reason string
+	// Abandoned: the evaluation was given up (Abandon), or failed with an
+	// algorithm that does not take failures.
+	Abandoned bool
+	told      bool
 }
 
 // Result is what Run returns.
 type Result struct {
-	// Algorithm ran; Reason says why when it was chosen.
+	// Algorithm ran; Reason says why in a line when it was chosen.
 	Algorithm Algorithm
 	Reason    string
 	// Kinds are the constraints' kinds, with the defaults filled in.
@@ -94,12 +188,18 @@ type Result struct {
 	Best *Trial
 	// Trials are every evaluation in order.
 	Trials []Trial
+	// Failed is the number of failed evaluations.
+	Failed int
 }
 
-// Study is an ask/tell optimisation in process: Ask for an x, evaluate it
-// wherever and whenever, Tell its values; several x may be pending at
-// once. Not safe for concurrent use.
+// Study is an ask/tell optimisation in process: Ask for a point, evaluate
+// it wherever and whenever, Tell its values (or Fail, or Abandon); several
+// points may be pending at once, and the algorithm decides knowing them
+// (GP algorithms condition on them, so concurrent asks get distinct
+// points). Safe for concurrent use: a mutex orders the calls, and the
+// trials follow the order in which they reach it.
 type Study struct {
+	mu     sync.Mutex
 	o      Options
 	ag     bandit.Agent
 	res    Result
@@ -116,22 +216,8 @@ func NewStudy(o Options) (*Study, error) {
 	if o.Horizon < 1 {
 		return nil, fmt.Errorf("optimize: Horizon = %d: must be at least 1", o.Horizon)
 	}
-	var dom domain.Domain
-	var err error
-	kind := agent.DomainBox
-	switch {
-	case len(o.Points) > 0 && (len(o.Lo) > 0 || len(o.Hi) > 0):
-		return nil, errors.New("optimize: give Lo and Hi (a box) or Points, not both")
-	case len(o.Points) > 0:
-		dom, err = domain.NewFinite(o.Points)
-		kind = agent.DomainFinite
-	case len(o.Lo) == 0 || len(o.Lo) != len(o.Hi):
-		return nil, fmt.Errorf("optimize: Lo and Hi: %d and %d bounds, want as many as x has coordinates (at least 1)", len(o.Lo), len(o.Hi))
-	default:
-		dom, err = domain.NewBox(o.Lo, o.Hi)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("optimize: %w", err)
+	if o.Workers < 0 {
+		return nil, fmt.Errorf("optimize: Workers = %d: must be at least 0 (0: one at a time)", o.Workers)
 	}
 	s := &Study{o: o, sign: 1, index: map[int64]int{}, points: o.Points, best: -1}
 	if o.Minimize {
@@ -147,23 +233,31 @@ func NewStudy(o Options) (*Study, error) {
 		}
 		kinds[j] = c.Kind
 	}
+	var named *agent.Spec
+	if o.Algorithm != "" {
+		spec, err := agent.Lookup(string(o.Algorithm))
+		if err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+		named = &spec
+	}
+	dom, kind, err := s.domain(named)
+	if err != nil {
+		return nil, err
+	}
 	name := string(o.Algorithm)
-	if name == "" {
+	if named == nil {
 		ch, err := Choose(kinds, false, kind)
 		if err != nil {
 			return nil, fmt.Errorf("optimize: %w", err)
 		}
-		name, s.res.Reason, s.res.Kinds = ch.Algorithm, ch.Reason, ch.Kinds
+		name, s.res.Reason, s.res.Kinds = ch.Algorithm, ch.Brief, ch.Kinds
 	} else {
-		spec, err := agent.Lookup(name)
-		if err != nil {
-			return nil, fmt.Errorf("optimize: %w", err)
-		}
 		s.res.Kinds = make([]Kind, len(kinds))
 		for j, k := range kinds {
 			if k == "" {
-				k = DefaultKind(&spec)
-			} else if err := CheckKeeps(spec, k); err != nil {
+				k = DefaultKind(named)
+			} else if err := CheckKeeps(*named, k); err != nil {
 				return nil, fmt.Errorf("optimize: Constraints[%d]: %w", j, err)
 			}
 			s.res.Kinds[j] = k
@@ -176,6 +270,64 @@ func NewStudy(o Options) (*Study, error) {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
 	return s, nil
+}
+
+// domain builds the learner's domain from the options and names its kind
+// (agent.Domain*). Parameters give the unit cube of their encoding, its
+// discrete coordinates marked (space.Vars), unless the named algorithm
+// takes no box or Candidates asks for a candidate set (space.Candidates).
+func (s *Study) domain(named *agent.Spec) (domain.Domain, string, error) {
+	o := s.o
+	box := len(o.Lo) > 0 || len(o.Hi) > 0
+	switch {
+	case len(o.Parameters) > 0 && (box || len(o.Points) > 0):
+		return nil, "", errors.New("optimize: give Parameters, Lo and Hi (a box) or Points, only one of them")
+	case len(o.Parameters) > 0:
+		if err := space.Check(o.Parameters); err != nil {
+			return nil, "", fmt.Errorf("optimize: %w", err)
+		}
+		if o.Candidates < 0 {
+			return nil, "", fmt.Errorf("optimize: Candidates = %d: must be at least 0 (0: %d)", o.Candidates, DefaultCandidates)
+		}
+		if o.Candidates == 0 && (named == nil || named.Can.Takes(agent.DomainBox)) {
+			d := space.Dim(o.Parameters)
+			lo, hi := make([]float64, d), make([]float64, d)
+			for i := range hi {
+				hi[i] = 1
+			}
+			dom, err := domain.NewBox(lo, hi)
+			if err != nil {
+				return nil, "", fmt.Errorf("optimize: %w", err)
+			}
+			dom.Vars = space.Vars(o.Parameters) // ints, steps and categoricals searched as such
+			return dom, agent.DomainBox, nil
+		}
+		n := o.Candidates
+		if n == 0 {
+			n = DefaultCandidates
+		}
+		s.points = space.Candidates(o.Parameters, n)
+		dom, err := domain.NewFinite(s.points)
+		if err != nil {
+			return nil, "", fmt.Errorf("optimize: %w", err)
+		}
+		return dom, agent.DomainFinite, nil
+	case len(o.Points) > 0 && box:
+		return nil, "", errors.New("optimize: give Lo and Hi (a box) or Points, not both")
+	case len(o.Points) > 0:
+		dom, err := domain.NewFinite(o.Points)
+		if err != nil {
+			return nil, "", fmt.Errorf("optimize: %w", err)
+		}
+		return dom, agent.DomainFinite, nil
+	case len(o.Lo) == 0 || len(o.Lo) != len(o.Hi):
+		return nil, "", fmt.Errorf("optimize: Lo and Hi: %d and %d bounds, want as many as x has coordinates (at least 1)", len(o.Lo), len(o.Hi))
+	}
+	dom, err := domain.NewBox(o.Lo, o.Hi)
+	if err != nil {
+		return nil, "", fmt.Errorf("optimize: %w", err)
+	}
+	return dom, agent.DomainBox, nil
 }
 
 // info is what the algorithm is told: the domain, m, and the prior a
@@ -209,40 +361,76 @@ func info(dom domain.Domain, m int) bandit.Info {
 }
 
 // Algorithm returns the algorithm the study runs and, when it was chosen,
-// why.
+// why (one line).
 func (s *Study) Algorithm() (Algorithm, string) { return s.res.Algorithm, s.res.Reason }
 
-// Ask returns the next x to evaluate, as a Trial whose ID Tell takes.
+// Ask returns the next point to evaluate, as a Trial whose ID Tell, Fail
+// and Abandon take. Every Ask spends one evaluation of the horizon.
 func (s *Study) Ask() (Trial, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.round >= s.o.Horizon {
 		return Trial{}, fmt.Errorf("optimize: the study's %d evaluations are all asked (Horizon)", s.o.Horizon)
 	}
-	s.round++
-	d, err := s.ag.Decide(&bandit.Round{T: s.round})
+	d, err := s.ag.Decide(&bandit.Round{T: s.round + 1})
 	if err != nil {
-		s.round--
 		return Trial{}, fmt.Errorf("optimize: round %d: %w", s.round+1, err)
 	}
+	s.round++
 	x := d.Action.X
 	if x == nil && s.points != nil {
 		x = s.points[d.Action.Arm]
 	}
 	t := Trial{Round: s.round, ID: d.ID, X: slices.Clone(x)}
+	if len(s.o.Parameters) > 0 {
+		v, err := space.Decode(s.o.Parameters, x)
+		if err != nil {
+			return Trial{}, fmt.Errorf("optimize: round %d: %w", s.round, err)
+		}
+		t.Values = v
+	}
 	s.index[d.ID] = len(s.res.Trials)
 	s.res.Trials = append(s.res.Trials, t)
-	return t, nil
+	return cloneTrial(t), nil
+}
+
+// cloneTrial copies what a caller could modify.
+func cloneTrial(t Trial) Trial {
+	t.X, t.Metrics = slices.Clone(t.X), slices.Clone(t.Metrics)
+	if t.Values != nil {
+		v := make(Values, len(t.Values))
+		for k, x := range t.Values {
+			v[k] = x
+		}
+		t.Values = v
+	}
+	return t
+}
+
+// pending returns the asked trial id, refusing one that is unknown, told,
+// failed or abandoned.
+func (s *Study) pending(id int64) (int, error) {
+	i, ok := s.index[id]
+	if !ok {
+		return 0, fmt.Errorf("optimize: no trial %d was asked", id)
+	}
+	switch t := &s.res.Trials[i]; {
+	case t.Abandoned:
+		return 0, fmt.Errorf("optimize: trial %d was abandoned", id)
+	case t.told:
+		return 0, fmt.Errorf("optimize: trial %d was already told", id)
+	}
+	return i, nil
 }
 
 // Tell gives the values at the trial with this ID (from Ask): the
 // objective and one metric per constraint.
 func (s *Study) Tell(id int64, objective float64, metrics []float64) error {
-	i, ok := s.index[id]
-	if !ok {
-		return fmt.Errorf("optimize: no trial %d was asked", id)
-	}
-	t := &s.res.Trials[i]
-	if t.told {
-		return fmt.Errorf("optimize: trial %d was already told", id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.pending(id)
+	if err != nil {
+		return err
 	}
 	if len(metrics) != len(s.o.Constraints) {
 		return fmt.Errorf("optimize: trial %d: %d metrics, the study has %d constraints", id, len(metrics), len(s.o.Constraints))
@@ -262,6 +450,7 @@ func (s *Study) Tell(id int64, objective float64, metrics []float64) error {
 	if err := s.ag.Observe(bandit.Feedback{ID: id, Reward: s.sign * objective, HasReward: true, Costs: costs}); err != nil {
 		return fmt.Errorf("optimize: trial %d: %w", id, err)
 	}
+	t := &s.res.Trials[i]
 	t.Objective, t.Metrics, t.Feasible, t.told = objective, slices.Clone(metrics), feasible, true
 	if feasible && (s.best < 0 || s.sign*objective > s.sign*s.res.Trials[s.best].Objective) {
 		s.best = i
@@ -269,47 +458,170 @@ func (s *Study) Tell(id int64, objective float64, metrics []float64) error {
 	return nil
 }
 
+// shortReason shortens a failure's cause to its first line and at most
+// bandit.MaxReasonLen bytes, cut at a character boundary.
+func shortReason(cause string) string {
+	for i, r := range cause {
+		if r == '\n' || r == '\r' {
+			cause = cause[:i]
+			break
+		}
+	}
+	if len(cause) <= bandit.MaxReasonLen {
+		return cause
+	}
+	n := bandit.MaxReasonLen
+	for n > 0 && !utf8.RuneStart(cause[n]) {
+		n--
+	}
+	return cause[:n]
+}
+
+// Fail says that the evaluation of the trial with this ID failed (a crash,
+// an out-of-memory, a timeout) for reason (its first line, at most bandit.MaxReasonLen bytes). The
+// algorithm is told (bandit.Feedback.Failed); one that refuses a failure is
+// told to abandon the decision instead, so it is pending no more. Either
+// way the trial is Failed and counts toward the horizon.
+func (s *Study) Fail(id int64, reason string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.pending(id)
+	if err != nil {
+		return err
+	}
+	reason = shortReason(reason)
+	t := &s.res.Trials[i]
+	if err := s.ag.Observe(bandit.Feedback{ID: id, Failed: true, Reason: reason}); err != nil {
+		ab, ok := s.ag.(bandit.Abandoner)
+		if !ok {
+			return fmt.Errorf("optimize: trial %d: %w", id, err)
+		}
+		if aerr := ab.Abandon(id); aerr != nil {
+			return fmt.Errorf("optimize: trial %d: the failure: %v; abandoning it: %w", id, err, aerr)
+		}
+		t.Abandoned = true
+	}
+	t.Failed, t.Reason, t.told = true, reason, true
+	s.res.Failed++
+	return nil
+}
+
+// Abandon gives up the pending trial with this ID: its evaluation never
+// happened and teaches nothing (unlike Fail). It stays in the trials, and
+// its evaluation is spent.
+func (s *Study) Abandon(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, err := s.pending(id)
+	if err != nil {
+		return err
+	}
+	ab, ok := s.ag.(bandit.Abandoner)
+	if !ok {
+		return fmt.Errorf("optimize: trial %d: %s cannot abandon a decision", id, s.res.Algorithm)
+	}
+	if err := ab.Abandon(id); err != nil {
+		return fmt.Errorf("optimize: trial %d: %w", id, err)
+	}
+	s.res.Trials[i].Abandoned = true
+	return nil
+}
+
 // Best returns a copy of the feasible trial told so far with the best
 // objective (nil when none was feasible).
 func (s *Study) Best() *Trial {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.best < 0 {
 		return nil
 	}
-	t := s.res.Trials[s.best]
+	t := cloneTrial(s.res.Trials[s.best])
 	return &t
 }
 
-// Run evaluates fn Horizon times at the x the algorithm asks for, one at a
-// time, and returns every trial and the best feasible one. It stops early,
-// with what it has and ctx's error, when ctx is done.
+// Result returns a copy of the study's result so far.
+func (s *Study) Result() *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.res
+	r.Kinds = slices.Clone(s.res.Kinds)
+	r.Trials = make([]Trial, len(s.res.Trials))
+	for i, t := range s.res.Trials {
+		r.Trials[i] = cloneTrial(t)
+	}
+	if s.best >= 0 {
+		r.Best = &r.Trials[s.best]
+	}
+	return &r
+}
+
+// outcome is one evaluation's return.
+type outcome struct {
+	obj float64
+	ms  []float64
+	err error
+}
+
+// Run evaluates fn Horizon times at the points the algorithm asks for,
+// Workers at a time (Options.Workers: asked together, evaluated
+// concurrently, told in decision order), and returns every trial and the
+// best feasible one. An evaluation that returns an error is a failed trial
+// (Study.Fail). It stops early, with what it has and ctx's error, when ctx
+// is done (after the evaluations under way), or with the error of a value
+// Tell refuses (that trial abandoned).
 func Run(ctx context.Context, fn Func, o Options) (*Result, error) {
 	s, err := NewStudy(o)
 	if err != nil {
 		return nil, err
 	}
-	for range o.Horizon {
+	w := max(1, o.Workers)
+	for asked := 0; asked < o.Horizon; {
 		if err := ctx.Err(); err != nil {
-			return s.result(), err
+			return s.Result(), err
 		}
-		t, err := s.Ask()
-		if err != nil {
-			return s.result(), err
+		batch := make([]Trial, 0, min(w, o.Horizon-asked))
+		for range cap(batch) {
+			t, err := s.Ask()
+			if err != nil {
+				for _, t := range batch {
+					s.Abandon(t.ID) // the asked ones are not evaluated
+				}
+				return s.Result(), err
+			}
+			batch = append(batch, t)
 		}
-		obj, ms := fn(slices.Clone(t.X))
-		if err := s.Tell(t.ID, obj, ms); err != nil {
-			return s.result(), err
+		asked += len(batch)
+		outs := make([]outcome, len(batch))
+		eval := func(i int) {
+			t := batch[i]
+			var out outcome
+			out.obj, out.ms, out.err = fn(Point{Round: t.Round, X: t.X, Values: t.Values})
+			outs[i] = out
+		}
+		if len(batch) == 1 {
+			eval(0)
+		} else {
+			var wg sync.WaitGroup
+			for i := range batch {
+				wg.Go(func() { eval(i) })
+			}
+			wg.Wait()
+		}
+		var first error
+		for i, t := range batch {
+			var err error
+			if outs[i].err != nil {
+				err = s.Fail(t.ID, outs[i].err.Error())
+			} else if err = s.Tell(t.ID, outs[i].obj, outs[i].ms); err != nil {
+				s.Abandon(t.ID)
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		if first != nil {
+			return s.Result(), first
 		}
 	}
-	return s.result(), nil
-}
-
-// result returns a copy of the study's result, Best pointing into its
-// Trials.
-func (s *Study) result() *Result {
-	r := s.res
-	r.Trials = slices.Clone(s.res.Trials)
-	if s.best >= 0 {
-		r.Best = &r.Trials[s.best]
-	}
-	return &r
+	return s.Result(), nil
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/cbandit/cbandit/optimize"
 )
 
-func quad(x []float64) (float64, []float64) {
-	return -(x[0] - 0.3) * (x[0] - 0.3), []float64{x[0]}
+func quad(p optimize.Point) (float64, []float64, error) {
+	x := p.X
+	return -(x[0] - 0.3) * (x[0] - 0.3), []float64{x[0]}, nil
 }
 
 // TestRunChoosesAndKeeps: the chosen algorithm and kinds, a named one's
@@ -25,7 +26,7 @@ func TestRunChoosesAndKeeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Algorithm != optimize.Config || r.Kinds[0] != optimize.PerRound || !strings.Contains(r.Reason, "config") || len(r.Trials) != 15 {
+	if r.Algorithm != optimize.Config || r.Kinds[0] != optimize.StageWise || !strings.Contains(r.Reason, "config") || len(r.Trials) != 15 {
 		t.Fatalf("chosen %s %v (%s), %d trials", r.Algorithm, r.Kinds, r.Reason, len(r.Trials))
 	}
 	if r.Best == nil || !r.Best.Feasible || r.Best.Metrics[0] > 0.5 {
@@ -41,7 +42,7 @@ func TestRunChoosesAndKeeps(t *testing.T) {
 	if r, err := optimize.Run(ctx, quad, named); err != nil || r.Kinds[0] != optimize.LongTerm || r.Reason != "" {
 		t.Fatalf("ckb-ucb: %v, kinds %v, reason %q", err, r.Kinds, r.Reason)
 	}
-	named.Constraints = []optimize.Constraint{{Name: "c", Max: 0.5, Kind: optimize.PerRound}}
+	named.Constraints = []optimize.Constraint{{Name: "c", Max: 0.5, Kind: optimize.StageWise}}
 	if _, err := optimize.Run(ctx, quad, named); err == nil || !strings.Contains(err.Error(), "ckb-ucb does not keep stage-wise") {
 		t.Fatalf("ckb-ucb with a per-round limit: %v", err)
 	}
@@ -57,8 +58,8 @@ func TestRunChoosesAndKeeps(t *testing.T) {
 func TestRunShapes(t *testing.T) {
 	ctx := context.Background()
 	pts := [][]float64{{0, 0}, {0.2, 0.5}, {0.4, 0.1}, {0.6, 0.3}, {0.8, 0.9}, {1, 1}}
-	r, err := optimize.Run(ctx, func(x []float64) (float64, []float64) {
-		return x[0] + x[1], []float64{x[0]}
+	r, err := optimize.Run(ctx, func(p optimize.Point) (float64, []float64, error) {
+		return p.X[0] + p.X[1], []float64{p.X[0]}, nil
 	}, optimize.Options{Points: pts, Minimize: true, Horizon: 12, Seed: 1,
 		Constraints: []optimize.Constraint{{Max: 0.5, Kind: optimize.Cumulative}}})
 	if err != nil {
@@ -67,18 +68,18 @@ func TestRunShapes(t *testing.T) {
 	if r.Algorithm != optimize.RPOLUCB || r.Best == nil || r.Best.Objective != 0 {
 		t.Fatalf("points, minimise: %s, best %+v", r.Algorithm, r.Best)
 	}
-	r, err = optimize.Run(ctx, func(x []float64) (float64, []float64) { return -math.Abs(x[0]), nil },
+	r, err = optimize.Run(ctx, func(p optimize.Point) (float64, []float64, error) { return -math.Abs(p.X[0]), nil, nil },
 		optimize.Options{Lo: []float64{-1}, Hi: []float64{1}, Horizon: 10})
 	if err != nil || r.Algorithm != optimize.IGPUCB {
 		t.Fatalf("no constraints: %v, %s", err, r.Algorithm)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	n := 0
-	r, err = optimize.Run(cctx, func(x []float64) (float64, []float64) {
+	r, err = optimize.Run(cctx, func(p optimize.Point) (float64, []float64, error) {
 		if n++; n == 3 {
 			cancel()
 		}
-		return quad(x)
+		return quad(p)
 	}, optimize.Options{Lo: []float64{0}, Hi: []float64{1}, Horizon: 10, Constraints: []optimize.Constraint{{Max: 1}}})
 	if err != context.Canceled || len(r.Trials) != 3 {
 		t.Fatalf("cancelled: %v, %d trials", err, len(r.Trials))

@@ -11,30 +11,30 @@ import (
 	"github.com/cbandit/cbandit/gp"
 )
 
-// data-rate: 002 App. E.2 (after the first experiment of Lee, Mazumdar and
+// data-rate: Shi & Eryilmaz 2022 App. E.2 (after the first experiment of Lee, Mazumdar and
 // Shroff 2005): four servers, x ∈ [0,2]⁴,
 //
 //	U_i(x) = c_i (1/(1 + exp(−a_i(x − b_i))) + d_i)   i = 1, 3 (eq. 35, sigmoidal)
 //	U_i(x) = c_i (log(a_i x + b_i) + d_i)             i = 2, 4 (eq. 36, logarithmic)
 //	f(x) = Σ_i U_i(x_i),  g(x) = 0.2x₁ + 0.4x₂ + 0.8x₃ + 1.2x₄ − 2.
 //
-// OUR SURROGATE: 002 does not give the constants a_i..d_i (it cites Lee et
+// OUR SURROGATE: Shi & Eryilmaz 2022 do not give the constants a_i..d_i (they cite Lee et
 // al. 2005, whose values could not be found with the search tool).
 // DataRateConst are our choices, keeping the stated shapes on [0,2]
 // (sigmoids with their inflection inside the range, concave logs, every
 // U_i(0) = 0 and increasing); the parameters slope and shift move them for
 // the sensitivity run of `cbandit reproduce penalty`. Only the budget
-// weights (0.2, 0.4, 0.8, 1.2), the bound B = 3 and the noise are 002's.
+// weights (0.2, 0.4, 0.8, 1.2), the bound B = 3 and the noise are Shi & Eryilmaz's.
 var dataRateParams = []bandit.ParamDoc{
-	{Name: "noise_u", Default: "0.1", Doc: "std of each server's utility measurement error (002 App. E.2: N(0, 0.01)); the reward noise is the sum over the 4 servers, std 2·noise_u"},
-	{Name: "noise_g", Default: "0", Doc: "half-width a of the uniform cost noise U[−a, a]: 0 = noiseless (002 App. E.2.1), 0.2 = App. E.2.2"},
-	{Name: "slope", Default: "1", Doc: "OUR SURROGATE (002 gives no a_i): multiplies every a_i of eq. (35)–(36); d_i of the sigmoids is reset so U_i(0) = 0. Default a = (6, 3, 4, 5)"},
-	{Name: "shift", Default: "0", Doc: "OUR SURROGATE (002 gives no b_i): added to the inflection points b₁ = 1, b₃ = 1.2 of the sigmoids (eq. 35); must keep them in (0, 2)"},
-	{Name: "lengthscale", Default: "1", Doc: "lengthscale of the problem's SE prior kernel (not given in 002: our choice; the reproduction sets Matérn 5/2 on the agents)"},
+	{Name: "noise_u", Default: "0.1", Doc: "std of each server's utility measurement error (Shi & Eryilmaz 2022 App. E.2: N(0, 0.01)); the reward noise is the sum over the 4 servers, std 2·noise_u"},
+	{Name: "noise_g", Default: "0", Doc: "half-width a of the uniform cost noise U[−a, a]: 0 = noiseless (Shi & Eryilmaz 2022 App. E.2.1), 0.2 = App. E.2.2"},
+	{Name: "slope", Default: "1", Doc: "OUR SURROGATE (Shi & Eryilmaz 2022 give no a_i): multiplies every a_i of eq. (35)–(36); d_i of the sigmoids is reset so U_i(0) = 0. Default a = (6, 3, 4, 5)"},
+	{Name: "shift", Default: "0", Doc: "OUR SURROGATE (Shi & Eryilmaz 2022 give no b_i): added to the inflection points b₁ = 1, b₃ = 1.2 of the sigmoids (eq. 35); must keep them in (0, 2)"},
+	{Name: "lengthscale", Default: "1", Doc: "lengthscale of the problem's SE prior kernel (not given in Shi & Eryilmaz 2022: our choice; the reproduction sets Matérn 5/2 on the agents)"},
 }
 
 // DataRateConst are (a_i, b_i, c_i, d_i) of eq. (35)–(36): OUR SURROGATE,
-// not 002's (see above); slope = 1, shift = 0.
+// not Shi & Eryilmaz's (see above); slope = 1, shift = 0.
 var DataRateConst = [4][4]float64{
 	{6, 1, 1, -1 / (1 + math.Exp(6))},       // U₁ sigmoidal, inflection at 1
 	{3, 1, 0.5, 0},                          // U₂ = 0.5 log(3x + 1)
@@ -42,7 +42,7 @@ var DataRateConst = [4][4]float64{
 	{5, 1, 0.6, 0},                          // U₄ = 0.6 log(5x + 1)
 }
 
-// DataRateWeights are the electricity prices of h(x) (002 App. E.2); the
+// DataRateWeights are the electricity prices of h(x) (Shi & Eryilmaz 2022 App. E.2); the
 // budget is B = 3 with h(0) = 1, so g = w·x − 2.
 var DataRateWeights = [4]float64{0.2, 0.4, 0.8, 1.2}
 
@@ -169,7 +169,7 @@ func DataRateOptFor(slope, shift float64) (float64, []float64) {
 // DataRateOpt returns the optimum for the default constants.
 func DataRateOpt() (float64, []float64) { return DataRateOptFor(1, 0) }
 
-// DataRate is the data rate allocation problem of 002 App. E.2.
+// DataRate is the data rate allocation problem of Shi & Eryilmaz 2022 App. E.2.
 type DataRate struct {
 	*Piecewise
 	noiseU, noiseG float64
@@ -237,7 +237,7 @@ func newDataRate(p bandit.Params) (Problem, error) {
 }
 
 // Observe implements Problem: per-server Gaussian utility errors (summed)
-// and uniform U[−a, a] cost noise (002 App. E.2.2).
+// and uniform U[−a, a] cost noise (Shi & Eryilmaz 2022 App. E.2.2).
 func (p *DataRate) Observe(rng *rand.Rand, r *bandit.Round, a bandit.Action, costs []float64) (float64, error) {
 	f, err := p.Truth(r, a, costs)
 	if err != nil {
@@ -256,7 +256,7 @@ func init() {
 	Register(Spec{
 		Name:    "data-rate",
 		Summary: "data rate allocation: 4 servers, sigmoidal/log utilities, one linear budget on [0,2]⁴",
-		Source:  "002 §3, App. E.2 (eq. 35–36), after Lee, Mazumdar & Shroff 2005; the constants a_i..d_i are OUR SURROGATE (002 does not give them; slope/shift move them)",
+		Source:  "Shi & Eryilmaz 2022 §3, App. E.2 (eq. 35–36), after Lee, Mazumdar & Shroff 2005; the constants a_i..d_i are OUR SURROGATE (Shi & Eryilmaz 2022 do not give them; slope/shift move them)",
 		Params:  dataRateParams,
 		New:     func(p bandit.Params, _ uint64) (Problem, error) { return newDataRate(p) },
 	})

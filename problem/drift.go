@@ -20,7 +20,7 @@ type Piece struct {
 }
 
 // Piecewise is a continuous problem whose (f, g) change at fixed rounds
-// (000 §6–7: the non-stationary setting). Piece k is in force from round
+// (Guo et al. §6–7: the non-stationary setting). Piece k is in force from round
 // Starts[k] (Starts[0] = 1) until the round before Starts[k+1]; the runner's
 // Round.T selects it. With one piece it is a stationary problem.
 type Piecewise struct {

@@ -12,24 +12,24 @@ import (
 	"github.com/cbandit/cbandit/gp"
 )
 
-// gardner: 000 §7 (after Gardner et al. 2014): f = −sin x₁ − x₂,
+// gardner: Guo et al. §7 (after Gardner et al. 2014): f = −sin x₁ − x₂,
 // g = sin x₁ sin x₂ + 0.95 on [0,6]².
 var gardnerParams = []bandit.ParamDoc{
-	{Name: "noise_f", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian reward noise; 000 §7 says N(0, 0.05), which we read as variance 0.05 (the N(μ, σ²) convention)"},
-	{Name: "noise_g", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian cost noise (000 §7, as noise_f)"},
-	{Name: "lengthscale", Default: "1", Doc: "SE kernel lengthscale u (000 §2 uses the SE kernel; §7 does not give u: our choice)"},
-	{Name: "scale", Default: "1", Doc: "a > 0: the metrics in other units (issue 14): reward a·f + b, cost metric a·g + b with threshold b (so g' = a·g, the 0 level mapped with the units); noise, B, G, R, RG, Slater and the noise variance scale with them, the kernel does not"},
+	{Name: "noise_f", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian reward noise; Guo et al. §7 says N(0, 0.05), which we read as variance 0.05 (the N(μ, σ²) convention)"},
+	{Name: "noise_g", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian cost noise (Guo et al. §7, as noise_f)"},
+	{Name: "lengthscale", Default: "1", Doc: "SE kernel lengthscale u (Guo et al. §2 uses the SE kernel; §7 does not give u: our choice)"},
+	{Name: "scale", Default: "1", Doc: "a > 0: the metrics in other units: reward a·f + b, cost metric a·g + b with threshold b (so g' = a·g, the 0 level mapped with the units); noise, B, G, R, RG, Slater and the noise variance scale with them, the kernel does not"},
 	{Name: "offset", Default: "0", Doc: "b: the offset of the metrics' units (see scale)"},
 }
 
 var gardnerDriftParams = append(append([]bandit.ParamDoc(nil), gardnerParams...),
-	bandit.ParamDoc{Name: "change_points", Default: "101,301", Doc: "first rounds of the 2nd and 3rd pieces (000 §7: f, g change after rounds 100 and 300)"})
+	bandit.ParamDoc{Name: "change_points", Default: "101,301", Doc: "first rounds of the 2nd and 3rd pieces (Guo et al. §7: f, g change after rounds 100 and 300)"})
 
 func init() {
 	Register(Spec{
 		Name:    "gardner",
 		Summary: "f = −sin x₁ − x₂, g = sin x₁ sin x₂ + 0.95 on [0,6]², Gaussian noise",
-		Source:  "000 §7 (classical and delayed settings)",
+		Source:  "Guo et al. §7 (classical and delayed settings)",
 		Params:  gardnerParams,
 		New: func(p bandit.Params, _ uint64) (Problem, error) {
 			return newGardner("gardner", p, false)
@@ -38,7 +38,7 @@ func init() {
 	Register(Spec{
 		Name:    "gardner-drift",
 		Summary: "gardner with three (f, g) pieces changing at rounds 101 and 301",
-		Source:  "000 §7 (non-stationary setting)",
+		Source:  "Guo et al. §7 (non-stationary setting)",
 		Params:  gardnerDriftParams,
 		New: func(p bandit.Params, _ uint64) (Problem, error) {
 			return newGardner("gardner-drift", p, true)
@@ -46,7 +46,7 @@ func init() {
 	})
 }
 
-// GardnerF and GardnerG are the functions of the classical setting (000 §7).
+// GardnerF and GardnerG are the functions of the classical setting (Guo et al. §7).
 func GardnerF(x []float64) float64 { return -math.Sin(x[0]) - x[1] }
 
 // GardnerG writes g(x) = sin x₁ sin x₂ + 0.95 into dst[0].
@@ -59,7 +59,7 @@ func GardnerG(x, dst []float64) { dst[0] = math.Sin(x[0])*math.Sin(x[1]) + 0.95 
 var GardnerOpt = 1 - math.Asin(0.95)
 
 // gardnerPieces are the three (f, g) pairs of the non-stationary setting of
-// 000 §7, their optima computed once by ConstrainedMax2D.
+// Guo et al. §7, their optima computed once by ConstrainedMax2D.
 var gardnerPieces = sync.OnceValues(func() ([]Piece, error) {
 	box, _ := domain.NewBox([]float64{0, 0}, []float64{6, 6})
 	ps := []Piece{
@@ -127,7 +127,7 @@ func newGardner(name string, p bandit.Params, drift bool) (Problem, error) {
 	in := bandit.Info{
 		Domain: box, M: 1, Kernel: k,
 		// λ of the GP likelihood: the noise variance (the RPOL agents use
-		// their own λ = 1 + 2/T, 000 §2).
+		// their own λ = 1 + 2/T, Guo et al. §2).
 		NoiseVar: math.Max(nf*nf, 1e-6),
 		// |f| ≤ 7 and |g| ≤ 1.95 on [0,6]² (the RKHS norms are unknown; these
 		// sup-norm bounds are what CKB's truncation needs).
@@ -150,7 +150,7 @@ func newGardner(name string, p bandit.Params, drift bool) (Problem, error) {
 
 // rescalePieces returns the pieces with the metrics in other units: reward
 // a·f + b, cost metric a·g + b against the threshold b, so g' = a·g (a
-// constraint's 0 level moves with its units; issue 14).
+// constraint's 0 level moves with its units).
 func rescalePieces(ps []Piece, a, b float64) []Piece {
 	out := make([]Piece, len(ps))
 	for k, pc := range ps {

@@ -10,11 +10,11 @@ import (
 	"github.com/cbandit/cbandit/gp"
 )
 
-// gpu-allocation: 001 App. A, first example. The paper fixes only the shape
+// gpu-allocation: Zhou & Ji (CBO) App. A, first example. The paper fixes only the shape
 // (two nodes, x = GPU shares, f = energy cost, g_t(x) = ω(t) − Σ h_i(x_i),
 // Poisson arrivals ω(t)); every number below is our choice.
 var gpuParams = []bandit.ParamDoc{
-	{Name: "arrival", Default: "2.5", Doc: "mean λ of the Poisson job arrivals ω(t) per round (001 App. A leaves it open; our choice)"},
+	{Name: "arrival", Default: "2.5", Doc: "mean λ of the Poisson job arrivals ω(t) per round (Zhou & Ji (CBO) App. A leaves it open; our choice)"},
 	{Name: "grid", Default: "11", Doc: "GPU shares x_i ∈ {0, 1/(n−1), …, 1} per node, n² arms (our choice)"},
 	{Name: "noise", Default: "0.05", Doc: "std R of the Gaussian noise of the energy-cost feedback (our choice)"},
 }
@@ -23,14 +23,14 @@ func init() {
 	Register(Spec{
 		Name:    "gpu-allocation",
 		Summary: "GPU shares of two computing nodes: minimise energy s.t. service ≥ Poisson arrivals (full information)",
-		Source:  "001 App. A (first example); h_i, energy and arrival rate are our choices",
+		Source:  "Zhou & Ji (CBO) App. A (first example); h_i, energy and arrival rate are our choices",
 		Params:  gpuParams,
 		New:     newGPU,
 	})
 }
 
 // Service rates h_i(x) = c_i (1 − e^{−k_i x}) jobs per round (known to the
-// learner, 001 App. A): node 1 saturates at 3 jobs, node 2 at 2 jobs but
+// learner, Zhou & Ji (CBO) App. A): node 1 saturates at 3 jobs, node 2 at 2 jobs but
 // ramps up faster.
 func gpuService(x1, x2 float64) float64 {
 	return 3*(1-math.Exp(-2*x1)) + 2*(1-math.Exp(-3*x2))

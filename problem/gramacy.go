@@ -16,7 +16,8 @@ import (
 // c₁ = 3/2 − x₁ − 2x₂ − ½ sin(2π(x₁² − 2x₂)) ≤ 0 and c₂ = x₁² + x₂² − 3/2 ≤ 0;
 // the feasible set is disconnected and the optimum x* ≈ (0.1954, 0.4044),
 // x₁ + x₂ ≈ 0.5998, lies on the boundary of c₁. Here f = −(x₁ + x₂) is
-// maximised (issue 14: a constrained BO test problem with two constraints).
+// maximised (a constrained BO test problem with two constraints, in the
+// practical-defaults suite).
 var gramacyParams = []bandit.ParamDoc{
 	{Name: "noise_f", Default: "0.02", Doc: "std of the Gaussian reward noise (1 % of f's range 2; the paper's problem is noiseless: our choice)"},
 	{Name: "noise_g", Default: "0.04", Doc: "std of the Gaussian cost noise (1 % of c₁'s range ≈ 4: our choice)"},

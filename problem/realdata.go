@@ -11,18 +11,18 @@ import (
 )
 
 // samplesProblem builds a real-data problem as ../shared/data/README.md
-// and 001 App. F.1 describe it: arm j has the recorded samples col j of obs;
+// and Zhou & Ji (CBO) App. F.1 describe it: arm j has the recorded samples col j of obs;
 // f(j) is their mean, an observed reward one recorded sample of the arm (row
 // uniform at random) and the cost −reward + h, so that g = −f + h. The
 // kernel is C, the empirical covariance of the standardised ("normalized")
-// kernel samples, i.e. their correlation matrix (001 App. F.1).
+// kernel samples, i.e. their correlation matrix (Zhou & Ji (CBO) App. F.1).
 //
 // Scale (normalise=max, the default): f, the samples and h are divided by
 // max|f|, so B = 1, as Chowdhury & Gopalan's public code for these data sets
 // does for f (main_lightsensordata.m: f_test = mean/max(mean)); with the
 // unit-diagonal C the prior then has the scale of f. λ = 1 is that code's
 // regulariser (lambda = 1). R is the largest deviation of a sample from its
-// arm's mean (001 App. F.2), in the same units. kernel-var and noise-var
+// arm's mean (Zhou & Ji (CBO) App. F.2), in the same units. kernel-var and noise-var
 // override s² (C·s²) and λ; "data" measures them from the data set (s² = mean
 // of f², λ = mean per-arm sample variance). normalise=none keeps raw units.
 func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, obs [][]float64, h float64, hFrac bool, points [][]float64) (*Finite, error) {
@@ -113,7 +113,7 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 		// λ: 1 by default (Chowdhury & Gopalan's code), see samplesProblem.
 		NoiseVar: lambda,
 		B:        B, G: B + math.Abs(h), // |g| ≤ |f| + |h|
-		R: R, RG: R, // R = the largest deviation of a sample from its mean (001 App. F.2)
+		R: R, RG: R, // R = the largest deviation of a sample from its mean (Zhou & Ji (CBO) App. F.2)
 		Slater: math.Min(1, -minG),
 		Safe:   &safeAct, SafeCosts: []float64{g[safe]},
 	}
@@ -132,17 +132,17 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 // realScaleParams set the scale of the real-data problems (see samplesProblem).
 var realScaleParams = []bandit.ParamDoc{
 	{Name: "normalise", Default: "max", Doc: "max: f, the samples and h divided by max|f| (B = 1), as Chowdhury & Gopalan's public code normalises f; none: raw units"},
-	{Name: "kernel-var", Default: "1", Doc: "signal variance s² multiplying the correlation kernel C (001 App. F.1 takes C itself: 1); data = mean of f² over the arms"},
+	{Name: "kernel-var", Default: "1", Doc: "signal variance s² multiplying the correlation kernel C (Zhou & Ji (CBO) App. F.1 takes C itself: 1); data = mean of f² over the arms"},
 	{Name: "noise-var", Default: "1", Doc: "GP likelihood noise variance λ (1: Chowdhury & Gopalan's public code for these data sets); data = mean over the arms of the variance of the recorded samples"},
 }
 
 var lightParams = append([]bandit.ParamDoc{
-	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (001 App. F.1: h = B/2)"},
+	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (Zhou & Ji (CBO) App. F.1: h = B/2)"},
 	{Name: "data", Default: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding lightsensor/{train,test,coords}.csv"},
 }, realScaleParams...)
 
 var stockParams = append([]bandit.ParamDoc{
-	{Name: "h", Default: "100", Doc: "threshold of g = −f + h, in price units (001 App. F.2: h = 100 ≈ B/2)"},
+	{Name: "h", Default: "100", Doc: "threshold of g = −f + h, in price units (Zhou & Ji (CBO) App. F.2: h = 100 ≈ B/2)"},
 	{Name: "data", Default: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding stocks/prices.csv"},
 }, realScaleParams...)
 
@@ -150,7 +150,7 @@ func init() {
 	Register(Spec{
 		Name:    "light-sensor",
 		Summary: "41 light sensors (CMU, Nov 2005): f = mean test reading, correlation kernel of the train readings, reward = a recorded test reading",
-		Source:  "001 App. F.1 (real-world data); 003 §5.1; ../shared/data/README.md",
+		Source:  "Zhou & Ji (CBO) App. F.1 (real-world data); Zhou & Ji 2022 §5.1; ../shared/data/README.md",
 		Params:  lightParams,
 		New: func(ps bandit.Params, _ uint64) (Problem, error) {
 			const name = "light-sensor"
@@ -179,8 +179,8 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "stocks",
-		Summary: "29 stocks 2016–2019: f = mean adjusted close, correlation kernel, reward = a recorded price (heavy-tailed, 001 App. F.2)",
-		Source:  "001 App. F.2; 003 §5.2; ../shared/data/README.md",
+		Summary: "29 stocks 2016–2019: f = mean adjusted close, correlation kernel, reward = a recorded price (heavy-tailed, Zhou & Ji (CBO) App. F.2)",
+		Source:  "Zhou & Ji (CBO) App. F.2; Zhou & Ji 2022 §5.2; ../shared/data/README.md",
 		Params:  stockParams,
 		New: func(ps bandit.Params, _ uint64) (Problem, error) {
 			const name = "stocks"

@@ -10,22 +10,22 @@ import (
 	"github.com/cbandit/cbandit/internal/seed"
 )
 
-// rkhs-synthetic: 001 App. F.1 (and 003 §5.1 for the independent constraint).
+// rkhs-synthetic: Zhou & Ji (CBO) App. F.1 (and Zhou & Ji 2022 §5.1 for the independent constraint).
 var rkhsParams = []bandit.ParamDoc{
-	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (001 App. F.1 uses 1/4 and 1/2)"},
-	{Name: "g", Default: "neg-f", Doc: "constraint: neg-f (g = −f + h·B, 001 App. F.1) or rkhs (an independent RKHS function, 003 §5.1)"},
-	{Name: "n", Default: "100", Doc: "number of evenly spaced arms in [0,1] (001 App. F.1: 100)"},
-	{Name: "support", Default: "100", Doc: "number p of support points of f (001 App. F.1: p = 100)"},
-	{Name: "lengthscale", Default: "0.2", Doc: "SE kernel lengthscale l (001 App. F.1: 0.2)"},
+	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (Zhou & Ji (CBO) App. F.1 uses 1/4 and 1/2)"},
+	{Name: "g", Default: "neg-f", Doc: "constraint: neg-f (g = −f + h·B, Zhou & Ji (CBO) App. F.1) or rkhs (an independent RKHS function, Zhou & Ji 2022 §5.1)"},
+	{Name: "n", Default: "100", Doc: "number of evenly spaced arms in [0,1] (Zhou & Ji (CBO) App. F.1: 100)"},
+	{Name: "support", Default: "100", Doc: "number p of support points of f (Zhou & Ji (CBO) App. F.1: p = 100)"},
+	{Name: "lengthscale", Default: "0.2", Doc: "SE kernel lengthscale l (Zhou & Ji (CBO) App. F.1: 0.2)"},
 	{Name: "noise", Default: "0.1", Doc: "std R of the Gaussian observation noise; the paper does not state it (our choice, see report)"},
-	{Name: "normalise", Default: "max", Doc: "max: f ← f / max|f| and B = max|f| = 1, the protocol of Chowdhury & Gopalan's public code (main_synthetic.m: f_test = f/max(abs(f)), B = max(abs(f_test))) that 001 App. F.1 cites for B, R, γ_t; none: raw f with B = its RKHS norm √(aᵀK_pa)"},
+	{Name: "normalise", Default: "max", Doc: "max: f ← f / max|f| and B = max|f| = 1, the protocol of Chowdhury & Gopalan's public code (main_synthetic.m: f_test = f/max(abs(f)), B = max(abs(f_test))) that Zhou & Ji (CBO) App. F.1 cites for B, R, γ_t; none: raw f with B = its RKHS norm √(aᵀK_pa)"},
 }
 
 func init() {
 	Register(Spec{
 		Name:    "rkhs-synthetic",
 		Summary: "random RKHS function on 100 points of [0,1], SE kernel, g = −f + h·B",
-		Source:  "001 App. F.1; 003 §5.1 (g = rkhs)",
+		Source:  "Zhou & Ji (CBO) App. F.1; Zhou & Ji 2022 §5.1 (g = rkhs)",
 		Params:  rkhsParams,
 		New:     newRKHS,
 	})
@@ -140,7 +140,7 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 	}
 	rng := seed.Rand(s)
 	// Redraw (deterministically, from the same stream) until the instance
-	// satisfies Slater's condition (001 Ass. 1): some arm strictly feasible.
+	// satisfies Slater's condition (Zhou & Ji (CBO) Ass. 1): some arm strictly feasible.
 	// With h = 1/2 most draws have max f < B/2; the report states this.
 	for attempt := 0; attempt < 10000; attempt++ {
 		f, B := randomRKHS(rng, kv, n, p)

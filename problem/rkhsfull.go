@@ -8,24 +8,24 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 )
 
-// rkhs-synthetic-full: the synthetic problem of 001 App. F.1 in the
-// stochastic full-information setting of 001 §4.
+// rkhs-synthetic-full: the synthetic problem of Zhou & Ji (CBO) App. F.1 in the
+// stochastic full-information setting of Zhou & Ji (CBO) §4.
 var rkhsFullParams = append(append([]bandit.ParamDoc(nil), rkhsParams...),
-	bandit.ParamDoc{Name: "sample-noise", Default: "noise", Doc: "std of the bounded i.i.d. perturbation of each constraint sample, g_t(x) = g(x) + ξ_t(x), ξ_t(x) ~ U[−√3·s, √3·s] independently per arm and round (001 Ass. 5–6 ask for i.i.d. bounded samples; the distribution is our choice)"},
+	bandit.ParamDoc{Name: "sample-noise", Default: "noise", Doc: "std of the bounded i.i.d. perturbation of each constraint sample, g_t(x) = g(x) + ξ_t(x), ξ_t(x) ~ U[−√3·s, √3·s] independently per arm and round (Zhou & Ji (CBO) Ass. 5–6 ask for i.i.d. bounded samples; the distribution is our choice)"},
 )
 
 func init() {
 	Register(Spec{
 		Name:    "rkhs-synthetic-full",
 		Summary: "rkhs-synthetic with a sample g_t(·) of the constraint given before every round (full information)",
-		Source:  "001 §4 (Ass. 5–6) on the instance of 001 App. F.1",
+		Source:  "Zhou & Ji (CBO) §4 (Ass. 5–6) on the instance of App. F.1",
 		Params:  rkhsFullParams,
 		New:     newRKHSFull,
 	})
 }
 
 // FullInfoFinite is a Finite problem whose rounds carry an i.i.d. sample
-// g_t(x) = g(x) + ξ_t(x) of the constraints (001 §4). The noisy cost of the
+// g_t(x) = g(x) + ξ_t(x) of the constraints (Zhou & Ji (CBO) §4). The noisy cost of the
 // played arm is the sample's value there, so bandit-feedback agents see the
 // same randomness.
 type FullInfoFinite struct {
@@ -59,7 +59,7 @@ func newRKHSFull(ps bandit.Params, s uint64) (Problem, error) {
 
 // NewFullInfoFinite wraps f: rounds carry samples with uniform noise of
 // half-width half. The wrapped Info has FullInfo set and G enlarged by half
-// (001 Ass. 6: |g_t| ≤ G).
+// (Zhou & Ji (CBO) Ass. 6: |g_t| ≤ G).
 func NewFullInfoFinite(f *Finite, half float64) *FullInfoFinite {
 	in := f.In
 	in.FullInfo = true

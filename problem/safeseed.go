@@ -5,7 +5,7 @@ import "sort"
 // SafeSeed returns the known safe action handed to the safe-BO baselines
 // (StageOpt, SafeOpt, SGP-UCB need one): the feasible arm of median
 // constraint value among the feasible arms. Taking the most feasible arm
-// instead would, for g = −f + h (001 App. F), hand them the optimum itself.
+// instead would, for g = −f + h (Zhou & Ji (CBO) App. F), hand them the optimum itself.
 // It returns −1 when no arm is feasible.
 func SafeSeed(g [][]float64, n int) int {
 	var feas []int

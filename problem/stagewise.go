@@ -12,7 +12,7 @@ import (
 	"github.com/cbandit/cbandit/linear"
 )
 
-// The stage-wise constrained problems of 004 §4.5 and §5.4. They report the
+// The stage-wise constrained problems of Pacchiano et al. §4.5 and §5.4. They report the
 // constraint values g_i = c_i − τ_i, so the runner's violation_count counts the
 // rounds whose played action (LC-LUCB, Safe-LTS) or policy (OPB, OPLB) has
 // true expected cost above τ; StageCost reports E[c_1] for the "cost" metric.
@@ -21,63 +21,63 @@ func init() {
 	Register(Spec{
 		Name:    "star-convex-shifts",
 		Summary: "linear bandit on the star-convex set of the d cyclic shifts of v/‖v‖, v = (0..d−1); x₀ = 0",
-		Source:  "004 §4.5 (Fig. 1), App. B (Figs. 5–7)",
+		Source:  "Pacchiano et al. §4.5 (Fig. 1), App. B (Figs. 5–7)",
 		Params:  shiftsParams,
 		New:     newShifts,
 	})
 	Register(Spec{
 		Name:    "unit-ball",
 		Summary: "linear bandit on rays to random points of the unit sphere; θ*, μ* uniform on the sphere, τ ~ U[0,1]; x₀ = 0",
-		Source:  "004 §4.5 (Fig. 2)",
+		Source:  "Pacchiano et al. §4.5 (Fig. 2)",
 		Params:  unitBallParams,
 		New:     newUnitBall,
 	})
 	Register(Spec{
 		Name:    "random-mab",
 		Summary: "K-armed Bernoulli bandit with random means; safe arm 1 with reward = cost = 0",
-		Source:  "004 §5.4 (Fig. 3)",
+		Source:  "Pacchiano et al. §5.4 (Fig. 3)",
 		Params:  randomMABParams,
 		New:     newRandomMAB,
 	})
 	Register(Spec{
 		Name:    "bernoulli-4arm",
 		Summary: "4-armed Bernoulli bandit r̄ = (0.1, 0.2, 0.4, 0.7), c̄ = (0, 0.4, 0.5, 0.2); safe arm 1",
-		Source:  "004 §5.4 (Fig. 4), App. H (Fig. 8)",
+		Source:  "Pacchiano et al. §5.4 (Fig. 4), App. H (Fig. 8)",
 		Params:  fourArmParams,
 		New:     newFourArm,
 	})
 }
 
 var (
-	noiseDoc = bandit.ParamDoc{Name: "noise", Default: "0.1", Doc: "std of the Gaussian reward and cost noise (sub-Gaussian R of 004 Ass. 1); 004 §4.5 does not state it (our choice)"}
-	knownDoc = bandit.ParamDoc{Name: "known", Default: "true", Doc: "disclose r₀ and c₀ of the safe action (004 Ass. 5); false exercises the warm start of 004 Remark 12 / App. F.1"}
+	noiseDoc = bandit.ParamDoc{Name: "noise", Default: "0.1", Doc: "std of the Gaussian reward and cost noise (sub-Gaussian R of Pacchiano et al. Ass. 1); §4.5 does not state it (our choice)"}
+	knownDoc = bandit.ParamDoc{Name: "known", Default: "true", Doc: "disclose r₀ and c₀ of the safe action (Pacchiano et al. Ass. 5); false exercises the warm start of Remark 12 / App. F.1"}
 )
 
 var shiftsParams = []bandit.ParamDoc{
-	{Name: "d", Default: "10", Doc: "dimension (004 Fig. 1: 10; App. B: 3, 5, 10)"},
-	{Name: "tau", Default: "0.5", Doc: "threshold τ (004 Fig. 1: 0.2, 0.5, 0.8)"},
+	{Name: "d", Default: "10", Doc: "dimension (Pacchiano et al. Fig. 1: 10; App. B: 3, 5, 10)"},
+	{Name: "tau", Default: "0.5", Doc: "threshold τ (Pacchiano et al. Fig. 1: 0.2, 0.5, 0.8)"},
 	noiseDoc, knownDoc,
 }
 
 var unitBallParams = []bandit.ParamDoc{
-	{Name: "d", Default: "5", Doc: "dimension (004 Fig. 2: 5 and 10)"},
-	{Name: "rays", Default: "100", Doc: "number of random rays approximating the ball (004 §4.5: 100)"},
-	{Name: "tau", Default: "U[0,1] per instance", Doc: "threshold τ (004 §4.5 draws τ ~ U[0,1] per instance); a number fixes it"},
-	{Name: "m", Default: "1", Doc: "number of constraints (μ*⁽ⁱ⁾ uniform on the sphere, τ_i ~ U[0,1]); 004 §4.4"},
-	{Name: "resample", Default: "false", Doc: "draw new rays every round (contextual action sets A_t); 004 §4.5 is ambiguous, our default keeps one set per instance"},
+	{Name: "d", Default: "5", Doc: "dimension (Pacchiano et al. Fig. 2: 5 and 10)"},
+	{Name: "rays", Default: "100", Doc: "number of random rays approximating the ball (Pacchiano et al. §4.5: 100)"},
+	{Name: "tau", Default: "U[0,1] per instance", Doc: "threshold τ (Pacchiano et al. §4.5 draws τ ~ U[0,1] per instance); a number fixes it"},
+	{Name: "m", Default: "1", Doc: "number of constraints (μ*⁽ⁱ⁾ uniform on the sphere, τ_i ~ U[0,1]); Pacchiano et al. §4.4"},
+	{Name: "resample", Default: "false", Doc: "draw new rays every round (contextual action sets A_t); Pacchiano et al. §4.5 is ambiguous, our default keeps one set per instance"},
 	noiseDoc, knownDoc,
 }
 
 var randomMABParams = []bandit.ParamDoc{
-	{Name: "k", Default: "5", Doc: "number of arms K ≥ 2 (004 Fig. 3: 5, 10, 20)"},
-	{Name: "tau", Default: "0.5", Doc: "threshold τ > 0 (004 Fig. 3: 0.2, 0.5, 0.8)"},
-	{Name: "m", Default: "1", Doc: "number of cost signals (004 App. D.4); the same τ for each"},
+	{Name: "k", Default: "5", Doc: "number of arms K ≥ 2 (Pacchiano et al. Fig. 3: 5, 10, 20)"},
+	{Name: "tau", Default: "0.5", Doc: "threshold τ > 0 (Pacchiano et al. Fig. 3: 0.2, 0.5, 0.8)"},
+	{Name: "m", Default: "1", Doc: "number of cost signals (Pacchiano et al. App. D.4); the same τ for each"},
 	knownDoc,
 }
 
 var fourArmParams = []bandit.ParamDoc{
-	{Name: "tau", Default: "0.8", Doc: "threshold τ (004 Fig. 4: 0.8 and 0.2; Fig. 8: 0.5 and 0.6)"},
-	{Name: "class", Default: "0", Doc: "size of finite function classes G_r, G_c for OPNLB (004 §5.3): the true means plus class−1 random alternatives with the same safe-arm values; 0 gives none"},
+	{Name: "tau", Default: "0.8", Doc: "threshold τ (Pacchiano et al. Fig. 4: 0.8 and 0.2; Fig. 8: 0.5 and 0.6)"},
+	{Name: "class", Default: "0", Doc: "size of finite function classes G_r, G_c for OPNLB (Pacchiano et al. §5.3): the true means plus class−1 random alternatives with the same safe-arm values; 0 gives none"},
 	knownDoc,
 }
 
@@ -94,7 +94,7 @@ func boolParam(owner string, p bandit.Params, key string, def bool) (bool, error
 }
 
 // linStage is a linear bandit over a finite star-convex set around x₀ = 0
-// (004 §2, Def. 13): A_t = ∪_i [0, x_i].
+// (Pacchiano et al. §2, Def. 13): A_t = ∪_i [0, x_i].
 type linStage struct {
 	info     bandit.Info
 	d        int
@@ -144,7 +144,7 @@ func newLinStage(owner string, d int, theta []float64, mu [][]float64, tau []flo
 	}
 	for i, t := range tau {
 		if !(t > 0) || math.IsInf(t, 0) {
-			return nil, fmt.Errorf("%s: tau_%d = %v ≤ c₀ = 0: no safe margin (004 Ass. 5 requires c₀ < τ; x₀ = 0 costs 0)", owner, i+1, t)
+			return nil, fmt.Errorf("%s: tau_%d = %v ≤ c₀ = 0: no safe margin (Pacchiano et al. Ass. 5 requires c₀ < τ; x₀ = 0 costs 0)", owner, i+1, t)
 		}
 	}
 	dom, err := domain.NewFinite(rays)
@@ -406,7 +406,7 @@ func (p *linStage) StageCost(r *bandit.Round, d bandit.Decision) (float64, error
 func (p *linStage) Means() ([]float64, []float64, []float64) { return p.theta, p.mu[0], p.tau }
 
 // mabStage is a K-armed Bernoulli bandit with stage-wise constraints in
-// expectation (004 §5.2), safe arm 0 (the paper's arm 1).
+// expectation (Pacchiano et al. §5.2), safe arm 0 (the paper's arm 1).
 type mabStage struct {
 	info bandit.Info
 	r    []float64
@@ -418,11 +418,11 @@ type mabStage struct {
 func newMAB(owner string, r []float64, c [][]float64, tau []float64, known bool, class int, s uint64) (*mabStage, error) {
 	k := len(r)
 	if k < 2 {
-		return nil, fmt.Errorf("%s: K = %d arms: need at least 2 (the safe arm and another, 004 §5.2)", owner, k)
+		return nil, fmt.Errorf("%s: K = %d arms: need at least 2 (the safe arm and another, Pacchiano et al. §5.2)", owner, k)
 	}
 	for i := range tau {
 		if !(tau[i] > c[i][0]) || math.IsInf(tau[i], 0) {
-			return nil, fmt.Errorf("%s: tau = %v ≤ c̄₁ = %v (the safe arm's cost): no safe margin (004 §5.2 requires c̄₁ < τ)", owner, tau[i], c[i][0])
+			return nil, fmt.Errorf("%s: tau = %v ≤ c̄₁ = %v (the safe arm's cost): no safe margin (Pacchiano et al. §5.2 requires c̄₁ < τ)", owner, tau[i], c[i][0])
 		}
 	}
 	dom, err := domain.Arms(k)
@@ -444,7 +444,7 @@ func newMAB(owner string, r []float64, c [][]float64, tau []float64, known bool,
 	}
 	if class > 0 {
 		if len(c) != 1 {
-			return nil, fmt.Errorf("%s: parameter class needs one constraint (004 §5.3)", owner)
+			return nil, fmt.Errorf("%s: parameter class needs one constraint (Pacchiano et al. §5.3)", owner)
 		}
 		rng := seed.Rand(seed.Derive(s, "class"))
 		at := rng.IntN(class)
@@ -475,7 +475,7 @@ func newRandomMAB(ps bandit.Params, s uint64) (Problem, error) {
 		return nil, err
 	}
 	if k < 2 {
-		return nil, fmt.Errorf("%s: parameter k = %d: need at least 2 arms (the safe arm and another, 004 §5.2)", owner, k)
+		return nil, fmt.Errorf("%s: parameter k = %d: need at least 2 arms (the safe arm and another, Pacchiano et al. §5.2)", owner, k)
 	}
 	tau, err := ps.Float(owner, "tau", 0.5)
 	if err != nil {
@@ -560,7 +560,7 @@ func bernoulli(rng *rand.Rand, q float64) float64 {
 	return 0
 }
 
-// Observe implements Problem: Bernoulli reward and costs (004 §5.4).
+// Observe implements Problem: Bernoulli reward and costs (Pacchiano et al. §5.4).
 func (p *mabStage) Observe(rng *rand.Rand, _ *bandit.Round, a bandit.Action, costs []float64) (float64, error) {
 	i, err := p.arm(a)
 	if err != nil {

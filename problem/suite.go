@@ -13,7 +13,7 @@ import (
 	"github.com/cbandit/cbandit/internal/seed"
 )
 
-// The practical-defaults suite (issue 14, item 5): constrained test problems
+// The practical-defaults suite (docs/suite.md): constrained test problems
 // of the Bayesian-optimisation literature, each stated as a user would state
 // it to the service — a box, an objective metric in its own units with its
 // goal, and constraint metrics with thresholds (metric ≤ threshold) — plus
@@ -65,6 +65,13 @@ type SuiteProblem struct {
 	// units; NaN when none is published), LitSource where.
 	LitOpt    float64
 	LitSource string
+	// Hidden, when set, is where evaluations crash (systems suite).
+	Hidden *SuiteHidden
+	// Params, when set, type the coordinates of x (systems suite).
+	Params []SuiteParam
+	// Exact, when set, returns the optimum and a point attaining it, known
+	// in closed form or by enumeration; Facts then searches no optimum.
+	Exact func() (x []float64, f float64)
 }
 
 // SuiteFacts are the numbers the scorer needs, in natural units.
@@ -285,15 +292,15 @@ func SuiteNames() []string {
 	return out
 }
 
-// SuiteByName returns the named suite problem (the short name, or
-// "suite-"+name); the error lists the accepted names.
+// SuiteByName returns the named suite problem of Suite or SystemsSuite
+// (the short name, or "suite-"+name); the error lists the accepted names.
 func SuiteByName(name string) (SuiteProblem, error) {
-	for _, p := range Suite() {
+	for _, p := range append(Suite(), SystemsSuite()...) {
 		if p.Name == name || "suite-"+p.Name == name {
 			return p, nil
 		}
 	}
-	return SuiteProblem{}, fmt.Errorf("problem: unknown suite problem %q (known: %v)", name, SuiteNames())
+	return SuiteProblem{}, fmt.Errorf("problem: unknown suite problem %q (known: %v, systems: %v)", name, SuiteNames(), SystemsNames())
 }
 
 var suiteFacts sync.Map // name → func() (SuiteFacts, error)
@@ -303,7 +310,7 @@ var suiteFacts sync.Map // name → func() (SuiteFacts, error)
 // search from the best feasible points; see suiteFactsOf).
 func (p *SuiteProblem) Facts() (SuiteFacts, error) {
 	q := *p
-	f, _ := suiteFacts.LoadOrStore(p.Name, sync.OnceValues(func() (SuiteFacts, error) { return suiteFactsOf(&q) }))
+	f, _ := suiteFacts.LoadOrStore(p.Name, sync.OnceValues(func() (SuiteFacts, error) { return systemsFactsOf(&q) }))
 	return f.(func() (SuiteFacts, error))()
 }
 
@@ -462,7 +469,7 @@ func suitePattern(p *SuiteProblem, x []float64, h func([]float64) float64, rng *
 
 // suiteParams are the parameters of the registered suite-<name> problems.
 var suiteParams = []bandit.ParamDoc{
-	{Name: "noise", Default: "0.02", Doc: "std of the Gaussian noise of every metric, as a fraction of that metric's range over the box (issue 14: 2 %)"},
+	{Name: "noise", Default: "0.02", Doc: "std of the Gaussian noise of every metric, as a fraction of that metric's range over the box (2 %)"},
 	{Name: "scale", Default: "1", Doc: "a > 0: the metrics in other units: every metric m ↦ a·m + b, thresholds likewise (so g' = a·g); noise scales with a"},
 	{Name: "offset", Default: "0", Doc: "b: the offset of the metrics' units (see scale)"},
 }
@@ -553,6 +560,16 @@ func (s *suiteInstance) Round(_ *rand.Rand, t int) *bandit.Round { return &bandi
 func (s *suiteInstance) Truth(_ *bandit.Round, a bandit.Action, costs []float64) (float64, error) {
 	if err := s.box.Contains(a.X); err != nil {
 		return 0, fmt.Errorf("action: %w", err)
+	}
+	if s.sp.CrashAt(a.X) != "" {
+		// A crash yields nothing: the objective's worst value over the box
+		// in the goal's sense and no constraint value (systems suite).
+		clear(costs)
+		w := s.fa.ObjRange[1]
+		if s.sp.Goal == SuiteMaximize {
+			w = s.fa.ObjRange[0]
+		}
+		return s.sp.Sign() * (s.a*w + s.b), nil
 	}
 	f := s.sp.Eval(a.X, costs)
 	for j := range costs {

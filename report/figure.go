@@ -295,8 +295,8 @@ const legendGap = 10 * vg.Inch / 72
 
 // DrawLegendOutside draws p on c with its legend beside the plot, to the
 // right of it, or below it when the legend is wider than a third of c:
-// never over the lines and bands (issue 27: the legend covered the bands of
-// violation_count.png wherever it was placed inside).
+// never over the lines and bands (inside, the legend covered the bands of
+// violation_count.png wherever it was placed).
 func DrawLegendOutside(p *plot.Plot, c draw.Canvas) {
 	plotC, legC, leg, ok := legendLayout(p, c)
 	if !ok {

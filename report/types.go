@@ -26,7 +26,7 @@ type Algorithm struct {
 	ViolationSoft  Stat `json:"violation_soft"`
 	ViolationHard  Stat `json:"violation_hard"`
 	ViolationCount Stat `json:"violation_count"`
-	// Cost is the per-round expected cost of stage-wise settings (004); nil elsewhere.
+	// Cost is the per-round expected cost of stage-wise settings (Pacchiano et al.); nil elsewhere.
 	Cost            *Stat   `json:"cost,omitempty"`
 	SecondsPerRound float64 `json:"seconds_per_round"`
 	// Diagnostics are the agent's own numbers at the end of each trial

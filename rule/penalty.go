@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Psi is the penalty function ψ of 002 §5 (Assumption 2): ψ(x) = 1 for
+// Psi is the penalty function ψ of Shi & Eryilmaz 2022 §5 (Assumption 2): ψ(x) = 1 for
 // x ≤ 0 and, for x ≥ 0, either (cx+1)^n (eq. 9, Kind "poly") or exp(cx)
 // (eq. 10, Kind "exp"), with c > 0 and n ≥ 1.
 type Psi struct {
@@ -15,18 +15,18 @@ type Psi struct {
 }
 
 // NewPsi validates the constants of ψ: c > 0 (finite) and, for eq. (9),
-// n ≥ 1 (002 §5: "n ≥ 1 and c > 0 are some constants").
+// n ≥ 1 (Shi & Eryilmaz 2022 §5: "n ≥ 1 and c > 0 are some constants").
 func NewPsi(kind string, c, n float64) (Psi, error) {
 	switch kind {
 	case "exp", "poly":
 	default:
-		return Psi{}, fmt.Errorf("psi = %q: accepted are exp (002 eq. 10), poly (002 eq. 9)", kind)
+		return Psi{}, fmt.Errorf("psi = %q: accepted are exp (Shi & Eryilmaz 2022 eq. 10), poly (eq. 9)", kind)
 	}
 	if !(c > 0) || math.IsInf(c, 0) {
-		return Psi{}, fmt.Errorf("psi constant c = %v: must be a finite number > 0 (002 eq. 9–10)", c)
+		return Psi{}, fmt.Errorf("psi constant c = %v: must be a finite number > 0 (Shi & Eryilmaz 2022 eq. 9–10)", c)
 	}
 	if kind == "poly" && (!(n >= 1) || math.IsInf(n, 0)) {
-		return Psi{}, fmt.Errorf("psi exponent n = %v: must be a finite number ≥ 1 (002 eq. 9)", n)
+		return Psi{}, fmt.Errorf("psi exponent n = %v: must be a finite number ≥ 1 (Shi & Eryilmaz 2022 eq. 9)", n)
 	}
 	return Psi{Kind: kind, C: c, N: n}, nil
 }
@@ -43,7 +43,7 @@ func (p Psi) At(x float64) float64 {
 }
 
 // LogAt returns log ψ(x), finite for every finite x (the κ update works in
-// the log domain so that it cannot overflow, 002 §5.1).
+// the log domain so that it cannot overflow, Shi & Eryilmaz 2022 §5.1).
 func (p Psi) LogAt(x float64) float64 {
 	if x <= 0 {
 		return 0
@@ -54,7 +54,7 @@ func (p Psi) LogAt(x float64) float64 {
 	return p.N * math.Log1p(p.C*x)
 }
 
-// Penalty is the epoch-wise multiplier rule of 002 §5–6. Decisions are
+// Penalty is the epoch-wise multiplier rule of Shi & Eryilmaz 2022 §5–6. Decisions are
 // grouped into epochs of S rounds; once the S constraint observations of an
 // epoch are in, κ is updated with their mean ḡ_j:
 //
@@ -65,7 +65,7 @@ func (p Psi) LogAt(x float64) float64 {
 // ones, so κ^{l+1} is always κ^l updated by epoch l. Decisions never wait
 // for an update: they use the κ in force when they are made.
 //
-// Overflow guard (002 §5.1 warns that ψ = exp makes κ overflow): the
+// Overflow guard (Shi & Eryilmaz 2022 §5.1 warns that ψ = exp makes κ overflow): the
 // multiplicative update is done on log κ, and κ_j is capped at KappaMax
 // (documented default 1e12 in the agents). Capped updates are counted in
 // Capped.
@@ -87,12 +87,12 @@ func checkEpochs(m, s int) error {
 		return fmt.Errorf("penalty rule: constraints m = %d: must be at least 1", m)
 	}
 	if s < 1 {
-		return fmt.Errorf("penalty rule: epoch length S = %d: must be at least 1 (002 Alg. 2–3)", s)
+		return fmt.Errorf("penalty rule: epoch length S = %d: must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", s)
 	}
 	return nil
 }
 
-// NewMultiplicative returns the rule of 002 Alg. 2 for m constraints,
+// NewMultiplicative returns the rule of Shi & Eryilmaz 2022 Alg. 2 for m constraints,
 // epochs of S rounds, penalty ψ and the cap kappaMax on κ (> 0; +Inf for none).
 func NewMultiplicative(m, s int, psi Psi, kappaMax float64) (*Penalty, error) {
 	if err := checkEpochs(m, s); err != nil {
@@ -107,18 +107,18 @@ func NewMultiplicative(m, s int, psi Psi, kappaMax float64) (*Penalty, error) {
 	p := &Penalty{Kappa: make([]float64, m), S: s, KappaMax: kappaMax, psi: &psi,
 		sums: map[int][]float64{}, count: map[int]int{}}
 	for j := range p.Kappa {
-		p.Kappa[j] = 1 // 002 Alg. 2, line 1
+		p.Kappa[j] = 1 // Shi & Eryilmaz 2022 Alg. 2, line 1
 	}
 	return p, nil
 }
 
-// NewAdditive returns the rule of 002 Alg. 3: κ^1 = 0, step μ > 0.
+// NewAdditive returns the rule of Shi & Eryilmaz 2022 Alg. 3: κ^1 = 0, step μ > 0.
 func NewAdditive(m, s int, mu float64) (*Penalty, error) {
 	if err := checkEpochs(m, s); err != nil {
 		return nil, err
 	}
 	if !(mu > 0) || math.IsInf(mu, 0) {
-		return nil, fmt.Errorf("penalty rule: step mu = %v: must be a finite number > 0 (002 Alg. 3)", mu)
+		return nil, fmt.Errorf("penalty rule: step mu = %v: must be a finite number > 0 (Shi & Eryilmaz 2022 Alg. 3)", mu)
 	}
 	return &Penalty{Kappa: make([]float64, m), S: s, KappaMax: math.Inf(1), mu: mu,
 		sums: map[int][]float64{}, count: map[int]int{}}, nil

@@ -2,15 +2,15 @@ package rule
 
 import "fmt"
 
-// PrimalDual is the primal-dual rule of CKB (001 Alg. 1 lines 5–7, 003
+// PrimalDual is the primal-dual rule of CKB (Zhou & Ji (CBO) Alg. 1 lines 5–7, Zhou & Ji 2022
 // Alg. 1): score f̄ − Σ_j φ_j ḡ_j, then φ_j ← Proj_[0,ρ](φ_j + (ḡ_j(x_t) + ε)/V).
-// ε = 0 is 001's rule; ε > 0 is the slackness variant of 003 §4.
+// ε = 0 is Zhou & Ji's (CBO) rule; ε > 0 is the slackness variant of Zhou & Ji 2022 §4.
 type PrimalDual struct {
 	Rho, V, Eps float64
 	Phi         []float64
 }
 
-// NewPrimalDual validates the parameters; φ_1 = 0 (001 Alg. 1 input).
+// NewPrimalDual validates the parameters; φ_1 = 0 (Zhou & Ji (CBO) Alg. 1 input).
 func NewPrimalDual(m int, rho, v, eps float64) (*PrimalDual, error) {
 	if !(rho > 0) {
 		return nil, fmt.Errorf("rho = %v: must be > 0", rho)

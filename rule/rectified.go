@@ -5,15 +5,15 @@ import (
 	"math"
 )
 
-// Rectified is the rectified penalty rule of RPOL (000 §3, eq. 11–12):
+// Rectified is the rectified penalty rule of RPOL (Guo et al. §3, eq. 11–12):
 //
 //	x_t = argmax_x f̂_t(x) − Σ_j Q_{t,j} ǧ⁺_{t,j}(x),
 //	Q_{t+1,j} = max(Q_{t,j} + Σ_{l arrived in round t} c⁺_{l,j}, η_t),  η_t = √t.
 //
-// 000 states the rule for one constraint (footnote 1 of §2: "easily extended"
+// Guo et al. state the rule for one constraint (footnote 1 of §2: "easily extended"
 // to several). With m constraints we keep one penalty factor Q_j per
 // constraint and sum the penalties; this is our choice, documented in the
-// experiment notes. Q_{1,j} = 1 (000 §3, "Initialization").
+// experiment notes. Q_{1,j} = 1 (Guo et al. §3, "Initialization").
 //
 // Costs reported by Penalise are accumulated until the next Step, so that the
 // delayed-feedback form of App. C (the sum over the set L of costs revealed
@@ -26,8 +26,8 @@ type Rectified struct {
 	eta     func(t int) float64
 }
 
-// NewRectified returns the rule for m ≥ 1 constraints with Q_1 = q1 (000 §3:
-// Q_1 = 1) and η_t = √t (000 §3).
+// NewRectified returns the rule for m ≥ 1 constraints with Q_1 = q1 (Guo et al. §3:
+// Q_1 = 1) and η_t = √t (Guo et al. §3).
 func NewRectified(m int, q1 float64) (*Rectified, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("rectified rule: constraints m = %d: must be at least 1", m)

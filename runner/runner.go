@@ -27,6 +27,9 @@ const (
 	ViolationHard  = "violation_hard"
 	ViolationCount = "violation_count"
 	Cost           = "cost"
+	// Failures is the share of the evaluations so far that failed
+	// (problem.Crasher), recorded for problems with a crash region only.
+	Failures = "failures"
 )
 
 // Algo is one algorithm of a run.
@@ -55,7 +58,7 @@ type Spec struct {
 	// CurvePoints is how many rounds of each curve are recorded (evenly
 	// spaced, always including the last); 0 means 200.
 	CurvePoints int
-	// Delay, when set, delays feedback (000 §5, §7).
+	// Delay, when set, delays feedback (Guo et al. §5, §7).
 	Delay Delay
 	// Past are measurements made before the run (cbandit run --past): every
 	// agent is told them first, as decisions a person made
@@ -85,6 +88,10 @@ type Past struct {
 	Action bandit.Action
 	Reward float64
 	G      []float64
+	// Failed marks an evaluation that failed (no reward, no G), with its
+	// Reason.
+	Failed bool
+	Reason string
 }
 
 // Job is the recorded outcome of one (trial, algorithm) job: every metric at
@@ -119,7 +126,7 @@ type Output struct {
 	Seconds map[string][]float64
 }
 
-// StageCoster is implemented by stage-wise problems (004) to report the
+// StageCoster is implemented by stage-wise problems (Pacchiano et al.) to report the
 // per-round expected cost of a decision, recorded as the "cost" metric.
 type StageCoster interface {
 	StageCost(r *bandit.Round, d bandit.Decision) (float64, error)
@@ -251,6 +258,7 @@ func Run(ctx context.Context, spec Spec) (*Output, error) {
 		return nil, err
 	}
 	_, stageWise := p0.(StageCoster)
+	_, crashes := p0.(problem.Crasher)
 	for _, a := range spec.Algos {
 		info := p0.Info()
 		info.Horizon = spec.Horizon
@@ -264,6 +272,9 @@ func Run(ctx context.Context, spec Spec) (*Output, error) {
 	metrics := []string{Regret, ViolationSoft, ViolationHard, ViolationCount}
 	if stageWise {
 		metrics = append(metrics, Cost)
+	}
+	if crashes {
+		metrics = append(metrics, Failures)
 	}
 
 	jobs := spec.jobs()
@@ -360,7 +371,11 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 		for k, pm := range spec.Past {
 			d, err := imp.Impose(&bandit.Round{T: k + 1}, pm.Action)
 			if err == nil {
-				err = ag.Observe(bandit.Feedback{ID: d.ID, Reward: pm.Reward, HasReward: true, Costs: append([]float64(nil), pm.G...)})
+				fb := bandit.Feedback{ID: d.ID, Reward: pm.Reward, HasReward: true, Costs: append([]float64(nil), pm.G...)}
+				if pm.Failed {
+					fb = bandit.Feedback{ID: d.ID, Failed: true, Reason: pm.Reason}
+				}
+				err = ag.Observe(fb)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("past measurement %d: %w", k+1, err)
@@ -370,6 +385,8 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 	roundStream, noiseStream, delayStream := seed.NewStream(), seed.NewStream(), seed.NewStream()
 	m := info.M
 	sc, _ := p.(StageCoster)
+	crasher, _ := p.(problem.Crasher)
+	var failed float64
 
 	vals := make([][]float64, len(metrics))
 	for k := range vals {
@@ -436,13 +453,35 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 				return nil, fmt.Errorf("round %d: %w", t, err)
 			}
 		}
-		// Noisy feedback.
-		rew, err := p.Observe(noiseStream.At(NoiseSeed(spec.Seed, j.trial, t)), r, d.Action, costs)
-		if err != nil {
-			return nil, fmt.Errorf("round %d: %w", t, err)
+		// A crash: a failed evaluation instead of noisy feedback, delivered
+		// when the reward would have been.
+		reason := ""
+		if crasher != nil {
+			reason = crasher.Crash(r, d.Action)
+		}
+		var rew float64
+		if reason == "" {
+			// Noisy feedback.
+			if rew, err = p.Observe(noiseStream.At(NoiseSeed(spec.Seed, j.trial, t)), r, d.Action, costs); err != nil {
+				return nil, fmt.Errorf("round %d: %w", t, err)
+			}
 		}
 		start = time.Now()
 		switch {
+		case reason != "":
+			failed++
+			fb := bandit.Feedback{ID: d.ID, Failed: true, Reason: reason}
+			switch {
+			case spec.Batch > 1:
+				q.push(((t-1)/spec.Batch+1)*spec.Batch+1, fb)
+			case spec.Async > 1:
+				q.push(t+spec.Async, fb)
+			case spec.Delay == nil:
+				err = ag.Observe(fb)
+			default:
+				dr, _ := spec.Delay(delayStream.At(DelaySeed(spec.Seed, j.trial, t)))
+				q.push(t+1+dr, fb)
+			}
 		case spec.Batch > 1 || spec.Async > 1:
 			at := t + spec.Async // the decision q rounds later
 			if spec.Batch > 1 {
@@ -473,6 +512,9 @@ func runOne(ctx context.Context, spec *Spec, j job, rounds []int, metrics []stri
 			vals[3] = append(vals[3], count)
 			if stageWise {
 				vals[4] = append(vals[4], stage)
+			}
+			if crasher != nil {
+				vals[len(vals)-1] = append(vals[len(vals)-1], failed/float64(t))
 			}
 			next++
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,47 +25,61 @@ func bigTS(name string) api.StudySpec {
 		Constraints: []api.Constraint{{Name: "c", Threshold: 0.5}}, Algorithm: "ckb-ts", Seed: 3, Horizon: 1000}
 }
 
-// TestAskStopsWhenClientGoes (issue 26, 5): a count:100 ckb-ts ask on
-// 1,448 points, dropped by its client after 1 s, stops within 1 s (it stops
-// before its next decision). Its decisions are not committed: the log holds
+// TestAskStopsWhenClientGoes: a count:100 ckb-ts ask on 1,448 points,
+// dropped by its client once the server has made its first decision, stops
+// before deciding all it was asked (it checks before each decision whether
+// its client is still there). Its decisions are not committed: the log holds
 // none, and the next ask makes the decision an uninterrupted server makes
-// first. The time limit per ask stops an ask the same way, with a 422.
+// first. The time limit per ask stops an ask the same way, with a 422: with
+// a limit of 1 ns, right after its first decision. Behaviour, not wall time:
+// how long a decision takes depends on the machine and its load.
 func TestAskStopsWhenClientGoes(t *testing.T) {
-	if raceEnabled {
-		t.Skip("a timing bound: not under the race detector (the plain go test run checks it)")
-	}
 	mem := store.NewMemory()
 	srv := New(mem, Options{})
 	defer srv.Close()
 	s := startServer(t, srv, mem)
 	st := s.create(bigTS("cancel"))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	decided := func(srv *Server) uint64 {
+		h := srv.metrics.decide
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.n
+	}
+	// waitFor polls cond; the bound only keeps a broken server from hanging
+	// the test, it is no claim about speed.
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for begin := time.Now(); !cond(); time.Sleep(time.Millisecond) {
+			if time.Since(begin) > 2*time.Minute {
+				t.Fatalf("gave up waiting for %s", what)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", s.url+"/studies/"+st.ID+"/suggestions", bytes.NewReader([]byte(`{"count":100}`)))
 	req.Header.Set("Content-Type", "application/json")
-	start := time.Now()
-	_, err := http.DefaultClient.Do(req)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("the ask answered within 1 s (%v): the test needs a longer ask", err)
-	}
-	gone := time.Now()
-	for metricValue(t, s.url, `cbandit_refused_total{reason="client_gone"}`) == 0 {
-		if time.Since(gone) > 10*time.Second {
-			t.Fatal("the ask did not stop within 10 s of its client's going")
+	answered := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
 		}
-		time.Sleep(10 * time.Millisecond)
+		answered <- err
+	}()
+	waitFor("the ask's first decision", func() bool { return decided(srv) >= 1 })
+	atCancel := decided(srv)
+	cancel()
+	if err := <-answered; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the dropped ask: %v, want the client's cancellation", err)
 	}
-	stopped := time.Since(gone)
-	decided := srv.metrics.decide
-	decided.mu.Lock()
-	n := decided.n
-	decided.mu.Unlock()
-	t.Logf("client gone %v after sending; the ask stopped %v later, after %d decisions", gone.Sub(start).Round(time.Millisecond), stopped.Round(time.Millisecond), n)
-	if stopped > time.Second {
-		t.Errorf("the ask stopped %v after its client went, want ≤ 1 s", stopped)
-	}
-	if n == 0 || n >= 100 {
-		t.Fatalf("%d decisions made before stopping: want some, not all", n)
+	waitFor("the server to see the client go", func() bool {
+		return metricValue(t, s.url, `cbandit_refused_total{reason="client_gone"}`) == 1
+	})
+	n := decided(srv)
+	t.Logf("client gone after %d decisions; the ask stopped after %d of 100", atCancel, n)
+	if n < atCancel || n >= 100 {
+		t.Fatalf("%d decisions made before stopping (%d when the client went): want fewer than the 100 asked", n, atCancel)
 	}
 	// Not committed.
 	if evs, _ := mem.Events(context.Background(), st.ID, 0); len(evs) != 0 {
@@ -81,16 +96,18 @@ func TestAskStopsWhenClientGoes(t *testing.T) {
 		t.Fatalf("after the dropped ask: decision %d at %v, an uninterrupted server's first %v", next[0].DecisionID, next[0].X, want[0].X)
 	}
 
-	// The time limit per ask: a 422 naming count, nothing committed.
-	lim := newTestServer(t, store.NewMemory(), Options{MaxAskTime: 300 * time.Millisecond})
+	// The time limit per ask: a 422 naming count after the first decision
+	// (the limit is checked before each decision after the first), nothing
+	// committed.
+	limMem := store.NewMemory()
+	limSrv := New(limMem, Options{MaxAskTime: time.Nanosecond})
+	defer limSrv.Close()
+	lim := startServer(t, limSrv, limMem)
 	lst := lim.create(bigTS("limited"))
-	t0 := time.Now()
 	code, raw := lim.do("POST", "/studies/"+lst.ID+"/suggestions", api.SuggestRequest{Count: 100}, nil)
-	took := time.Since(t0)
 	wantError(t, code, raw, 422, "count")
-	t.Logf("limited ask answered in %v: %s", took.Round(time.Millisecond), raw)
-	if took > 2*time.Second {
-		t.Errorf("the limited ask took %v", took)
+	if n := decided(limSrv); n != 1 || !strings.Contains(string(raw), "had made 1 decision(s)") {
+		t.Fatalf("the limited ask made %d decisions (%s): want 1, then the limit", n, raw)
 	}
 	if sum := lim.do2(t, "GET", "/studies/"+lst.ID+"/summary"); sum.Rounds != 0 {
 		t.Fatalf("summary after the limited ask: %+v", sum)

@@ -43,8 +43,9 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 	if _, _, e = decodeStudy(def(map[string]any{"defaults": api.DefaultsPractical + 1})); e == nil || e.field != "defaults" {
 		t.Fatalf("defaults %d: %v", api.DefaultsPractical+1, e)
 	}
-	// Float parameters form a box: native; an int among them keeps the
-	// candidate encoding.
+	// Float parameters form a box: native; with an int among them, the
+	// encoded cube with a discrete coordinate (DefaultsMixed), and before
+	// that generation the candidate encoding.
 	lo, hi := 1.0, 5.0
 	floats := []map[string]any{{"name": "a", "type": "float", "low": lo, "high": hi}, {"name": "b", "type": "float", "low": lo, "high": hi, "log": true}}
 	spec, _, e = decodeStudy(def(map[string]any{"space": nil, "parameters": floats}))
@@ -53,8 +54,12 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 	}
 	withInt := append(floats, map[string]any{"name": "c", "type": "int", "low": lo, "high": hi})
 	spec, _, e = decodeStudy(def(map[string]any{"space": nil, "parameters": withInt}))
-	if e != nil || spec.Space.Native {
+	if e != nil || !spec.Space.Native {
 		t.Fatalf("an int parameter: space %+v, %v", spec.Space, e)
+	}
+	spec, _, e = decodeStudy(def(map[string]any{"space": nil, "parameters": withInt, "defaults": api.DefaultsMixed - 1}))
+	if e != nil || spec.Space.Native {
+		t.Fatalf("an int parameter, generation %d: space %+v, %v", api.DefaultsMixed-1, spec.Space, e)
 	}
 }
 

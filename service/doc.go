@@ -56,26 +56,26 @@
 //     arbitrary points of the box, and an algorithm that cannot handle a box
 //     is refused with a 400 naming "algorithm".
 //   - Contextual (space.type "contextual", space.dim d): the action set
-//     changes every round (the setting of 004). Each ask carries the
+//     changes every round (the setting of Pacchiano et al.). Each ask carries the
 //     round's actions as feature vectors ("arms": k×d, count 1), the safe
 //     point prior.safe among them; the suggestion's arm is an index into
 //     them (with space.star_convex, x is a point of the segment from x₀ to
-//     that arm). Served by lc-lucb and safe-lts, the algorithms of 004 §4
+//     that arm). Served by lc-lucb and safe-lts, the algorithms of Pacchiano et al. §4
 //     that take per-round action sets; others are refused (400,
 //     "algorithm").
-//   - Stage-wise algorithms (004: lc-lucb, oplb, oplb-lp, opb, opnlb, safe-lts) are
+//   - Stage-wise algorithms (Pacchiano et al.: lc-lucb, oplb, oplb-lp, opb, opnlb, safe-lts) are
 //     told the thresholds τ (constraints[j].threshold), the safe action x₀
 //     (prior.safe), its known values r₀ and c₀ (prior.safe_reward,
 //     prior.safe_costs; without them, set the algorithm's warm-start), the
-//     bounds S (prior.S, default 1, as 004's linear experiments) and L
+//     bounds S (prior.S, default 1, as Pacchiano et al.'s linear experiments) and L
 //     (prior.L, default the largest norm among the points), and for opnlb
 //     the finite function classes prior.reward_class and prior.cost_class
-//     (004 §5.3). Points are the feature vectors of linear algorithms.
+//     (Pacchiano et al. §5.3). Points are the feature vectors of linear algorithms.
 //   - Full information (full_info, finite spaces only): each ask carries
 //     the round's sample of the constraint metrics at every point
 //     ("constraint_sample", one row of m values per point, count 1), as
-//     scgp-ucb needs (001 §4).
-//   - Noiseless costs: prior.RG = 0 (penalty-noiseless, 002 §5).
+//     scgp-ucb needs (Zhou & Ji (CBO) §4).
+//   - Noiseless costs: prior.RG = 0 (penalty-noiseless, Shi & Eryilmaz 2022 §5).
 //   - An ask whose round input does not fit the study (arms for a study
 //     that is not contextual, a sample of the wrong shape, …) is a 400
 //     naming the field and saying what would fit.
@@ -139,7 +139,11 @@
 // the arg max of each one-hot block (Ax's IntToFloat and OneHot
 // untransforms). The default lengthscale is 0.2 of the cube's side. A
 // study has either space or parameters (with parameters, space may hold
-// only candidates and native); names are distinct; bounds are finite,
+// only candidates and native — or the space derived from them, as GET
+// /studies/{id} shows it, checked against them: a definition read from the
+// service posts back as a study that decides the same; a read-back
+// algorithm_choice is dropped, the algorithm being named); names are
+// distinct; bounds are finite,
 // integers for ints, low > 0 for a log float, low ≥ 1 for a log int; at
 // most 32 parameters encoding to at most 64 coordinates and 64 choices per
 // categorical; stage-wise priors (prior.safe, classes) and full_info need a

@@ -12,7 +12,7 @@ import (
 	"github.com/cbandit/cbandit/store"
 )
 
-// Decisions a person makes (issue 24): a point to try next (Optuna's
+// Decisions a person makes: a point to try next (Optuna's
 // enqueue_trial), and a past measurement (add_trial; Ax's attach_trial),
 // through bandit.Imposer. Both are log events, so the state stays a pure
 // function of the log.
@@ -276,7 +276,7 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 		if h := l.horizon(); h > 0 && len(l.decs) >= h {
 			return conflict("horizon_reached", "reward", "the study has made all %d of its decisions (horizon)", h)
 		}
-		_, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+		evs, err := s.update(r.Context(), l, func() ([]store.Event, error) {
 			if e := s.checkLimits(l, 1); e != nil {
 				return nil, e
 			}
@@ -297,6 +297,10 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 			tell, _ := json.Marshal(t)
 			return []store.Event{{Kind: store.KindAsk, Data: ask}, {Kind: store.KindTell, Data: tell}}, nil
 		})
+		if err == nil && len(evs) > 0 {
+			// Created is when the log took the decision, as a replay reads it.
+			l.decs[resp.DecisionID-1].created = evs[0].Time
+		}
 		return err
 	})
 	if err != nil {

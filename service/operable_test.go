@@ -298,7 +298,9 @@ func TestHostileStudies(t *testing.T) {
 		{"B 1e300", func(sp *api.StudySpec) { sp.Prior.B = f64(1e300) }, "prior.B"},
 		{"safe 1e300", func(sp *api.StudySpec) { sp.Prior.Safe = []float64{1e300, 0} }, "prior.safe[0]"},
 		{"horizon", func(sp *api.StudySpec) { sp.Horizon = -1 }, "horizon"},
-		{"raised_from", func(sp *api.StudySpec) { sp.RaisedFrom = []int{3} }, "raised_from"},
+		{"raised_from beyond the horizon", func(sp *api.StudySpec) { sp.RaisedFrom = []int{3, 300} }, "raised_from[1]"},
+		{"raised_from decreasing", func(sp *api.StudySpec) { sp.RaisedFrom = []int{30, 3} }, "raised_from[1]"},
+		{"raised_from open-ended", func(sp *api.StudySpec) { sp.Horizon, sp.RaisedFrom = 0, []int{3} }, "raised_from[0]"},
 	} {
 		spec := toySpec("hostile")
 		tc.mod(&spec)

@@ -91,7 +91,9 @@ func checkParams(t *testing.T, raw json.RawMessage) map[string]any {
 
 func TestParameters25Rounds(t *testing.T) {
 	s := newTestServer(t, store.NewMemory(), Options{})
-	st := s.create(paramSpec("typed"))
+	typed := paramSpec("typed")
+	typed.Defaults = api.DefaultsMixed - 1 // the candidate set of earlier generations
+	st := s.create(typed)
 	if len(st.Spec.Space.Points) == 0 || st.Spec.Space.Type != api.SpacePoints {
 		t.Fatalf("derived space %+v: want the encoded candidates", st.Spec.Space)
 	}
@@ -154,6 +156,7 @@ func TestParametersNativeAndDiscrete(t *testing.T) {
 	// is a candidate.
 	d := paramSpec("discrete")
 	d.Parameters = d.Parameters[1:]
+	d.Space.Candidates = 256 // a candidate set asked for (else: the mixed space, DefaultsMixed)
 	st = s.create(d)
 	if n := len(st.Spec.Space.Points); n != 16 {
 		t.Fatalf("8 depths × 2 optimisers: %d candidates, want 16", n)

@@ -26,21 +26,23 @@ func buildVersion(t *testing.T, v string) string {
 	return path
 }
 
-// TestRestartAfterRebuild (issue 26, 7): an open-ended rpol-ucb study on a
-// native box has 4,000 rounds — played by this test's own build (the test
-// binary), which writes the log and its latest snapshot, taken 40 rounds
-// before the end, to a SQLite file. A `cbandit serve` built from the same
-// source with a version string of its own (another executable) answers its
-// first ask within 1 s of its start, restored from that snapshot (not a
-// full replay), and its decision is the one the uninterrupted agent makes.
-// (A snapshot whose state has another shape is replayed in full:
-// TestSnapshotMismatchIgnored.)
+// TestRestartAfterRebuild: an open-ended rpol-ucb study on a native box has
+// 4,000 rounds — played by this test's own build (the test binary), which
+// writes the log and its latest snapshot, taken 40 rounds before the end, to
+// a SQLite file. A `cbandit serve` built from the same source with a version
+// string of its own (another executable) restores the study from that
+// snapshot for its first ask — one restore, no snapshot rejected, no full
+// replay: only the 80 events after the snapshot run through the agent, not
+// the 8,000 of the log — and its decision is the one the uninterrupted agent
+// makes. (A snapshot whose state has another shape is replayed in full:
+// TestSnapshotMismatchIgnored.) The counters, not the wall time, show the
+// restore skipped the replay: time depends on the machine and its load.
 func TestRestartAfterRebuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a server and plays 4,000 rounds")
 	}
 	if raceEnabled {
-		t.Skip("a timing bound: not under the race detector (the plain go test run checks it)")
+		t.Skip("plays 4,000 rounds: too slow under the race detector (the plain go test run checks it)")
 	}
 	rounds := 4000
 	if v := os.Getenv("CBANDIT_REBUILD_ROUNDS"); v != "" {
@@ -122,12 +124,14 @@ func TestRestartAfterRebuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	restored, rejected := metricValue(t, p.url, "cbandit_snapshot_restores_total"), metricValue(t, p.url, "cbandit_snapshot_rejected_total")
-	t.Logf("cbandit serve version test-b: first ask answered %v after its start; restores from a snapshot %d, snapshots rejected %d", took.Round(time.Millisecond), restored, rejected)
-	if restored != 1 || rejected != 0 {
-		t.Fatalf("restored from a snapshot %d times and rejected %d: want 1 and 0", restored, rejected)
+	replays, replayed := metricValue(t, p.url, "cbandit_replays_total"), metricValue(t, p.url, "cbandit_replayed_events_total")
+	t.Logf("cbandit serve version test-b: first ask answered %v after its start; restores from a snapshot %d, snapshots rejected %d, full replays %d, events replayed %d",
+		took.Round(time.Millisecond), restored, rejected, replays, replayed)
+	if restored != 1 || rejected != 0 || replays != 0 {
+		t.Fatalf("restored from a snapshot %d times, rejected %d, replayed in full %d: want 1, 0 and 0", restored, rejected, replays)
 	}
-	if took > time.Second {
-		t.Errorf("answered %v after the start, want ≤ 1 s", took)
+	if replayed != 80 {
+		t.Fatalf("%d events replayed through the agent, want the 80 after the snapshot", replayed)
 	}
 	if sg[0].DecisionID != want.ID || !equalVec(sg[0].X, want.X) {
 		t.Fatalf("decision %d: the rebuilt server chose %v, the uninterrupted agent %v", sg[0].DecisionID, sg[0].X, want.X)

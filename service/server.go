@@ -428,7 +428,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 		spec.Defaults = api.DefaultsPractical
 	}
 	if spec.Defaults < 1 || spec.Defaults > api.DefaultsPractical {
-		return spec, nil, invalid("defaults", "= %d: must be from 1 (the defaults before issue 14) to %d (the current practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
+		return spec, nil, invalid("defaults", "= %d: must be from 1 (the papers' settings) to %d (the current practical defaults), or absent", spec.Defaults, api.DefaultsPractical)
 	}
 	if e := resolveAlgorithm(&spec); e != nil {
 		return spec, nil, e
@@ -441,11 +441,11 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if len(spec.Parameters) > 0 {
 		box = true
 		for _, p := range spec.Parameters {
-			box = box && p.Type == ParamFloat
+			box = box && (p.Type == ParamFloat || spec.Defaults >= api.DefaultsMixed)
 		}
 	}
 	if spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&
-		spec.Space.Candidates == 0 && !spec.FullInfo {
+		spec.Space.Candidates == 0 && !spec.FullInfo && (len(spec.Parameters) == 0 || spec.Space.Type == "") {
 		native := spec
 		native.Space.Native = true
 		if e := normalize(&native); e == nil {
@@ -1030,14 +1030,24 @@ func (s *Server) checkLimits(l *live, count int) *apiError {
 	return e
 }
 
+// decodeSuggest reads an ask. A count left out means one decision, as
+// Optuna's study.ask() and Ax's get_next_trial() hand out one trial; an
+// explicit 0 is refused (400, field count) like any count below 1, never
+// answered with one: asking for none is a caller's bug (a free-worker count
+// gone to 0) to surface, and an ask that decides nothing has no use.
 func decodeSuggest(body []byte, maxCount int) (api.SuggestRequest, *apiError) {
 	var req api.SuggestRequest
+	given := false
 	if body != nil {
 		if e := decodeJSON(body, &req); e != nil {
 			return req, e
 		}
+		var c struct {
+			Count *int `json:"count"`
+		}
+		given = json.Unmarshal(body, &c) == nil && c.Count != nil
 	}
-	if req.Count == 0 {
+	if req.Count == 0 && !given {
 		req.Count = 1
 	}
 	if req.Count < 1 || req.Count > maxCount {
@@ -1084,11 +1094,11 @@ func (l *live) checkRound(req api.SuggestRequest) *apiError {
 				n += v * v
 			}
 			if math.Sqrt(n) > L*(1+1e-12) {
-				return invalid(fmt.Sprintf("arms[%d]", i), "has norm %v above prior.L = %v (004 Ass. 3)", math.Sqrt(n), L)
+				return invalid(fmt.Sprintf("arms[%d]", i), "has norm %v above prior.L = %v (Pacchiano et al. Ass. 3)", math.Sqrt(n), L)
 			}
 		}
 		if pointIndex(req.Arms, sp.Prior.Safe) < 0 {
-			return invalid("arms", "must contain the safe action prior.safe = %v (004 Ass. 5: x₀ is in every round's action set)", sp.Prior.Safe)
+			return invalid("arms", "must contain the safe action prior.safe = %v (Pacchiano et al. Ass. 5: x₀ is in every round's action set)", sp.Prior.Safe)
 		}
 	} else if req.Arms != nil {
 		return invalid("arms", "applies to contextual studies only (this one has a %s space)", sp.Space.Type)

@@ -372,7 +372,7 @@ const measureEvery = 1000
 // have passed or their number has doubled, or when the agent has worked 20
 // times what the last measurement cost: the figure stays current for
 // models that grow with their data (also when their fits run off the ask's
-// path, issue 25), at most about 5 % of the agent's time.
+// path, refit=deferred), at most about 5 % of the agent's time.
 func (s *Server) maybeMeasure(l *live) {
 	if l.agent == nil {
 		return

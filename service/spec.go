@@ -53,8 +53,8 @@ const (
 	// the bound): N = 2048 with no constraint, 1448 with one, 1024 with
 	// three, 512 with fifteen.
 	MaxModelEntries = 1 << 22
-	// DefaultS bounds the norms of the unknown linear parameters (004 Ass.
-	// 2); 004's linear experiments use S = 1 (problem/stagewise.go).
+	// DefaultS bounds the norms of the unknown linear parameters (Pacchiano et al. Ass.
+	// 2); Pacchiano et al.'s linear experiments use S = 1 (problem/stagewise.go).
 	DefaultS = 1.0
 	// MaxClass bounds the size of a function class (prior.reward_class,
 	// prior.cost_class).
@@ -176,8 +176,16 @@ func normalize(s *api.StudySpec) *apiError {
 	case s.Horizon > 0 && s.Epoch != 0:
 		return invalid("epoch", "= %d: applies to open-ended studies only (no horizon)", s.Epoch)
 	}
-	if len(s.RaisedFrom) > 0 {
-		return invalid("raised_from", "is set by PATCH /studies/{id}, not on creation")
+	// Set by PATCH /studies/{id}; given on creation (a definition read
+	// back), the new study restarts its algorithm at the same horizons.
+	for i, h := range s.RaisedFrom {
+		prev := 0
+		if i > 0 {
+			prev = s.RaisedFrom[i-1]
+		}
+		if s.Horizon == 0 || h <= prev || h >= s.Horizon {
+			return invalid(fmt.Sprintf("raised_from[%d]", i), "= %d: the earlier horizons of a study with a horizon (%d) increase and are below it", h, s.Horizon)
+		}
 	}
 	n := len(s.Space.Points)
 	field := "space.points"
@@ -185,7 +193,7 @@ func normalize(s *api.StudySpec) *apiError {
 		n, field = s.Space.Candidates, "space.candidates"
 	}
 	if spec, _ := agent.Lookup(s.Algorithm); s.Space.Type == api.SpaceContextual && !spec.Can.Takes(agent.DomainContextual) {
-		return invalid("algorithm", "= %q: contextual studies are served by %s (per-round action sets, 004 §4); use a points space for other algorithms", s.Algorithm, contextualList())
+		return invalid("algorithm", "= %q: contextual studies are served by %s (per-round action sets, Pacchiano et al. §4); use a points space for other algorithms", s.Algorithm, contextualList())
 	}
 	if s.FullInfo && (s.Space.Type == api.SpaceContextual || s.Space.Native) {
 		return invalid("full_info", "needs a finite space (points, or a box's candidates): the constraint sample is given at every point")
@@ -455,7 +463,7 @@ func defaultL(s *api.StudySpec) float64 {
 }
 
 // contextualList names the algorithms that serve contextual studies (the
-// stage-wise linear algorithms of 004 §4, which take each round's action
+// stage-wise linear algorithms of Pacchiano et al. §4, which take each round's action
 // set), from their declarations.
 func contextualList() string {
 	var names []string
@@ -477,7 +485,12 @@ func contextualList() string {
 // does not keep is refused, naming both.
 func resolveAlgorithm(s *api.StudySpec) *apiError {
 	if s.AlgorithmChoice != "" {
-		return invalid("algorithm_choice", "is set by the service when it chooses the algorithm, not on creation")
+		if s.Algorithm == "" {
+			return invalid("algorithm_choice", "is set by the service when it chooses the algorithm, not on creation")
+		}
+		// A definition read back from the service: it names the algorithm
+		// chosen then, and the reason no longer applies.
+		s.AlgorithmChoice = ""
 	}
 	kinds := make([]optimize.Kind, len(s.Constraints))
 	for j, c := range s.Constraints {
@@ -524,7 +537,7 @@ func requestDomain(s *api.StudySpec) string {
 	if len(s.Parameters) > 0 {
 		box = true
 		for _, p := range s.Parameters {
-			box = box && p.Type == ParamFloat
+			box = box && (p.Type == ParamFloat || s.Defaults >= api.DefaultsMixed)
 		}
 	}
 	switch {
@@ -536,14 +549,14 @@ func requestDomain(s *api.StudySpec) string {
 	return agent.DomainFinite
 }
 
-// normalizeStage checks what stage-wise algorithms are told (004 §2): the
+// normalizeStage checks what stage-wise algorithms are told (Pacchiano et al. §2): the
 // safe point's known values, the function classes, a contextual study's
 // safe point.
 func normalizeStage(s *api.StudySpec) *apiError {
 	p := &s.Prior
 	m := len(s.Constraints)
 	if s.Space.Type == api.SpaceContextual && p.Safe == nil {
-		return invalid("prior.safe", "is required for a contextual study: the safe action x₀ that every round's arms contain (004 Ass. 5)")
+		return invalid("prior.safe", "is required for a contextual study: the safe action x₀ that every round's arms contain (Pacchiano et al. Ass. 5)")
 	}
 	if s.Space.StarConvex && p.Safe == nil {
 		return invalid("prior.safe", "is required with space.star_convex: the segments start at the safe point x₀")
@@ -552,7 +565,7 @@ func normalizeStage(s *api.StudySpec) *apiError {
 		return invalid("prior.safe", "is required with prior.safe_reward and prior.safe_costs: they are the safe point's values")
 	}
 	if (p.SafeReward == nil) != (p.SafeCosts == nil) {
-		return invalid("prior.safe_costs", "and prior.safe_reward come together (r₀ and c₀ of 004 Ass. 5)")
+		return invalid("prior.safe_costs", "and prior.safe_reward come together (r₀ and c₀ of Pacchiano et al. Ass. 5)")
 	}
 	if p.SafeReward != nil {
 		if e := checkMagnitude("prior.safe_reward", *p.SafeReward); e != nil {
@@ -674,9 +687,17 @@ func build(s *api.StudySpec) (*built, *apiError) {
 		}
 		safe = &bandit.Action{Arm: -1, X: x0}
 	case s.Space.Type == api.SpaceBox && s.Space.Native:
-		if dom, err = domain.NewBox(s.Space.Lo, s.Space.Hi); err != nil {
+		box, err := domain.NewBox(s.Space.Lo, s.Space.Hi)
+		if err != nil {
 			return nil, invalid("space", "%v", err)
 		}
+		if len(s.Parameters) > 0 && s.Defaults >= api.DefaultsMixed {
+			box.Vars = paramVars(s.Parameters)
+			if err := box.CheckVars(); err != nil {
+				return nil, invalid("parameters", "%v", err)
+			}
+		}
+		dom = box
 		if s.Prior.Safe != nil {
 			safe = &bandit.Action{Arm: -1, X: append([]float64(nil), s.Prior.Safe...)}
 		}
@@ -739,26 +760,26 @@ func build(s *api.StudySpec) (*built, *apiError) {
 // the parameter, where the study did not set it). A new generation adds one
 // entry here and bumps api.DefaultsPractical.
 var laterDefaults = map[int][]defaultsPin{
-	// 1 → 2 (issue 14): the practical defaults, for every algorithm that
+	// 1 → 2: the practical defaults, for every algorithm that
 	// takes them.
 	1: {{params: map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}}},
-	// 2 → 3 (issue 14): standardise=on for the GP agents that take it
+	// 2 → 3: standardise=on for the GP agents that take it
 	// without the other practical defaults (no widths parameter:
 	// rpol-censored-ucb, scgp-ucb, igp-ucb, penalty-*, admmbo), standardised
 	// after the first ones.
 	2: {{unless: "widths", params: map[string]string{"standardise": "off"}}},
-	// 3 → 4 (issue 24): pending decisions hallucinated (GP-BUCB) by every
+	// 3 → 4 (docs/parallel.md): pending decisions hallucinated (GP-BUCB) by every
 	// algorithm that takes the parameter.
 	3: {{params: map[string]string{"pending": "ignore"}}},
-	// 4 → 5 (issue 25): constraint hyperparameters fitted about the
+	// 4 → 5 (docs/defaults.md, "Generation 5"): constraint hyperparameters fitted about the
 	// values' mean (no stuck runs); CKB's dual step on the posterior mean
 	// less one σ; a multi-step box refinement in 3+ dims; GP-BUCB's wider
 	// bound for f while decisions are pending (pending=bucb).
 	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline", "pending": "hallucinate"}}},
-	// 5 → 6 (issue 25): rpol-ucb and config decide in SCBO's trust region
+	// 5 → 6 (docs/defaults.md, "Generation 6"): rpol-ucb and config decide in SCBO's trust region
 	// in 3+ dims.
 	5: {{params: map[string]string{"region": "global"}}},
-	// 6 → 7 (issue 25): the trust region also for a decision asked while
+	// 6 → 7 (docs/defaults.md, "Generation 7"): the trust region also for a decision asked while
 	// others are pending (batches, asynchronous workers).
 	6: {{params: map[string]string{"region-pending": "global"}}},
 }
@@ -815,7 +836,7 @@ func firstEpoch(s *api.StudySpec) int {
 	return DefaultEpoch
 }
 
-// stage is what stage-wise algorithms are told (004 §2): thresholds τ, the
+// stage is what stage-wise algorithms are told (Pacchiano et al. §2): thresholds τ, the
 // safe action x₀ and, when given, its values r₀, c₀; bounds S and L;
 // function classes. Constraint values reach agents as g = c − τ (the
 // Info.Stage convention); r₀ and the reward class carry the goal's sign.

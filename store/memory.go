@@ -5,7 +5,6 @@ import (
 	"context"
 	"sort"
 	"sync"
-	"time"
 )
 
 // Memory is an in-process Store for tests; nothing survives the process.
@@ -172,7 +171,7 @@ func (m *Memory) Update(ctx context.Context, id string, known int64, fn UpdateFu
 	if err != nil || len(evs) == 0 {
 		return n, err
 	}
-	now := time.Now().UTC()
+	now := AppendTime()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := range evs {

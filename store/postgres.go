@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -307,7 +306,7 @@ func (p *Postgres) Update(ctx context.Context, id string, known int64, fn Update
 	if err != nil || len(evs) == 0 {
 		return n, err
 	}
-	now := time.Now().UTC()
+	now := AppendTime()
 	rows := make([][]any, len(evs))
 	for i := range evs {
 		evs[i].Seq = n + int64(i) + 1

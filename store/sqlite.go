@@ -446,7 +446,7 @@ func (s *SQLite) Update(ctx context.Context, id string, known int64, fn UpdateFu
 	if err != nil || len(evs) == 0 {
 		return n, err
 	}
-	now := time.Now().UTC()
+	now := AppendTime()
 	for i := range evs {
 		evs[i].Seq = n + int64(i) + 1
 		evs[i].Time = now

@@ -53,9 +53,16 @@ type Event struct {
 	Seq  int64
 	Kind string
 	Data []byte
-	// Time is when the event was appended (assigned by the store).
+	// Time is when the event was appended (assigned by the store, UTC, in
+	// whole microseconds: AppendTime).
 	Time time.Time
 }
+
+// AppendTime is the time a store gives the events it appends: now, in UTC,
+// truncated to whole microseconds, the precision of PostgreSQL's timestamptz
+// (PostgreSQL docs, §8.5), so that a decision's times read the same from the
+// replica that wrote them, from any other, and from every backend.
+func AppendTime() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // Snapshot is a saved state of a study's live agent after the first Seq
 // events of its log. Data is owned by the service (which versions,

@@ -34,6 +34,18 @@
 // the number of workers: each run is a pure function of (problem,
 // algorithm, seed, units, T), and runs are aggregated in a fixed order.
 //
+// The systems set (Options.Set = SetSystems, `cbandit suite --set
+// systems`; problem.SystemsSuite, docs/systems.md) adds the traits of tuning
+// a real system: a crash region (an evaluation there is told to the service
+// as a failed observation with its reason), a study defined by typed
+// parameters (suggestions decoded from their params), more dimensions and
+// more constraints. Its runs are also scored as the BO literature scores
+// them (SystemsScore): the best feasible value found within T and its gap
+// to the optimum, and the shares of evaluations that crashed, or crashed or
+// broke a limit, overall and over t > T/2. In the late scores above, a
+// crashed evaluation counts as the objective's worst value over the box and
+// breaks no limit.
+//
 // `cbandit suite` is the command; BenchmarkSuiteRound measures the service
 // path per round; docs/suite.md gives the problems and today's results next
 // to the scikit-learn reference of docs/suite_reference.py.

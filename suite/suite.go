@@ -52,9 +52,20 @@ const (
 	DefaultSeeds   = 3
 )
 
+// Problem sets: the practical-defaults suite (problem.Suite) and the
+// systems suite (problem.SystemsSuite).
+const (
+	SetDefaults = "defaults"
+	SetSystems  = "systems"
+)
+
 // Options configure Run. Zero values take the defaults.
 type Options struct {
-	// Problems are suite problem names (problem.Suite; default all).
+	// Set is the problem set the default Problems come from: SetDefaults
+	// ("" too) or SetSystems.
+	Set string
+	// Problems are suite problem names (problem.Suite or
+	// problem.SystemsSuite; default all of Set).
 	Problems []string
 	// Algorithms are registered algorithm IDs (default DefaultAlgorithms).
 	Algorithms []string
@@ -99,6 +110,8 @@ type RunResult struct {
 	Points [][]float64 `json:"-"`
 	// SecondsPerRound is the wall time of ask + tell per round.
 	SecondsPerRound float64 `json:"seconds_per_round"`
+	// Systems are the scores of a systems suite problem (SystemsScore).
+	Systems *SystemsScore `json:"systems,omitempty"`
 }
 
 // Score is a (regret, violation) pair, mean over seeds.
@@ -125,10 +138,14 @@ type Cell struct {
 	Duplicates int `json:"duplicates"`
 	// Runs are the cell's runs, in (units, seed) order.
 	Runs []RunResult `json:"runs"`
+	// Systems are the systems scores per unit system (systems problems).
+	Systems map[string]SystemsMean `json:"systems,omitempty"`
 }
 
 // Summary is the result of Run (summary.json).
 type Summary struct {
+	// Set is the problem set (Options.Set; absent for the defaults).
+	Set        string   `json:"set,omitempty"`
 	Horizon    int      `json:"horizon"`
 	Seeds      int      `json:"seeds"`
 	Problems   []string `json:"problems"`
@@ -144,8 +161,18 @@ type Summary struct {
 // Normalize fills the defaults of o and checks it; errors name the field
 // and the bad value.
 func (o Options) Normalize() (Options, error) {
-	if len(o.Problems) == 0 {
-		o.Problems = problem.SuiteNames()
+	switch o.Set {
+	case "", SetDefaults:
+		o.Set = ""
+		if len(o.Problems) == 0 {
+			o.Problems = problem.SuiteNames()
+		}
+	case SetSystems:
+		if len(o.Problems) == 0 {
+			o.Problems = problem.SystemsNames()
+		}
+	default:
+		return o, fmt.Errorf("suite: set = %q: must be %q or %q", o.Set, SetDefaults, SetSystems)
 	}
 	for _, p := range o.Problems {
 		if _, err := problem.SuiteByName(p); err != nil {
@@ -285,9 +312,15 @@ func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
 		cons[j] = api.Constraint{Name: c.Name, Threshold: a*c.Threshold + b, Kind: kind}
 	}
 	id, params, _ := ParseEntry(job.Algorithm) // checked by Normalize
+	space := api.Space{Type: api.SpaceBox, Lo: slices.Clone(p.Lo), Hi: slices.Clone(p.Hi)}
+	var typed []api.Parameter
+	if p.Params != nil {
+		space, typed = api.Space{}, apiParameters(p.Params)
+	}
 	return api.StudySpec{
 		Name:        fmt.Sprintf("suite-%s-%s-%s-seed%d", job.Problem, job.Algorithm, job.Units, job.Seed),
-		Space:       api.Space{Type: api.SpaceBox, Lo: slices.Clone(p.Lo), Hi: slices.Clone(p.Hi)},
+		Parameters:  typed,
+		Space:       space,
 		Objective:   api.Objective{Name: p.Objective.Name, Goal: p.Goal},
 		Constraints: cons,
 		Algorithm:   id,
@@ -356,6 +389,11 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 		spent += time.Since(start)
 		for _, s := range sug {
 			x := s.X
+			if p.Params != nil {
+				if x, err = paramsPoint(p.Params, s.Params); err != nil {
+					return fmt.Errorf("suite: %s/%s/%s/seed %d: decision %d: %w", job.Problem, job.Algorithm, job.Units, job.Seed, len(xs)+1, err)
+				}
+			}
 			if len(x) != len(p.Lo) {
 				return fmt.Errorf("suite: %s/%s: suggestion x = %v has %d coordinates, want %d", job.Problem, job.Algorithm, x, len(x), len(p.Lo))
 			}
@@ -374,6 +412,18 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 	tell := func() error {
 		q := pending[0]
 		pending = pending[1:]
+		if reason := p.CrashAt(q.x); reason != "" {
+			// A crash: the evaluation yields nothing and is told as failed.
+			start := time.Now()
+			if _, err := c.Observe(ctx, study.ID, api.Observation{DecisionID: q.id, Failed: true, Reason: reason}); err != nil {
+				return fmt.Errorf("suite: %s/%s/%s/seed %d: decision %d: tell a failure (%s): %w", job.Problem, job.Algorithm, job.Units, job.Seed, q.t, reason, err)
+			}
+			spent += time.Since(start)
+			if onRound != nil {
+				onRound()
+			}
+			return nil
+		}
 		f := p.Eval(q.x, cons)
 		rng := stream.At(NoiseSeed(job.Problem, job.Seed, q.t))
 		obs := make([]float64, m)
@@ -413,11 +463,17 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 		}
 	}
 	reg, vio := ScoreRun(&p, fa, xs, LongTerm(job.Algorithm))
-	return RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon)}, nil
+	res := RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon)}
+	if problem.IsSystems(job.Problem) {
+		sc := ScoreSystems(&p, fa, xs)
+		res.Systems = &sc
+	}
+	return res, nil
 }
 
 // DuplicateFraction: a suggestion closer to a pending decision's point than
-// this fraction of the box's diameter counts as a duplicate (issue 24).
+// this fraction of the box's diameter counts as a duplicate (as
+// agent.DuplicateRadius; docs/parallel.md).
 const DuplicateFraction = 1e-3
 
 func dist(a, b []float64) float64 {
@@ -452,6 +508,16 @@ func ScoreRun(p *problem.SuiteProblem, fa problem.SuiteFacts, xs [][]float64, lo
 			continue
 		}
 		n++
+		if p.CrashAt(x) != "" {
+			// A crash scores the objective's worst value and no violation
+			// (systems suite; failures are scored by ScoreSystems).
+			w := fa.ObjRange[1]
+			if sign > 0 {
+				w = fa.ObjRange[0]
+			}
+			regret += (fstar - sign*w) / rf
+			continue
+		}
 		f := sign * p.Eval(x, cons)
 		regret += (fstar - f) / rf
 		worst := 0.0
@@ -544,7 +610,7 @@ feed:
 
 // Aggregate builds the summary from the results of o.Jobs(), in that order.
 func Aggregate(o Options, results []RunResult) *Summary {
-	s := &Summary{Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async}
+	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async}
 	per := len(o.Units) * o.Seeds
 	for i := 0; i+per <= len(results); i += per {
 		runs := results[i : i+per]
@@ -567,6 +633,18 @@ func Aggregate(o Options, results []RunResult) *Summary {
 		}
 		for _, r := range runs {
 			c.SecondsPerRound += r.SecondsPerRound / float64(len(runs))
+		}
+		if runs[0].Systems != nil {
+			c.Systems = map[string]SystemsMean{}
+			for _, u := range o.Units {
+				var us []SystemsScore
+				for _, r := range runs {
+					if r.Units == u && r.Systems != nil {
+						us = append(us, *r.Systems)
+					}
+				}
+				c.Systems[u] = MeanSystems(us)
+			}
 		}
 		n, okN := c.Mean[Natural]
 		sc, okS := c.Mean[Scaled]
@@ -645,6 +723,7 @@ func (s *Summary) Markdown() string {
 		}
 		sb.WriteString("\n")
 	}
+	sb.WriteString(s.systemsMarkdown())
 	return sb.String()
 }
 
@@ -656,7 +735,11 @@ func (s *Summary) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("suite: output directory: %w", err)
 	}
-	md := "# Practical-defaults suite\n\n" + s.Markdown()
+	title := "# Practical-defaults suite\n\n"
+	if s.Set == SetSystems {
+		title = "# Systems suite\n\n"
+	}
+	md := title + s.Markdown()
 	if err := os.WriteFile(filepath.Join(dir, "suite.md"), []byte(md), 0o644); err != nil {
 		return fmt.Errorf("suite: %w", err)
 	}

@@ -1,6 +1,6 @@
 // Command cbandit-scale measures how the cost of a round grows with the
 // number of observations t and with the number of arms N, and draws the
-// scaling figures of docs/scaling.md (issue 17):
+// scaling figures of docs/scaling.md:
 //
 //	go run ./cmd/cbandit-scale --out docs
 //

@@ -56,7 +56,7 @@ func TestExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 4 || strings.Join(rows[0], ",") != "decision_id,round,arm,status,created,observed,params.k,reward,costs.g" ||
+	if len(rows) != 4 || strings.Join(rows[0], ",") != "decision_id,round,arm,status,created,observed,params.k,reward,costs.g,reason" ||
 		rows[1][7] != "0.5" || rows[1][8] != "0.25" || rows[2][3] != "pending" {
 		t.Fatalf("export csv:\n%s", out)
 	}

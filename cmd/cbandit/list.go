@@ -36,7 +36,8 @@ func init() {
 	register(c)
 }
 
-// listWidth is the width `cbandit list` keeps within (issue 27).
+// listWidth is the width `cbandit list` keeps within, so a line fits a
+// terminal; the longer story of a parameter is in docs/parameters.md.
 const listWidth = 100
 
 // list prints the problems, algorithms and papers, one line each within
@@ -183,8 +184,8 @@ func listFits(w io.Writer) error {
 	declared := []struct{ code, text string }{
 		{"D", "its domains exclude the problem's"},
 		{"S", "needs a known safe action"},
-		{"F", "needs full constraint information (001 §4)"},
-		{"W", "needs the stage-wise facts of 004 (thresholds, the safe arm's values)"},
+		{"F", "needs full constraint information (Zhou & Ji (CBO) §4)"},
+		{"W", "needs the stage-wise facts of Pacchiano et al. (thresholds, the safe arm's values)"},
 	}
 	// The factory's reasons, by letter a, b, …: messages that differ in
 	// their numbers alone (a problem's noise scale) share a letter, shown as

@@ -16,14 +16,14 @@ import (
 func init() {
 	register(command{
 		name:    "suite",
-		usage:   "[--algos a,b,c] [--problems p,q] [--horizon T] [--seeds n] [--units natural|scaled|both] [--workers w] [--out DIR] [--quiet]",
+		usage:   "[--set defaults|systems] [--algos a,b,c] [--problems p,q] [--horizon T] [--seeds n] [--units natural|scaled|both] [--workers w] [--out DIR] [--quiet]",
 		summary: "measure the defaults: run the practical-defaults suite of constrained BO problems through the service, in process",
 		run:     runSuite,
 	})
 }
 
 const suiteHelp = `
-The practical-defaults suite (issue 14) answers "what does a user get who
+The practical-defaults suite answers "what does a user get who
 names no setting?". Each constrained test problem of the BO literature
 (cbandit list shows them as suite-<name>; docs/suite.md cites each) is run
 through the ask/tell HTTP service, started in process, for every algorithm,
@@ -45,6 +45,17 @@ with g_j = metric_j - threshold_j and ranges over the box. The table shows the
 mean over seeds per unit system, the difference scaled - natural and the
 wall time per round; --out DIR also writes DIR/suite.md and DIR/summary.json
 (every seed's numbers). Results do not depend on --workers.
+
+--set systems runs the systems suite instead (docs/systems.md): a model
+server that crashes past a memory frontier (told to the service as a failed
+observation, "OOM"), a service of 8 typed parameters (ints, log-scaled
+floats, categoricals; the study is defined by parameters), SCBO's 10-D
+Ackley, the 7-D speed reducer with 11 constraints and a 20-D Levy. Beside
+the scores above, each run is scored as the BO literature scores it: the
+best feasible value found within T (natural units) and its gap to the
+optimum f* (|best - f*|/|f*|, absolute when f* = 0), and the shares of
+evaluations that crashed, or crashed or broke a limit (overall and over
+t > T/2).
 `
 
 func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -56,7 +67,8 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, suiteHelp)
 	}
 	algos := fs.String("algos", strings.Join(suite.DefaultAlgorithms, ","), "comma-separated algorithm IDs (see 'cbandit list'); an entry 'label=id:k=v;k=v' gives its studies those parameters (a sweep of the defaults' values, not the defaults)")
-	problems := fs.String("problems", "", "comma-separated suite problems (default all: "+strings.Join(problem.SuiteNames(), ",")+")")
+	set := fs.String("set", suite.SetDefaults, "problem set: defaults (the practical-defaults suite) or systems ("+strings.Join(problem.SystemsNames(), ",")+")")
+	problems := fs.String("problems", "", "comma-separated suite problems (default all of --set; defaults: "+strings.Join(problem.SuiteNames(), ",")+")")
 	horizon := fs.Int("horizon", suite.DefaultHorizon, "rounds T per study (at least 2)")
 	seeds := fs.Int("seeds", suite.DefaultSeeds, "number of seeds (1..n) per problem, algorithm and unit system")
 	units := fs.String("units", "both", "unit systems: natural, scaled or both")
@@ -73,7 +85,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	o := suite.Options{Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async}
+	if *set != suite.SetDefaults && *set != suite.SetSystems {
+		return fmt.Errorf("suite: --set = %q: must be %s or %s", *set, suite.SetDefaults, suite.SetSystems)
+	}
+	o := suite.Options{Set: *set, Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async}
 	if *horizon < 2 {
 		return fmt.Errorf("suite: --horizon = %d: must be at least 2", *horizon)
 	}

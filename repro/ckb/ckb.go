@@ -1,8 +1,8 @@
-// Package ckb registers `cbandit reproduce ckb`: the experiments of 001 §5 /
-// App. F and 003 §5 (experiment files in experiments/ckb/), plus SCGP-UCB
-// (001 §4, App. A). Besides each experiment's own outputs it writes
+// Package ckb registers `cbandit reproduce ckb`: the experiments of Zhou & Ji (CBO) §5 /
+// App. F and Zhou & Ji 2022 §5 (experiment files in experiments/ckb/), plus SCGP-UCB
+// (Zhou & Ji (CBO) §4, App. A). Besides each experiment's own outputs it writes
 // violations.md: the violation counts N of every experiment beside the
-// papers' numbers (001 App. F.1, 003 §5.2).
+// papers' numbers (Zhou & Ji (CBO) App. F.1, Zhou & Ji 2022 §5.2).
 package ckb
 
 import (
@@ -23,7 +23,7 @@ func init() {
 	experiment.Register(experiment.Paper{
 		Name:    "ckb",
 		Summary: "constrained kernelized bandits: synthetic, light-sensor and stock experiments; SCGP-UCB",
-		Source:  "001 §4–5, App. A, App. F; 003 §5",
+		Source:  "Zhou & Ji (CBO) §4–5, App. A, App. F; Zhou & Ji 2022 §5",
 		Run:     run,
 	})
 }
@@ -94,7 +94,7 @@ func writeSensitivity(dir string, s report.Summary, quick bool) error {
 	if quick {
 		b.WriteString(report.QuickBanner(fmt.Sprintf("T = %d, %d trials", s.Horizon, s.Trials)))
 	}
-	fmt.Fprintf(&b, "Final regret and N (rounds with g(x_t) > 0) at T = %d, mean ± stderr over %d trials (the same instances and noise for every entry), against the multiplier on β_t of 001 Thm. 1. The paper (001 App. F.1): N = 3.25 / 2.9 / 5 for UCB / TS / Rand, and TS and Rand with lower regret than UCB.\n\n", s.Horizon, s.Trials)
+	fmt.Fprintf(&b, "Final regret and N (rounds with g(x_t) > 0) at T = %d, mean ± stderr over %d trials (the same instances and noise for every entry), against the multiplier on β_t of Zhou & Ji (CBO) Thm. 1. The paper (App. F.1): N = 3.25 / 2.9 / 5 for UCB / TS / Rand, and TS and Rand with lower regret than UCB.\n\n", s.Horizon, s.Trials)
 	b.WriteString("| β scale |")
 	for _, id := range ids {
 		fmt.Fprintf(&b, " %s regret | %s N |", id, id)
@@ -117,7 +117,7 @@ func writeSensitivity(dir string, s report.Summary, quick bool) error {
 		base, ylabel string
 		series       map[string][]report.SweepPoint
 	}{{"beta_regret", "Cumulative regret at T", regret}, {"beta_violation_count", "Rounds with violation N", count}} {
-		p, err := report.SweepFigure(f.series, "CKB on rkhs-synthetic h = B/2: β sensitivity (±1 stderr)", "multiplier on β_t (001 Thm. 1)", f.ylabel, true)
+		p, err := report.SweepFigure(f.series, "CKB on rkhs-synthetic h = B/2: β sensitivity (±1 stderr)", "multiplier on β_t (Zhou & Ji (CBO) Thm. 1)", f.ylabel, true)
 		if err != nil {
 			return err
 		}
@@ -204,12 +204,12 @@ func writeViolations(file string, rows []row, quick bool) error {
 	return writeFile(file, b.String())
 }
 
-// writeOrdering adds the regret claim of 001 App. F.1 ("CBO-TS and CBO-Rand
+// writeOrdering adds the regret claim of Zhou & Ji (CBO) App. F.1 ("CBO-TS and CBO-Rand
 // have a significant gain compared to" the UCB-based algorithms) as paired
 // differences against ckb-ucb, trial by trial.
 func writeOrdering(b *strings.Builder, rows []row) {
 	b.WriteString("\n## Regret: CKB-TS and CKB-Rand against CKB-UCB (paired by trial)\n\n")
-	b.WriteString("001 App. F.1: on the synthetic function CBO-TS and CBO-Rand have a significant gain in regret over the UCB-based algorithms; on the light sensors CBO-Rand is best and CBO-TS worse than CBO-UCB. Mean difference of the final regret, 95 % paired-t interval; *lower* / *higher* when the interval excludes 0.\n\n")
+	b.WriteString("Zhou & Ji (CBO) App. F.1: on the synthetic function CBO-TS and CBO-Rand have a significant gain in regret over the UCB-based algorithms; on the light sensors CBO-Rand is best and CBO-TS worse than CBO-UCB. Mean difference of the final regret, 95 % paired-t interval; *lower* / *higher* when the interval excludes 0.\n\n")
 	b.WriteString("| experiment | comparison | mean difference | 95 % interval | wins / ties / losses | ours |\n|---|---|---:|---:|---:|---|\n")
 	for _, r := range rows {
 		s := r.res.Summary

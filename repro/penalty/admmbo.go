@@ -14,7 +14,7 @@ import (
 )
 
 // ADMMBO stops by its own rule (Ariafar et al.'s public code, see
-// agent.ADMMBO) and then replays its incumbent; 002 App. E plots it only
+// agent.ADMMBO) and then replays its incumbent; Shi & Eryilmaz 2022 App. E plots it only
 // up to its stop ("about 90" rounds on gardner, "about 50" on data-rate).
 // The runner records every algorithm to T, so the reproduction replays each
 // ADMMBO trial alone with the runner's seeds (runner.ProblemSeed, AgentSeed,
@@ -137,7 +137,7 @@ func stopNote(v map[string]finals) string {
 			continue
 		}
 		fmt.Fprintf(&b, "%s stops by its own rule at round %.1f on average (min %d, max %d; %d of %d trials stopped before T); "+
-			"002 plots ADMMBO only up to its stop. Its boxplots and the means above use, at each t, only the trials not yet stopped "+
+			"Shi & Eryilmaz 2022 plot ADMMBO only up to its stop. Its boxplots and the means above use, at each t, only the trials not yet stopped "+
 			"(— when none); the experiment's own curve figures run to T with its replayed incumbent after the stop.\n\n",
 			l, float64(sum)/float64(n), lo, hi, n, len(st))
 	}

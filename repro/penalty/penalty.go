@@ -1,5 +1,5 @@
 // Package penalty registers `cbandit reproduce penalty`: the experiments of
-// 002 App. E (Shi & Eryilmaz): the L/S trade-off of Alg. 2 (Fig. 1), and for
+// Shi & Eryilmaz 2022 App. E: the L/S trade-off of Alg. 2 (Fig. 1), and for
 // gardner (App. E.1) and data-rate (App. E.2), noiseless and noisy
 // constraints, boxplots of time-averaged regret (utility for data-rate) and
 // time-averaged violation every 20 rounds (Figs. 2, 4, 6, 8) plus the mean
@@ -26,18 +26,18 @@ func init() {
 	experiment.Register(experiment.Paper{
 		Name:    "penalty",
 		Summary: "Shi & Eryilmaz penalty epochs (Alg. 2, 3) vs OCO bandit: L/S trade-off, gardner and data-rate, noiseless and noisy g",
-		Source:  "002 App. E, Figs. 1–9",
+		Source:  "Shi & Eryilmaz 2022 App. E, Figs. 1–9",
 		Run:     run,
 	})
 }
 
-// Every is the spacing of the boxplot checkpoints (002 App. E.1.1: "every 20 iterations").
+// Every is the spacing of the boxplot checkpoints (Shi & Eryilmaz 2022 App. E.1.1: "every 20 iterations").
 const Every = 20
 
 // file is one experiment of the reproduction.
 type file struct {
 	name    string // embedded file
-	utility bool   // plot utility f* − R(t)/t instead of regret (data-rate, 002 App. E.2)
+	utility bool   // plot utility f* − R(t)/t instead of regret (data-rate, Shi & Eryilmaz 2022 App. E.2)
 	boxes   bool   // boxplots (not for the trade-off of Fig. 1)
 }
 
@@ -170,14 +170,14 @@ func checkpoints(c *experiment.Config, out *runner.Output, utility bool) (map[st
 	return res, nil
 }
 
-// boxes draws the boxplots of 002 Figs. 2, 4, 6, 8.
+// boxes draws the boxplots of Shi & Eryilmaz 2022 Figs. 2, 4, 6, 8.
 func boxes(dir, title string, fin map[string]finals, utility bool) error {
 	rg, vg := map[string][][]float64{}, map[string][][]float64{}
 	var cps []int
 	for label, f := range fin {
 		cps = f.checkpoints
 		for k := range f.checkpoints {
-			// ADMMBO: only the trials not yet stopped (002 plots it up to its stop).
+			// ADMMBO: only the trials not yet stopped (Shi & Eryilmaz 2022 plot it up to its stop).
 			rg[label] = append(rg[label], f.running(f.regret, k))
 			vg[label] = append(vg[label], f.running(f.violation, k))
 		}
@@ -205,14 +205,14 @@ func boxes(dir, title string, fin map[string]finals, utility bool) error {
 		return err
 	}
 	defer md.Close()
-	_, err = fmt.Fprintf(md, "\n## Boxplots (002 App. E)\n\n![%s](%s.svg)\n\n![box_violation](box_violation.svg)\n", base, base)
+	_, err = fmt.Fprintf(md, "\n## Boxplots (Shi & Eryilmaz 2022 App. E)\n\n![%s](%s.svg)\n\n![box_violation](box_violation.svg)\n", base, base)
 	return err
 }
 
 // writeSummary writes DIR/report.md: the paper's qualitative claims beside ours.
 func writeSummary(dir string, order []string, v map[string]map[string]finals, quick bool, sens string) error {
 	var b strings.Builder
-	b.WriteString("# Reproduction of 002 App. E (Shi & Eryilmaz)\n\n")
+	b.WriteString("# Reproduction of Shi & Eryilmaz 2022, App. E\n\n")
 	if quick {
 		b.WriteString(report.QuickBanner("see each experiment's report.md"))
 	}
@@ -257,7 +257,7 @@ func writeSummary(dir string, order []string, v map[string]map[string]finals, qu
 // ends returns the mean of x at the first checkpoint and at the last.
 func ends(x [][]float64) (first, last float64) { return mean(x[0]), mean(x[len(x)-1]) }
 
-// verdict states the paper's claims (002 App. E) and whether ours agree.
+// verdict states the paper's claims (Shi & Eryilmaz 2022 App. E) and whether ours agree.
 func verdict(v map[string]map[string]finals) string {
 	var b strings.Builder
 	b.WriteString("## The paper's claims against ours\n\n")

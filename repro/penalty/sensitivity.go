@@ -15,7 +15,7 @@ import (
 	"github.com/cbandit/cbandit/runner"
 )
 
-// surrogate is one setting of the data-rate constants that 002 App. E.2 does
+// surrogate is one setting of the data-rate constants that Shi & Eryilmaz 2022 App. E.2 does
 // not give (our surrogate, problem/datarate.go): every a_i times slope, the
 // sigmoids' inflections moved by shift.
 type surrogate struct{ slope, shift string }
@@ -26,7 +26,7 @@ var surrogates = []surrogate{{"1", "0"}, {"0.5", "0"}, {"2", "0"}, {"1", "-0.3"}
 
 // sensTrials is the sensitivity run's trial count at full size (the file's
 // T = 350; under --quick the file's quick size). Only Alg. 2 and the OCO
-// bandit, the comparison of 002 Figs. 6–7.
+// bandit, the comparison of Shi & Eryilmaz 2022 Figs. 6–7.
 const sensTrials = 10
 
 type sensRow struct {
@@ -57,7 +57,7 @@ func sensitivity(ctx context.Context, o experiment.Options) (string, error) {
 		c.Algorithms = keep
 		for _, set := range []string{"params.slope=" + s.slope, "params.shift=" + s.shift,
 			fmt.Sprintf("trials=%d", sensTrials),
-			"title=data-rate, noiseless g, surrogate constants slope " + s.slope + ", shift " + s.shift + " (sensitivity; 002 App. E.2 gives none)"} {
+			"title=data-rate, noiseless g, surrogate constants slope " + s.slope + ", shift " + s.shift + " (sensitivity; Shi & Eryilmaz 2022 App. E.2 gives none)"} {
 			if err := c.Set(set); err != nil {
 				return "", fmt.Errorf("datarate sensitivity: %w", err)
 			}
@@ -99,7 +99,7 @@ func sensitivity(ctx context.Context, o experiment.Options) (string, error) {
 	for _, r := range rows {
 		curves = append(curves, r.curves...)
 	}
-	p, err := report.Figure(curves, runner.ViolationSoft, "Alg. 2 on data-rate under surrogate constants (002 App. E.2 gives none)", "V(t)/t", true)
+	p, err := report.Figure(curves, runner.ViolationSoft, "Alg. 2 on data-rate under surrogate constants (Shi & Eryilmaz 2022 App. E.2 gives none)", "V(t)/t", true)
 	if err != nil {
 		return "", fmt.Errorf("datarate sensitivity figure: %w", err)
 	}
@@ -112,7 +112,7 @@ func sensitivity(ctx context.Context, o experiment.Options) (string, error) {
 
 	var b strings.Builder
 	b.WriteString("## Data-rate: sensitivity to our surrogate constants\n\n")
-	b.WriteString("002 App. E.2 names the utility shapes (eq. 35–36) but not the constants a_i..d_i; ours are a surrogate (problem/datarate.go, `cbandit list --verbose`). ")
+	b.WriteString("Shi & Eryilmaz 2022 App. E.2 names the utility shapes (eq. 35–36) but not the constants a_i..d_i; ours are a surrogate (problem/datarate.go, `cbandit list --verbose`). ")
 	fmt.Fprintf(&b, "Each row reruns datarate-noiseless.yaml (Alg. 2 and the OCO bandit, %s) with every a_i × slope and the sigmoids' inflections + shift. ", sizeText(o.Quick))
 	b.WriteString("Utility is f* − R(T)/T and V is V(T)/T (means over trials); the last columns are Alg. 2 − OCO, paired over the trials (common random numbers), with the 95 % paired-t interval.\n\n")
 	b.WriteString("| slope | shift | f* | Alg. 2 utility | Alg. 2 V/T | OCO utility | OCO V/T | Δ utility (Alg. 2 − OCO) | Δ V/T (Alg. 2 − OCO) | Alg. 2 lower V/T? |\n|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")

@@ -1,5 +1,5 @@
 // Package rpol registers `cbandit reproduce rpol`: the three experiments of
-// 000 §7 (Figures 1–3: classical, delayed and non-stationary SCBwC on the
+// Guo et al. §7 (Figures 1–3: classical, delayed and non-stationary SCBwC on the
 // gardner functions) and the window sensitivity of RPOL-SWUCB, experiment
 // files in experiments/rpol/. Besides each experiment's outputs it writes
 // report.md: the paper's claims against ours, paired by trial.
@@ -21,7 +21,7 @@ func init() {
 	experiment.Register(experiment.Paper{
 		Name:    "rpol",
 		Summary: "rectified pessimistic-optimistic learning: classical, delayed, non-stationary (gardner), window sensitivity",
-		Source:  "000 §7, Figs. 1–3",
+		Source:  "Guo et al. §7, Figs. 1–3",
 		Run:     run,
 	})
 }
@@ -38,7 +38,7 @@ func run(ctx context.Context, o experiment.Options) error {
 	return writeClaims(filepath.Join(o.Out, "report.md"), sums, o.Quick)
 }
 
-// claim is one claim of 000 §7: algorithm a has the lowest metric among the
+// claim is one claim of Guo et al. §7: algorithm a has the lowest metric among the
 // others of its figure.
 type claim struct {
 	exp, fig, a string
@@ -57,11 +57,11 @@ var claims = []claim{
 // interval. A claim agrees when every interval lies below 0.
 func writeClaims(file string, sums map[string]report.Summary, quick bool) error {
 	var b strings.Builder
-	b.WriteString("# RPOL (000 §7): the paper's claims against ours\n\n")
+	b.WriteString("# RPOL (Guo et al. §7): the paper's claims against ours\n\n")
 	if quick {
 		b.WriteString(report.QuickBanner("see each experiment's report.md"))
 	}
-	b.WriteString("000 §7 claims that its algorithm has the lowest time-average regret R(t)/t and violation V(t)/t of each figure. Ours: the final regret and hard violation Σ[g]⁺ of the algorithm minus each other algorithm of the figure, paired by trial, mean and 95 % paired-t interval. *agrees* when every interval of the row's claim lies below 0, *disagrees* when one lies above 0, *not shown* otherwise. The measured reasons are in each experiment's notes (experiments/rpol/*.yaml, repeated in its report.md).\n\n")
+	b.WriteString("Guo et al. §7 claims that its algorithm has the lowest time-average regret R(t)/t and violation V(t)/t of each figure. Ours: the final regret and hard violation Σ[g]⁺ of the algorithm minus each other algorithm of the figure, paired by trial, mean and 95 % paired-t interval. *agrees* when every interval of the row's claim lies below 0, *disagrees* when one lies above 0, *not shown* otherwise. The measured reasons are in each experiment's notes (experiments/rpol/*.yaml, repeated in its report.md).\n\n")
 	b.WriteString("| figure | claim | metric | vs | mean difference | 95 % interval | verdict |\n|---|---|---|---|---:|---:|---|\n")
 	for _, c := range claims {
 		s, ok := sums[c.exp]

@@ -1,3 +1,3 @@
-// Package stagewise reproduces the experiments of 004 (Pacchiano, Ghavamzadeh,
-// Bartlett: stage-wise constraints) with `cbandit reproduce stagewise`.
+// Package stagewise reproduces the experiments of Pacchiano, Ghavamzadeh &
+// Bartlett, "Contextual Bandits with Stage-wise Constraints", with `cbandit reproduce stagewise`.
 package stagewise

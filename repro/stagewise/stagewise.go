@@ -22,7 +22,7 @@ func init() {
 	experiment.Register(experiment.Paper{
 		Name:    "stagewise",
 		Summary: "stage-wise constraints: LC-LUCB vs Safe-LTS (Figs. 1, 2, 5–7), OPB on random and 4-armed Bernoulli bandits (Figs. 3, 4, 8)",
-		Source:  "004 §4.5, §5.4, App. B, App. H",
+		Source:  "Pacchiano et al. §4.5, §5.4, App. B, App. H",
 		Run:     run,
 	})
 }
@@ -42,41 +42,41 @@ type result struct {
 	out *runner.Output
 }
 
-// plan lists the runs of the reproduction (004 Figs. 1–8).
+// plan lists the runs of the reproduction (Pacchiano et al. Figs. 1–8).
 func plan() []runSpec {
 	var rs []runSpec
 	for _, d := range []string{"3", "5", "10"} {
 		for _, tau := range []string{"0.2", "0.5", "0.8"} {
 			rs = append(rs, runSpec{group: "shifts", file: "stagewise/shifts.yaml", sub: "d=" + d, tau: tau,
 				sets: []string{"params.d=" + d, "params.tau=" + tau,
-					"title=LC-LUCB vs Safe-LTS, cyclic shifts, d = " + d + ", τ = " + tau + " (004 Fig. 1, App. B)"},
+					"title=LC-LUCB vs Safe-LTS, cyclic shifts, d = " + d + ", τ = " + tau + " (Pacchiano et al. Fig. 1, App. B)"},
 				name: "fig1-shifts-d" + d + "-tau" + tau})
 		}
 	}
 	for _, d := range []string{"5", "10"} {
 		rs = append(rs, runSpec{group: "unit-ball", file: "stagewise/unit-ball.yaml", sub: "d=" + d,
-			sets: []string{"params.d=" + d, "title=LC-LUCB vs Safe-LTS, unit ball, d = " + d + " (004 Fig. 2)"},
+			sets: []string{"params.d=" + d, "title=LC-LUCB vs Safe-LTS, unit ball, d = " + d + " (Pacchiano et al. Fig. 2)"},
 			name: "fig2-unit-ball-d" + d})
 	}
 	for _, k := range []string{"5", "10", "20"} {
 		for _, tau := range []string{"0.2", "0.5", "0.8"} {
 			rs = append(rs, runSpec{group: "random-mab", file: "stagewise/random-mab.yaml", sub: "K=" + k, tau: tau,
 				sets: []string{"params.k=" + k, "params.tau=" + tau,
-					"title=OPB, random Bernoulli bandits, K = " + k + ", τ = " + tau + " (004 Fig. 3)"},
+					"title=OPB, random Bernoulli bandits, K = " + k + ", τ = " + tau + " (Pacchiano et al. Fig. 3)"},
 				name: "fig3-random-mab-k" + k + "-tau" + tau})
 		}
 	}
 	for _, tau := range []string{"0.2", "0.5", "0.8"} {
 		rs = append(rs, runSpec{group: "oplb-exact", file: "stagewise/oplb-exact.yaml", sub: "K=5", tau: tau,
 			sets: []string{"params.tau=" + tau,
-				"title=OPLB exact (34) vs LP relaxation vs OPB, random Bernoulli bandits, K = 5, τ = " + tau + " (004 Fig. 3 sizes)"},
+				"title=OPLB exact (34) vs LP relaxation vs OPB, random Bernoulli bandits, K = 5, τ = " + tau + " (Pacchiano et al. Fig. 3 sizes)"},
 			name: "fig3-oplb-exact-k5-tau" + tau})
 	}
 	for _, k := range []string{"10", "20"} {
 		for _, tau := range []string{"0.2", "0.5", "0.8"} {
 			rs = append(rs, runSpec{group: "oplb-exact", file: "stagewise/oplb-budget.yaml", sub: "K=" + k, tau: tau,
 				sets: []string{"params.k=" + k, "params.tau=" + tau,
-					"title=OPLB (34) with a node budget vs LP relaxation vs OPB, random Bernoulli bandits, K = " + k + ", τ = " + tau + " (004 Fig. 3 sizes)"},
+					"title=OPLB (34) with a node budget vs LP relaxation vs OPB, random Bernoulli bandits, K = " + k + ", τ = " + tau + " (Pacchiano et al. Fig. 3 sizes)"},
 				name: "fig3-oplb-budget-k" + k + "-tau" + tau})
 		}
 	}
@@ -86,7 +86,7 @@ func plan() []runSpec {
 			fig = "Fig. 8"
 		}
 		rs = append(rs, runSpec{group: "bernoulli-4arm", file: "stagewise/bernoulli-4arm.yaml", sub: "4 arms", tau: tau,
-			sets: []string{"params.tau=" + tau, "title=OPB and OPLB, 4-armed Bernoulli bandit, τ = " + tau + " (004 " + fig + ")"},
+			sets: []string{"params.tau=" + tau, "title=OPB and OPLB, 4-armed Bernoulli bandit, τ = " + tau + " (Pacchiano et al. " + fig + ")"},
 			name: "fig4-bernoulli-4arm-tau" + tau})
 	}
 	return rs
@@ -221,7 +221,7 @@ func meanSE(xs []float64) (float64, float64) {
 }
 
 // optimalPolicy returns the value and the expected cost of the best feasible
-// policy of a Bernoulli problem (the red lines of 004 Fig. 4).
+// policy of a Bernoulli problem (the red lines of Pacchiano et al. Fig. 4).
 func optimalPolicy(tau string) (float64, float64, error) {
 	p, err := problem.New("bernoulli-4arm", bandit.Params{"tau": tau}, 1)
 	if err != nil {
@@ -403,11 +403,11 @@ func writeReport(file string, o experiment.Options, results []result) error {
 	if o.Quick {
 		size = "--quick (reduced horizons and trials)"
 	}
-	fmt.Fprintf(&b, "# Stage-wise constraints (004): reproduction, %s\n\n", size)
+	fmt.Fprintf(&b, "# Stage-wise constraints (Pacchiano et al.): reproduction, %s\n\n", size)
 	if o.Quick {
 		b.WriteString(report.QuickBanner("see each run's report.md"))
 	}
-	b.WriteString("Each run's own summary.json, curves.csv, figures and report.md are in the subdirectories; the combined figures of 004 Figs. 1–4 and 8 are in figures/.\n\n")
+	b.WriteString("Each run's own summary.json, curves.csv, figures and report.md are in the subdirectories; the combined figures of Pacchiano et al. Figs. 1–4 and 8 are in figures/.\n\n")
 	b.WriteString("Paired statistics: every algorithm of a run meets the same instances and noise (common random numbers), and runs of one experiment file at different τ share the instances too, so differences are paired trial by trial: mean difference with its 95 % paired-t interval (report.PairedDiff); \"lower\" needs an interval below 0.\n\n")
 
 	// Bands.
@@ -427,7 +427,7 @@ func writeReport(file string, o experiment.Options, results []result) error {
 
 	// Claim 1: safety.
 	b.WriteString("## Claim 1: the stage-wise constraint holds in every round except with the failure probability δ\n\n")
-	b.WriteString("Counted with the true (noise-free) costs: a round violates when the played action's (LC-LUCB, Safe-LTS) or policy's (OPB, OPLB) expected cost exceeds τ. The theorems allow a violation in a run with probability δ = 0.05 (004 Thm. 10, Prop. 26, Thm. 31).\n\n")
+	b.WriteString("Counted with the true (noise-free) costs: a round violates when the played action's (LC-LUCB, Safe-LTS) or policy's (OPB, OPLB) expected cost exceeds τ. The theorems allow a violation in a run with probability δ = 0.05 (Pacchiano et al. Thm. 10, Prop. 26, Thm. 31).\n\n")
 	b.WriteString("| run | algorithm | T | runs with a violation | violating rounds (all runs) | regret (mean ± stderr) |\n|---|---|---:|---:|---:|---:|\n")
 	totalBad, totalRuns := 0, 0
 	var badRuns []string
@@ -516,7 +516,7 @@ func writeReport(file string, o experiment.Options, results []result) error {
 	b.WriteString("\n")
 
 	// Claim 3: LC-LUCB beats Safe-LTS.
-	b.WriteString("## Claim 3: LC-LUCB's regret is below Safe-LTS's (004 §4.5, Figs. 1, 2, 5–7)\n\n")
+	b.WriteString("## Claim 3: LC-LUCB's regret is below Safe-LTS's (Pacchiano et al. §4.5, Figs. 1, 2, 5–7)\n\n")
 	b.WriteString("| run | LC-LUCB regret | Safe-LTS regret | LC-LUCB − Safe-LTS (paired) | LC-LUCB lower? |\n|---|---:|---:|---|---|\n")
 	for _, r := range results {
 		al := r.out.Results.Summary.Algorithms
@@ -541,11 +541,11 @@ func writeReport(file string, o experiment.Options, results []result) error {
 	}
 	b.WriteString("\n")
 
-	// OPLB exact vs relaxation (issue 13; not a claim of 004).
+	// OPLB exact vs relaxation (our comparison, not a claim of Pacchiano et al.).
 	writeOPLB(&b, results)
 
 	b.WriteString("## Settings the paper leaves open\n\n")
-	b.WriteString("Horizons (10 000 for Fig. 1, 5 000 for Fig. 2, 50 000 for Figs. 3, 4, 8; 5 000 for the OPLB comparison, with 10 trials at K = 5 and 5 trials and a budget of 500 simplices per round at K = 10 and 20), noise std 0.1 for the linear problems and δ = 0.05 are our choices; Safe-LTS follows the code 004's authors ran (κ = 1/min(1, τ), δ_t = 1/(1+t), √d; departures in experiments/stagewise/shifts.yaml). The experiment files in experiments/stagewise/ state them, and each run's report.md repeats them. The paper's figures give no numbers to compare with, so the comparison is with the qualitative claims.\n\n")
+	b.WriteString("Horizons (10 000 for Fig. 1, 5 000 for Fig. 2, 50 000 for Figs. 3, 4, 8; 5 000 for the OPLB comparison, with 10 trials at K = 5 and 5 trials and a budget of 500 simplices per round at K = 10 and 20), noise std 0.1 for the linear problems and δ = 0.05 are our choices; Safe-LTS follows the code Pacchiano et al. ran (κ = 1/min(1, τ), δ_t = 1/(1+t), √d; departures in experiments/stagewise/shifts.yaml). The experiment files in experiments/stagewise/ state them, and each run's report.md repeats them. The paper's figures give no numbers to compare with, so the comparison is with the qualitative claims.\n\n")
 
 	// Claims table.
 	b.WriteString("## Claims table\n\n")
@@ -622,7 +622,7 @@ func oplbSearch(a report.Algorithm) searchStats {
 // `oplb-lp` and OPB, with the share of rounds whose search was not certified.
 func writeOPLB(b *strings.Builder, results []result) {
 	b.WriteString("## OPLB: problem (34) solved exactly (`oplb`) against its LP relaxation (`oplb-lp`)\n\n")
-	b.WriteString("Not a figure of 004 (§5.4 runs OPB only): (34) is a convex maximisation (§5.1.1), solved here by a certified branch-and-bound (linear.PolicySolver); `oplb-lp` replaces the norm of the mean action by the mean of the norms (agent/oplb.go). ")
+	b.WriteString("Not a figure of Pacchiano et al. (§5.4 runs OPB only): (34) is a convex maximisation (§5.1.1), solved here by a certified branch-and-bound (linear.PolicySolver); `oplb-lp` replaces the norm of the mean action by the mean of the norms (agent/oplb.go). ")
 	b.WriteString("At K = 5 (experiments/stagewise/oplb-exact.yaml, 10 trials) the search runs with its default budget of 200 000 simplices and certifies every round. ")
 	b.WriteString("At K = 10 and 20 (experiments/stagewise/oplb-budget.yaml) it runs as `oplb-budget`, with 500 simplices per round: a round that ends at the budget plays the best feasible policy found (still feasible for (33), so safe; at least the LP policy's (31)) and is counted. ")
 	b.WriteString("Such rounds are not OPLB as stated: their policy's value of (31) lies between the LP policy's and the optimum of (34), so where the uncertified share is large `oplb-budget`'s regret is not the regret of (34) solved exactly. ")

@@ -9,7 +9,7 @@ import (
 const (
 	SpaceBox    = "box"
 	SpacePoints = "points"
-	// SpaceContextual: the action set changes every round (004's setting);
+	// SpaceContextual: the action set changes every round (Pacchiano et al.'s setting);
 	// each ask carries the round's actions as feature vectors of Dim
 	// coordinates.
 	SpaceContextual = "contextual"
@@ -60,7 +60,7 @@ type Space struct {
 	Dim int `json:"dim,omitempty"`
 	// StarConvex lets stage-wise linear algorithms (lc-lucb, safe-lts) play
 	// any point of the segments [x₀, x_i] between the safe point x₀
-	// (prior.safe) and the listed actions x_i (004 Def. 8, 13): a
+	// (prior.safe) and the listed actions x_i (Pacchiano et al. Def. 8, 13): a
 	// suggestion is then such a point, and its arm names the segment.
 	StarConvex bool `json:"star_convex,omitempty"`
 }
@@ -107,19 +107,19 @@ type Prior struct {
 	// be among every round's actions).
 	Safe []float64 `json:"safe,omitempty"`
 	// SafeReward and SafeCosts are the known mean reward and constraint
-	// metrics of Safe (004 Ass. 5: r₀, c₀), as measured; stage-wise
+	// metrics of Safe (Pacchiano et al. Ass. 5: r₀, c₀), as measured; stage-wise
 	// algorithms need them unless their parameter warm-start is set.
 	SafeReward *float64  `json:"safe_reward,omitempty"`
 	SafeCosts  []float64 `json:"safe_costs,omitempty"`
 	// S bounds the norms of the unknown reward and cost parameters of
-	// linear and stage-wise algorithms (004 Ass. 2; default 1).
+	// linear and stage-wise algorithms (Pacchiano et al. Ass. 2; default 1).
 	S *float64 `json:"S,omitempty"`
-	// L bounds the norm of the actions (004 Ass. 3; default: the largest
+	// L bounds the norm of the actions (Pacchiano et al. Ass. 3; default: the largest
 	// norm among the points, 1 for a contextual study, whose arms are
 	// checked against it).
 	L *float64 `json:"L,omitempty"`
 	// RewardClass and CostClass are finite classes of candidate mean
-	// rewards and costs over the points (004 §5.3: RewardClass[k][i] is the
+	// rewards and costs over the points (Pacchiano et al. §5.3: RewardClass[k][i] is the
 	// k-th candidate's mean reward at point i), for opnlb.
 	RewardClass [][]float64 `json:"reward_class,omitempty"`
 	CostClass   [][]float64 `json:"cost_class,omitempty"`
@@ -138,6 +138,9 @@ type Parameter struct {
 	// Log searches a float or int parameter on a log scale (low > 0 for a
 	// float, low ≥ 1 for an int).
 	Log bool `json:"log,omitempty"`
+	// Step, for a float without log, restricts it to low + k·step up to
+	// high (Optuna's FloatDistribution step).
+	Step *float64 `json:"step,omitempty"`
 	// Choices are a categorical parameter's values: strings, numbers or
 	// booleans.
 	Choices []any `json:"choices,omitempty"`
@@ -175,7 +178,7 @@ type StudySpec struct {
 	// doubling trick, restarted on epochs of Epoch, 2·Epoch, 4·Epoch, …
 	// rounds.
 	Horizon int `json:"horizon,omitempty"`
-	// FullInfo marks the stochastic full-information setting (001 §4):
+	// FullInfo marks the stochastic full-information setting (Zhou & Ji (CBO) §4):
 	// each ask carries a sample of the constraint metrics at every point
 	// (constraint_sample), for algorithms such as scgp-ucb. Finite spaces
 	// only.
@@ -184,8 +187,9 @@ type StudySpec struct {
 	// 1000; absent for a study with a horizon).
 	Epoch int `json:"epoch,omitempty"`
 	// RaisedFrom lists the earlier horizons of a study whose horizon was
-	// raised (set by PATCH, refused on creation): the algorithm was
-	// restarted at each of them, for the rounds up to the next.
+	// raised (set by PATCH; on creation, as in a definition read back,
+	// increasing and below Horizon): the algorithm was restarted at each of
+	// them, for the rounds up to the next.
 	RaisedFrom []int `json:"raised_from,omitempty"`
 	Prior      Prior `json:"prior,omitzero"`
 	// Defaults is the generation of the algorithm defaults the study runs
@@ -200,7 +204,7 @@ type StudySpec struct {
 }
 
 // DefaultsPractical is the current generation of the algorithm defaults
-// (issue 14). 1: the papers' settings; 2: the practical defaults —
+// (docs/defaults.md). 1: the papers' settings; 2: the practical defaults —
 // metrics standardised, hyperparameters fitted, practical confidence
 // widths, a box optimised as a box by the algorithms that can
 // (DefaultsNativeBox); 3: standardise on also for rpol-censored-ucb,
@@ -208,8 +212,17 @@ type StudySpec struct {
 // decisions hallucinated (GP-BUCB) by every algorithm with parameter pending;
 // 5: constraint hyperparameters fitted about their mean (constraint-fit);
 // 6: rpol-ucb and config in a trust region in 3+ dims (region);
-// 7: the trust region also while decisions are pending (region-pending).
-const DefaultsPractical = 7
+// 7: the trust region also while decisions are pending (region-pending);
+// 8: typed parameters searched as a mixed space (DefaultsMixed).
+const DefaultsPractical = 8
+
+// DefaultsMixed is the first generation in which a study of typed
+// parameters with ints or categoricals and no space.candidates goes to an
+// algorithm that takes boxes as its encoded cube with discrete
+// coordinates, searched at every decision (ints and categoricals as
+// discrete steps, floats by gradient), instead of a candidate set stored at
+// creation.
+const DefaultsMixed = 8
 
 // DefaultsNativeBox is the first generation in which a box space with
 // neither native nor candidates goes to the algorithm as a box.
@@ -241,8 +254,9 @@ type StudyList struct {
 
 // SuggestRequest is the body of POST /studies/{id}/suggestions (optional).
 type SuggestRequest struct {
-	// Count is the number of suggestions (default 1, at most 100; 1 when
-	// arms or constraint_sample is given).
+	// Count is the number of suggestions (left out: 1; at least 1, at most
+	// 100; 1 when arms or constraint_sample is given). An explicit "count": 0
+	// is refused; 0 here is left out of the JSON, hence 1.
 	Count int `json:"count,omitempty"`
 	// Arms is the round's action set of a contextual study: feature vectors
 	// of space.dim coordinates, prior.safe among them. The suggestion's arm

@@ -27,6 +27,13 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
 
 
+def _reason(e: BaseException) -> str:
+    """A failure's reason from an exception: its type and first line, at most 200 bytes."""
+    text = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+    raw = text.encode("utf-8")[:200]
+    return raw.decode("utf-8", errors="ignore")
+
+
 class APIError(Exception):
     """An error answer of the service, or a failure to reach it (:class:`TransportError`).
 
@@ -562,7 +569,10 @@ class Study:
         (a study without constraints), ``(reward, [cost, ...])``, or a dict
         by metric name (``{"throughput": 812.0, "latency_ms": 41.5}``).
 
-        When ``fn`` raises, its trial is abandoned (it takes no observation).
+        When ``fn`` raises, its trial is told as a failed evaluation with the
+        exception as its reason (the algorithm learns to avoid such points;
+        KeyboardInterrupt and SystemExit abandon it instead, and so does a
+        return value that does not fit the study's metrics).
         An exception of a type in ``catch`` is logged and the loop goes on;
         any other stops the loop: the other workers finish their trials, and
         the exception is raised. The loop also ends after ``n_trials`` trials,
@@ -601,15 +611,28 @@ class Study:
                     fail(e)
                     return
                 try:
-                    reward, costs = self._metrics(fn(trial))
-                except BaseException as e:  # noqa: B902 — abandoned whatever it is, then judged
+                    out = fn(trial)
+                except BaseException as e:  # noqa: B902 — told whatever it is, then judged
+                    interrupted = isinstance(e, (KeyboardInterrupt, SystemExit))
+                    try:
+                        if interrupted:  # the evaluation was stopped, not failed
+                            self.abandon(trial)
+                        else:
+                            self.tell(trial, failed=True, reason=_reason(e))
+                    except APIError as e2:
+                        log.warning("cbandit: could not tell trial %d's failure: %s", trial.decision_id, e2)
+                    if catch and isinstance(e, catch) and not interrupted:
+                        log.warning("cbandit: trial %d failed (told as failed): %r", trial.decision_id, e)
+                        continue
+                    fail(e)
+                    return
+                try:
+                    reward, costs = self._metrics(out)
+                except BaseException as e:  # noqa: B902 — what fn returned does not fit the study: abandoned
                     try:
                         self.abandon(trial)
                     except APIError as e2:
                         log.warning("cbandit: could not abandon trial %d: %s", trial.decision_id, e2)
-                    if catch and isinstance(e, catch) and not isinstance(e, (KeyboardInterrupt, SystemExit)):
-                        log.warning("cbandit: trial %d failed and was abandoned: %r", trial.decision_id, e)
-                        continue
                     fail(e)
                     return
                 try:

@@ -267,18 +267,19 @@ class RecoveryTest(unittest.TestCase):
         s = study.summary()
         self.assertEqual(len(calls), 15)
         self.assertEqual(len(set(calls)), 15, "each worker got its own trial")
-        self.assertEqual((s["rounds"], s["abandoned"], s["pending"], s["reward_observed"]), (15, 3, 0, 12))
+        self.assertEqual((s["rounds"], s["failed"], s["abandoned"], s["pending"], s["reward_observed"]), (15, 3, 0, 0, 12))
+        self.assertEqual(s["failure_reasons"], {"ValueError: the evaluation failed": 3})
         self.assertEqual(len(done), 12)
 
-        # An exception not caught stops the loop and is raised; its trial is abandoned.
+        # An exception not caught stops the loop and is raised; its trial is told as failed.
         def broken(trial: cbandit.Trial) -> tuple:
             raise KeyError("no such metric")
         with self.assertRaises(KeyError):
             study.optimize(broken, n_trials=5, n_workers=2)
         s = study.summary()
         self.assertEqual(s["pending"], 0)
-        self.assertGreaterEqual(s["abandoned"], 4)
-        self.assertLessEqual(s["abandoned"], 5)
+        self.assertGreaterEqual(s["failed"], 4)
+        self.assertLessEqual(s["failed"], 5)
 
         # The horizon ends the loop without an error; (reward, costs) works too.
         left = 40 - s["rounds"]

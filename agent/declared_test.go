@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/internal/seed"
+	"github.com/cbandit/cbandit/problem"
+)
+
+// literal is a declared default that names a value (a number, a word, a
+// list of words); the others describe a value computed from the problem
+// ("problem's noise variance", "G√T/ρ").
+var literal = regexp.MustCompile(`^[A-Za-z0-9.+\-/]+$`)
+
+// Every algorithm decides the same with no parameters as with every
+// parameter set to its declared default, on a box (gardner) and on arms
+// (rkhs-synthetic), for the algorithms that fit them: a default read in
+// the code that differs from its declaration fails here. A literal
+// default the algorithm refuses fails too.
+func TestDeclaredDefaultsAreRead(t *testing.T) {
+	const T = 12
+	tested := 0
+	for _, prob := range []string{"gardner", "rkhs-synthetic"} {
+		p, err := problem.New(prob, nil, seed.Derive(1, "problem", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range All() {
+			if s.Fits(p.Info()) != nil {
+				continue
+			}
+			if _, err := New(s.Name, Config{Info: p.Info(), Horizon: T, Seed: 1}); err != nil {
+				continue // needs what this problem does not give (a safe arm's values, classes)
+			}
+			declared := bandit.Params{}
+			for _, d := range s.Params {
+				if !literal.MatchString(d.Default) {
+					continue
+				}
+				one := bandit.Params{d.Name: d.Default}
+				if _, err := New(s.Name, Config{Info: p.Info(), Horizon: T, Params: one, Seed: 1}); err != nil {
+					t.Errorf("%s on %s: its declared default %s = %s is refused: %v", s.Name, prob, d.Name, d.Default, err)
+					continue
+				}
+				declared[d.Name] = d.Default
+			}
+			fs0, vs0 := replayTrial(t, prob, s.Name, nil, 1, 0, T)
+			fs1, vs1 := replayTrial(t, prob, s.Name, declared, 1, 0, T)
+			if !slices.Equal(fs0, fs1) || !slices.Equal(vs0, vs1) {
+				t.Errorf("%s on %s: decides differently with its declared defaults %v set than with none", s.Name, prob, declared)
+			}
+			tested++
+		}
+	}
+	if tested < 20 {
+		t.Fatalf("only %d (algorithm, problem) pairs tested", tested)
+	}
+	t.Logf("%d (algorithm, problem) pairs decide the same with their declared defaults", tested)
+}
