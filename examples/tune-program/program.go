@@ -103,11 +103,11 @@ func metrics(stdout []byte) (objective float64, costs []float64, err error) {
 // the limit in every evaluation (stage-wise).
 func study(name string, p95Limit float64, seed uint64, horizon int, algorithm string) api.StudySpec {
 	return api.StudySpec{
-		Name:       name,
-		Parameters: knobs,
-		// 1024 candidates: distinct exact encodings (every int an integer),
-		// so distinct decisions are distinct configurations.
-		Space:       api.Space{Candidates: 1024},
+		Name: name,
+		// Searched as a mixed space (defaults generation 8): every suggestion
+		// an exact encoding (ints integers, one choice per categorical), so
+		// distinct decisions are distinct configurations.
+		Parameters:  knobs,
 		Objective:   api.Objective{Name: "throughput_mb_s", Goal: api.Maximize},
 		Constraints: []api.Constraint{{Name: "p95_ms", Threshold: p95Limit, Kind: api.KindStageWise}},
 		Algorithm:   algorithm, // "" lets the service choose (config, for a stage-wise limit)

@@ -86,9 +86,8 @@ func TestTuneShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A configuration the program refuses comes first (the candidate
-	// nearest to it, level > 9 still), so a failure is certain whatever the
-	// algorithm suggests.
+	// A configuration the program refuses comes first, so a failure is
+	// certain whatever the algorithm suggests.
 	if err := enqueue(ctx, srv.URL, "", st.ID, Config{"batch": 1024, "level": 12}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +129,9 @@ func TestTuneShape(t *testing.T) {
 	switch {
 	case crashed == nil:
 		t.Fatal("no evaluation failed; the enqueued level = 12 should have")
-	case crashed.Config["level"].(float64) <= 9 || !strings.Contains(crashed.Outcome.Reason, "must be in [-1, 9]"):
-		t.Errorf("failed decision %d: %s, reason %q: want a level > 9 refused by the program", crashed.Decision, crashed.Key, crashed.Outcome.Reason)
+	case crashed.Decision != 1 || crashed.Key != "batch=1024 level=12" || !strings.Contains(crashed.Outcome.Reason, "level = 12: must be in [-1, 9]"):
+		t.Errorf("first failed decision %d: %s, reason %q: want decision 1, the enqueued batch=1024 level=12, refused by the program",
+			crashed.Decision, crashed.Key, crashed.Outcome.Reason)
 	case crashed.Told != "failed":
 		t.Errorf("failed decision %d told as %q (server's answer: %s), want failed", crashed.Decision, crashed.Told, res.FailedRefusal)
 	}
