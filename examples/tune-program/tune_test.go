@@ -202,3 +202,64 @@ func enqueue(ctx context.Context, base, token, id string, c Config) error {
 	}
 	return nil
 }
+
+// Against a server that refuses failed observations (one from before they
+// existed), a crash is abandoned instead, and the refusal is kept.
+func TestTellFallsBackToAbandon(t *testing.T) {
+	svc := service.New(store.NewMemory(), service.Options{})
+	refusing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" && strings.HasSuffix(r.URL.Path, "/observations") {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var o api.Observation
+			if json.Unmarshal(body, &o) == nil && o.Failed {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(`{"error":{"status":400,"code":"invalid_argument","field":"reward","message":"an observation carries a reward, costs, or both"}}`))
+				return
+			}
+		}
+		svc.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(refusing)
+	defer srv.Close()
+	ctx := context.Background()
+	c := client.New(srv.URL)
+	spec := study("fallback", 1e6, 1, 6, "")
+	spec.Parameters = []api.Parameter{{Name: "batch", Type: "int", Low: ptr(256), High: ptr(4096), Log: true}}
+	st, err := c.CreateStudy(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Configurations with batch above 2048 crash: a program's behaviour, no
+	// child needed to test how the result is told.
+	eval := func(_ context.Context, cf Config) Outcome {
+		if cf["batch"].(float64) > 2048 {
+			return Outcome{Failed: true, Reason: "OOM"}
+		}
+		return Outcome{Objective: cf["batch"].(float64), Costs: []float64{1}}
+	}
+	if err := enqueue(ctx, srv.URL, "", st.ID, Config{"batch": 4096}); err != nil {
+		t.Fatal(err)
+	}
+	tu := &Tuner{Client: c, Study: st.ID, Workers: 2, Evals: 6, Eval: eval, Log: io.Discard}
+	res, err := tu.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Abandoned < 1 || res.FailedTold != 0 || !strings.Contains(res.FailedRefusal, "400") {
+		t.Errorf("abandoned %d, told as failed %d, refusal %q; want the crash abandoned after a 400", res.Abandoned, res.FailedTold, res.FailedRefusal)
+	}
+	for _, r := range res.Records {
+		if want := map[bool]string{true: "abandoned", false: "observed"}[r.Outcome.Failed]; r.Told != want {
+			t.Errorf("decision %d (%s): told as %q, want %q", r.Decision, r.Key, r.Told, want)
+		}
+	}
+	sum, err := c.Summary(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Abandoned != res.Abandoned || sum.Pending != 0 || sum.Failed != 0 {
+		t.Errorf("summary: abandoned %d, pending %d, failed %d; want %d, 0, 0", sum.Abandoned, sum.Pending, sum.Failed, res.Abandoned)
+	}
+}
