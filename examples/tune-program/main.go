@@ -1,6 +1,6 @@
 // Command tune-program tunes a real program on this machine through the
-// cbandit ask/tell service: the program of ./workload (a compressed
-// inverted index over generated text), with real knobs (worker goroutines,
+// cbandit ask/tell service: the program of ./workload (an in-memory search
+// index over generated text), with real knobs (worker goroutines,
 // batch size, queue depth, GOGC, GOMEMLIMIT, index strategy), maximising
 // its throughput with its p95 per-batch latency within a limit in every
 // evaluation (a stage-wise constraint), each run a child process under a
@@ -45,7 +45,7 @@ func main() {
 		os.Exit(127)
 	}
 	var o options
-	flag.StringVar(&o.url, "url", "", "URL of a running `cbandit serve` (default: start a server in this process on --addr)")
+	flag.StringVar(&o.url, "url", "", "URL of a running cbandit serve (default: start a server in this process on --addr)")
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address of the server started without --url (a free port if taken)")
 	flag.StringVar(&o.token, "token", os.Getenv("CBANDIT_TOKEN"), "bearer token (default $CBANDIT_TOKEN)")
 	flag.StringVar(&o.program, "program", "", "the program's binary (default: build ./examples/tune-program/workload)")
