@@ -15,24 +15,23 @@ import (
 // covariance. The draw is symmetric about μ, so the sign of β is ignored
 // (Zhou & Ji (CBO) Cor. 2 uses +β̃_t for the constraint).
 //
-// If the model implements JointSampler (model.Arms does, through
-// gp.ArmPosterior.Sample) the draw is taken from it by pathwise conditioning
-// in O(N² + N·|S|) per call (N candidates, |S| distinct observed candidates),
-// after a one-off O(N³) factorisation of the prior. Otherwise the full
-// posterior covariance is formed (O(N²·|S|)) and factorised (O(N³)) on every
-// call. A TS keeps its buffers between calls and is not safe for concurrent
-// use: give every function of an agent its own TS.
+// If the model draws itself (model.AsJointSampler: Arms through
+// gp.ArmPosterior.Sample, Box through gp.Candidates.Sample, either inside
+// an Adaptive model or a Window) the draw is taken by pathwise conditioning
+// (Matheron's rule; Wilson et al. 2020, ICML) in O(N² + N·t) per call (N
+// candidates; t distinct observed arms, or observations on a box), after a
+// root of the prior is made once per kernel (O(N³); less on a box's grid). Otherwise (a sparse or
+// censored model) the full posterior covariance is formed and factorised
+// (O(N³)) on every call. A TS keeps its buffers between calls and is not
+// safe for concurrent use: give every function of an agent its own TS.
 type TS struct {
 	cov     []float64
 	sampler *gp.Sampler
 }
 
-// JointSampler is a model that draws joint posterior samples itself: Sample
-// writes into dst (one entry per candidate) a draw from N(μ, scale²·Σ) using
-// rng, with scale ≥ 0.
-type JointSampler interface {
-	Sample(rng *rand.Rand, scale float64, dst []float64) error
-}
+// JointSampler is a model that draws joint posterior samples itself
+// (model.JointSampler).
+type JointSampler = model.JointSampler
 
 // Name implements Estimator.
 func (*TS) Name() string { return "ts" }
@@ -46,7 +45,7 @@ func (e *TS) Estimate(rng *rand.Rand, m model.Model, beta float64, dst []float64
 	if math.IsNaN(beta) || math.IsInf(beta, 0) {
 		return fmt.Errorf("estimator ts: beta = %v: must be finite", beta)
 	}
-	if js, ok := m.(JointSampler); ok {
+	if js, ok := model.AsJointSampler(m); ok {
 		if err := js.Sample(rng, math.Abs(beta), dst); err != nil {
 			return fmt.Errorf("estimator ts: %w", err)
 		}

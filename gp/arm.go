@@ -96,6 +96,9 @@ type armState struct {
 	lastTotal int
 	// factor is the prior's Cholesky factor for Sample (armsample.go), made on first use.
 	factor *armFactor
+	// hold, when set, passes factor between posteriors with the same prior
+	// (SharePrior)
+	hold *armHold
 }
 
 // NewArmPosterior returns the prior over n arms with row-major n×n prior

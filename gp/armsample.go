@@ -104,12 +104,59 @@ type armFactor struct {
 	w      []float64
 }
 
-// priorFactor returns the cached armFactor of p, computing it on first use.
+// priorFactor returns the cached armFactor of p, computing it on first use
+// (or taking the one a posterior with the same prior made: SharePrior).
 func (p *ArmPosterior) priorFactor() *armFactor {
+	if p.factor == nil && p.hold != nil {
+		p.factor = p.hold.f
+	}
 	if p.factor == nil {
 		p.factor = newArmFactor(p.Prior(), p.n)
+		if p.hold != nil {
+			p.hold.f = p.factor
+		}
 	}
 	return p.factor
+}
+
+// armHold carries the prior factor among posteriors with the same prior.
+type armHold struct{ f *armFactor }
+
+// SharePrior makes p draw (Sample) with the prior factor of o, computed once
+// for both, when they have the same prior: the same kernel at the same arm
+// coordinates, or the same precomputed matrix (an Adaptive model's rebuild
+// with an unchanged kernel; f and g with equal kernels). With another
+// prior, when o has drawn, p's factor is computed now: a model rebuilt by a
+// refit, which an agent observes concurrently with its others, then does
+// not make the next decision wait for it. Neither posterior may have been
+// shared by Share.
+func (p *ArmPosterior) SharePrior(o *ArmPosterior) {
+	if o == nil || p.armState == o.armState || p.n != o.n || p.factor != nil || p.refs > 1 || o.refs > 1 {
+		return
+	}
+	same := false
+	switch {
+	case p.kern == nil && o.kern == nil:
+		same = len(p.k) > 0 && len(o.k) == len(p.k) && &p.k[0] == &o.k[0]
+	case p.kern != nil && o.kern != nil && sameKernel(p.kern, o.kern) && len(p.pts) == len(o.pts):
+		same = true
+		for i, x := range p.pts {
+			if !equalPoint(x, o.pts[i]) {
+				same = false
+				break
+			}
+		}
+	}
+	if same {
+		if o.hold == nil {
+			o.hold = &armHold{f: o.factor}
+		}
+		p.hold = o.hold
+		return
+	}
+	if o.factor != nil {
+		p.priorFactor()
+	}
 }
 
 // newArmFactor factorises the n×n prior k with jitter escalation as in

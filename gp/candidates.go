@@ -50,6 +50,11 @@ type Candidates struct {
 	pending bool
 	saved   []float64
 	real    int
+	// prior: the factor of the prior at xs for pathwise draws (Sample),
+	// shared with the Candidates of the same kernel and points; path: this
+	// output's part of them (pathwise.go)
+	prior *pathPrior
+	path  *pathState
 }
 
 // NewCandidates returns the posterior of g at the points xs (copied),
@@ -87,6 +92,7 @@ func NewCandidates(g *Exact, xs [][]float64) *Candidates {
 		c.kd[i] = kd
 	}
 	c.b = c.newBlock()
+	c.prior = newPathPrior(f.k, c.xs)
 	c.reset()
 	if err := c.Sync(); err != nil {
 		c.fail(err)
@@ -111,6 +117,11 @@ func ShareCandidates(g *Exact, c *Candidates) (*Candidates, error) {
 		n.b = c.b
 	} else {
 		n.b = n.newBlock()
+	}
+	if sameKernel(g.f.k, c.prior.k) {
+		n.prior = c.prior
+	} else {
+		n.prior = newPathPrior(g.f.k, c.xs)
 	}
 	n.reset()
 	if err := n.Sync(); err != nil {

@@ -242,7 +242,11 @@ func (a *Adaptive) newInner(k gp.Kernel, lam float64) (Model, error) {
 		if box, ok := a.dom.(*domain.Box); ok && a.cands != nil {
 			return NewBox(box, k, lam, a.cands)
 		}
-		return For(bandit.Info{Domain: a.dom}, k, lam)
+		m, err := For(bandit.Info{Domain: a.dom}, k, lam)
+		if err == nil {
+			sharePrior(a.inner, m)
+		}
+		return m, err
 	}
 	box, ok := a.dom.(*domain.Box)
 	if !ok {

@@ -133,6 +133,7 @@ func (m *Box) renew(k gp.Kernel, noiseVar float64) (*Box, error) {
 	if err := c.Sync(); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
+	c.SharePrior(m.c) // the prior factor of Sample: kept, or computed here after a refit
 	return &Box{idx: m.idx, dom: m.dom, g: g, c: c, pts: c.Points(), kern: k, lam: noiseVar}, nil
 }
 
@@ -184,8 +185,8 @@ func (m *Box) Mean() []float64 { return m.c.Mean() }
 // Var implements Model.
 func (m *Box) Var() []float64 { return m.c.Var() }
 
-// Cov implements Model by the dense reference formulas (O(t³ + M²t)); only
-// joint Thompson sampling over the candidates needs it.
+// Cov implements Model by the dense reference formulas (O(t³ + M²t)).
+// Joint Thompson draws use Sample instead.
 func (m *Box) Cov(dst []float64) {
 	_, cov := gp.BatchPosterior(m.kern, m.g.Points(), m.g.Values(), m.lam, m.pts)
 	if cov == nil {
@@ -195,6 +196,34 @@ func (m *Box) Cov(dst []float64) {
 		return
 	}
 	copy(dst, cov)
+}
+
+// Sample implements JointSampler by pathwise conditioning
+// (gp.Candidates.Sample; Wilson et al. 2020, ICML): O(M² + t² + t·M) per
+// draw after a root of the prior at the candidates is made once per kernel
+// (O(M³); on the grid of a 1–2-D box by block Levinson, O(M²·√M) in 2-D);
+// pending points (Pend) are conditioned on.
+func (m *Box) Sample(rng *rand.Rand, scale float64, dst []float64) error {
+	if err := m.c.Sample(rng, scale, dst); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// sharePrior gives to, a GP just built, the prior factor of from's
+// Thompson draws (gp.Candidates.SharePrior, gp.ArmPosterior.SharePrior):
+// shared when their priors are equal, else computed now if from has drawn.
+func sharePrior(from, to Model) {
+	switch t := to.(type) {
+	case *Box:
+		if f, ok := from.(*Box); ok {
+			t.c.SharePrior(f.c)
+		}
+	case *Arms:
+		if f, ok := from.(*Arms); ok {
+			t.ArmPosterior.SharePrior(f.ArmPosterior)
+		}
+	}
 }
 
 // InfoGain implements Model.

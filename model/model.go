@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -30,6 +31,32 @@ type Model interface {
 	Count() int
 	// Reset forgets every observation (restart algorithms).
 	Reset()
+}
+
+// JointSampler is a model that draws joint posterior samples at its
+// candidates itself: Sample writes into dst (one entry per candidate) a
+// draw from N(μ, scale²·Σ) using rng, scale ≥ 0. Arms (gp.ArmPosterior)
+// and Box (gp.Candidates) draw by pathwise conditioning, without forming Σ.
+type JointSampler interface {
+	Sample(rng *rand.Rand, scale float64, dst []float64) error
+}
+
+// AsJointSampler returns the model that draws m's joint samples: m itself,
+// or the GP inside an Adaptive or a sliding Window (their means and
+// covariances are the inner GP's); false when there is none (a SparseBox,
+// a Censored model: Thompson draws then factorise Cov).
+func AsJointSampler(m Model) (JointSampler, bool) {
+	for {
+		switch w := m.(type) {
+		case *Adaptive:
+			m = w.inner
+		case *Window:
+			m = w.Model
+		default:
+			js, ok := m.(JointSampler)
+			return js, ok
+		}
+	}
 }
 
 // Arms is the exact GP posterior over the arms of a finite domain.

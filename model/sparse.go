@@ -158,6 +158,9 @@ func forGroupOpts(info bandit.Info, ks []gp.Kernel, noiseVar float64, o Options,
 				return nil, err
 			}
 			ms[i] = a
+			for j := 0; j < i; j++ { // equal prior kernels: one factor for Thompson draws
+				sharePrior(ms[j].(*Adaptive).inner, a.inner)
+			}
 		}
 		return ms, nil
 	}

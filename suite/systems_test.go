@@ -107,12 +107,12 @@ func TestRunSystemsSet(t *testing.T) {
 	if _, err := (Options{Set: "bogus"}).Normalize(); err == nil || !strings.Contains(err.Error(), "set") {
 		t.Fatalf("bad set: %v", err)
 	}
-	s, err := Run(context.Background(), Options{Set: SetSystems, Problems: []string{"typed", "speed-reducer"}, Algorithms: []string{"rpol-ucb"},
-		Horizon: 4, Seeds: 1, Units: []string{Natural}, Workers: 1})
+	s, err := Run(context.Background(), Options{Set: SetSystems, Problems: []string{"crash", "typed", "speed-reducer"}, Algorithms: []string{"rpol-ucb"},
+		Horizon: 30, Seeds: 1, Units: []string{Natural}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Set != SetSystems || len(s.Cells) != 2 {
+	if s.Set != SetSystems || len(s.Cells) != 3 {
 		t.Fatalf("summary set %q, %d cells", s.Set, len(s.Cells))
 	}
 	for _, c := range s.Cells {
@@ -126,6 +126,9 @@ func TestRunSystemsSet(t *testing.T) {
 		want := ScoreSystems(&p, fa, r.Points)
 		if r.Systems.Bad != want.Bad || r.Systems.Opt != fa.Opt || (r.Systems.Best == nil) != (want.Best == nil) {
 			t.Fatalf("%s: %+v, recomputed %+v", c.Problem, r.Systems, want)
+		}
+		if c.Problem == "crash" && r.Systems.Failed == 0 {
+			t.Fatalf("crash: no evaluation failed in 30 (the failures are told and scored)")
 		}
 		if c.Problem == "typed" {
 			for _, x := range r.Points {
