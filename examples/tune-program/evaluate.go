@@ -115,7 +115,9 @@ func (r *Runner) runOnce(ctx context.Context, c Config) Outcome {
 
 // failureReason names a crash: "OOM" when the Go runtime (or any program
 // printing the usual messages) could not get memory, else the exit status
-// and the last line of stderr.
+// and the line of stderr that says why: a Go crash's first line ("fatal
+// error: …", "panic: …", "unexpected fault address …", "SIGSEGV: …"; the
+// goroutine dump and registers follow it), otherwise the last line.
 func failureReason(err error, stderr string) string {
 	s := strings.ToLower(stderr)
 	if strings.Contains(s, "out of memory") || strings.Contains(s, "cannot allocate memory") {
@@ -126,8 +128,17 @@ func failureReason(err error, stderr string) string {
 	if errors.As(err, &ee) {
 		msg = ee.ProcessState.String() // "exit status 2", "signal: killed"
 	}
-	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); lines[len(lines)-1] != "" {
-		msg += ": " + lines[len(lines)-1]
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	why := lines[len(lines)-1]
+	for _, l := range lines {
+		if strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "panic: ") ||
+			strings.HasPrefix(l, "unexpected fault address") || strings.HasPrefix(l, "SIG") {
+			why = l
+			break
+		}
+	}
+	if why != "" {
+		msg += ": " + why
 	}
 	return truncate(msg, 200) // bandit.MaxReasonLen
 }

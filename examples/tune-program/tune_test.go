@@ -169,6 +169,9 @@ func TestFailureReason(t *testing.T) {
 		{"runtime: cannot allocate memory", "OOM"},
 		{"workload: level = 12: must be in [-1, 9]\n", "exit status 1: workload: level = 12: must be in [-1, 9]"},
 		{"", "exit status 1"},
+		{"unexpected fault address 0x7f3a\nfatal error: fault\n[signal SIGSEGV: segmentation violation]\n\ngoroutine 7 …\nrip    0x46e1a3\ngs     0x0\n",
+			"exit status 1: unexpected fault address 0x7f3a"},
+		{"panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.main()\n", "exit status 1: panic: runtime error: index out of range"},
 	} {
 		if got := failureReason(err, c.stderr); got != c.want {
 			t.Errorf("failureReason(%q) = %q, want %q", c.stderr, got, c.want)
