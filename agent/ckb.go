@@ -16,6 +16,10 @@ import (
 	"github.com/cbandit/cbandit/rule"
 )
 
+// drawDoc documents how ckb-ts draws (docs/thompson.md).
+var drawDoc = bandit.ParamDoc{Name: "draw", Default: "pathwise",
+	Doc: "pathwise: Matheron's rule over every model that can (Wilson et al. 2020), O(M² + M·t); dense: the full covariance unless bare arms, O(M³) (before generation 8)"}
+
 // ckbParams are shared by every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou & Ji 2022 Alg. 1).
 var ckbParams = append([]bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (Zhou & Ji (CBO) Thm. 1); the paper leaves it open: our choice"},
@@ -394,9 +398,14 @@ func init() {
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
-		Params:  ckbParams,
+		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), drawDoc),
 		New: func(cfg Config) (bandit.Agent, error) {
-			return newCKB("ckb-ts", cfg, ckbOptions{estF: &estimator.TS{}, estG: &estimator.TS{}})
+			draw, err := cfg.Params.String("ckb-ts", "draw", drawDoc.Default, "pathwise", "dense")
+			if err != nil {
+				return nil, err
+			}
+			dense := draw == "dense"
+			return newCKB("ckb-ts", cfg, ckbOptions{estF: &estimator.TS{Dense: dense}, estG: &estimator.TS{Dense: dense}})
 		},
 	})
 	Register(Spec{

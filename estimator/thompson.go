@@ -25,6 +25,11 @@ import (
 // (O(N³)) on every call. A TS keeps its buffers between calls and is not
 // safe for concurrent use: give every function of an agent its own TS.
 type TS struct {
+	// Dense: draw from the full posterior covariance unless the model is a
+	// bare model.Arms — the draws before pathwise conditioning reached
+	// wrapped models and boxes (defaults generation 7 and before; the
+	// agents' parameter draw=dense).
+	Dense   bool
 	cov     []float64
 	sampler *gp.Sampler
 }
@@ -45,7 +50,11 @@ func (e *TS) Estimate(rng *rand.Rand, m model.Model, beta float64, dst []float64
 	if math.IsNaN(beta) || math.IsInf(beta, 0) {
 		return fmt.Errorf("estimator ts: beta = %v: must be finite", beta)
 	}
-	if js, ok := model.AsJointSampler(m); ok {
+	js, ok := model.AsJointSampler(m)
+	if e.Dense {
+		js, ok = m.(*model.Arms)
+	}
+	if ok {
 		if err := js.Sample(rng, math.Abs(beta), dst); err != nil {
 			return fmt.Errorf("estimator ts: %w", err)
 		}

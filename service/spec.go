@@ -785,6 +785,10 @@ var laterDefaults = map[int][]defaultsPin{
 	// 6 → 7 (docs/defaults.md, "Generation 7"): the trust region also for a decision asked while
 	// others are pending (batches, asynchronous workers).
 	6: {{params: map[string]string{"region-pending": "global"}}},
+	// 7 → 8: Thompson draws pathwise over every model that can (ckb-ts);
+	// typed parameters searched as a mixed space (normalization:
+	// api.DefaultsMixed).
+	7: {{params: map[string]string{"draw": "dense"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are
