@@ -109,9 +109,11 @@
 //     a stored study stays computable and its summary finite.
 //
 // Every default is written into the stored definition, so a later change of
-// defaults never changes how a stored study replays; the algorithms'
-// defaults are those of the generation the study records (defaults; the
-// table of what each generation changed is laterDefaults in spec.go).
+// defaults never changes how a stored study replays: a study of an earlier
+// generation (defaults) is migrated once, when first opened — what its
+// generation resolved is written into its params (and space.rounded), its
+// defaults set to the current generation (migrate.go; the table of what
+// each generation changed is laterDefaults in spec.go).
 //
 // # Parameters
 //

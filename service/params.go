@@ -128,8 +128,11 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 		for i := range hi {
 			hi[i] = 1
 		}
-		s.Space = api.Space{Type: api.SpaceBox, Lo: lo, Hi: hi, Native: true}
+		s.Space = api.Space{Type: api.SpaceBox, Lo: lo, Hi: hi, Native: true, Rounded: sp.Rounded}
 		return nil
+	}
+	if sp.Rounded {
+		return invalid("space.rounded", "applies to a native space (space.native: the encoded cube)")
 	}
 	// The candidates are stored with the definition, so that a later change
 	// of how they are generated never changes a stored study's replay.

@@ -449,6 +449,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 		native := spec
 		native.Space.Native = true
 		if e := normalize(&native); e == nil {
+			migrateSpec(&native) // an earlier generation asked for: its choices explicit
 			if b, e := build(&native); e == nil {
 				if _, e := b.newAgent(&native, firstEpoch(&native), native.Seed); e == nil {
 					return native, b, nil
@@ -459,6 +460,7 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if e := normalize(&spec); e != nil {
 		return spec, nil, e
 	}
+	migrateSpec(&spec) // an earlier generation asked for: its choices explicit
 	b, e := build(&spec)
 	if e != nil {
 		return spec, nil, e
@@ -592,6 +594,9 @@ func (s *Server) getStudy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if rec, err = s.migrated(r.Context(), rec); err != nil {
+		return err
+	}
 	st, err := studyOf(rec)
 	if err != nil {
 		return err
@@ -674,6 +679,9 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 		return nil, studyNotFound(id)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if rec, err = s.migrated(ctx, rec); err != nil {
 		return nil, err
 	}
 	// The log is read a page at a time (store.Scan): a restore holds the

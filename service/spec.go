@@ -209,6 +209,9 @@ func normalize(s *api.StudySpec) *apiError {
 }
 
 func normalizeSpace(sp *api.Space) *apiError {
+	if sp.Rounded {
+		return invalid("space.rounded", "applies to a native space of typed parameters only")
+	}
 	if sp.Type != api.SpaceContextual && sp.Dim != 0 {
 		return invalid("space.dim", "applies to contextual spaces only (a %s space's dimension is that of its points)", sp.Type)
 	}
@@ -694,7 +697,7 @@ func build(s *api.StudySpec) (*built, *apiError) {
 		if err != nil {
 			return nil, invalid("space", "%v", err)
 		}
-		if len(s.Parameters) > 0 && s.Defaults >= api.DefaultsMixed {
+		if len(s.Parameters) > 0 && !s.Space.Rounded {
 			box.Vars = paramVars(s.Parameters)
 			if err := box.CheckVars(); err != nil {
 				return nil, invalid("parameters", "%v", err)
@@ -750,7 +753,6 @@ func build(s *api.StudySpec) (*built, *apiError) {
 		b.info.Stage = b.stage(s, safe)
 	}
 	b.params, _ = params(s.Params)
-	pinEarlierDefaults(s.Defaults, s.Algorithm, b.params)
 	return b, nil
 }
 
@@ -760,8 +762,11 @@ func build(s *api.StudySpec) (*built, *apiError) {
 // (api.StudySpec.Defaults; absent in a stored study = 1). laterDefaults[g]
 // lists what generation g+1 changed: the values the parameters had in g,
 // which a study of generation ≤ g keeps (for each algorithm that documents
-// the parameter, where the study did not set it). A new generation adds one
-// entry here and bumps api.DefaultsPractical.
+// the parameter, where the study did not set it). They are applied once,
+// by the migration of a stored definition (migrate.go) or of an earlier
+// generation asked for on creation — never when a study is built. A new
+// generation adds one entry here and bumps api.DefaultsPractical; a test
+// replays the studies of every earlier release (TestStudiesOfEarlierReleases).
 var laterDefaults = map[int][]defaultsPin{
 	// 1 → 2: the practical defaults, for every algorithm that
 	// takes them.

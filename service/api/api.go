@@ -53,6 +53,12 @@ type Space struct {
 	// all floats) and records it; otherwise the learner chooses among the
 	// candidate set.
 	Native bool `json:"native,omitempty"`
+	// Rounded (with Native and parameters) gives the learner the encoded
+	// cube without its discrete coordinates: ints and categoricals are
+	// searched as floats and decoded by rounding and arg max — what a native
+	// typed space was before generation 8 (DefaultsMixed), kept by the
+	// migration of such studies.
+	Rounded bool `json:"rounded,omitempty"`
 	// Points are the actions of a finite space (Type "points"): their
 	// coordinates, which linear algorithms use as feature vectors.
 	Points [][]float64 `json:"points,omitempty"`
@@ -199,7 +205,10 @@ type StudySpec struct {
 	// standardise off, hyper fixed, widths theory, a box as its candidate
 	// set; one of generation 2 standardise off for the algorithms
 	// standardised in generation 3 — so an upgrade of the service does not
-	// change what a running study does (service/spec.go, laterDefaults).
+	// change what a running study does (service/spec.go, laterDefaults): a
+	// stored study of an earlier generation is migrated when first opened,
+	// its generation's values made explicit in Params (and space.rounded)
+	// and Defaults set to the current generation (service/migrate.go).
 	Defaults int `json:"defaults,omitempty"`
 }
 

@@ -1,0 +1,70 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/store"
+)
+
+// A definition of an earlier generation is migrated once: its
+// generation's values become explicit parameters (and space.rounded for a
+// native typed space before generation 8), its generation the current one;
+// the migrated study decides as the unmigrated one did (the release
+// databases, TestStudiesOfEarlierReleases), and a second open changes
+// nothing.
+func TestMigrateDefinitions(t *testing.T) {
+	s := &api.StudySpec{Algorithm: "ckb-ts", Defaults: 4, Params: map[string]any{"pending": "bucb"}}
+	if !migrateSpec(s) {
+		t.Fatal("generation 4: not migrated")
+	}
+	want := map[string]any{"pending": "bucb", "constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline",
+		"region": "global", "region-pending": "global", "draw": "dense"}
+	for k, v := range want {
+		if s.Params[k] != v {
+			t.Errorf("migrated params %v: %s = %v, want %v", s.Params, k, s.Params[k], v)
+		}
+	}
+	if _, ok := s.Params["standardise"]; ok || s.Defaults != api.DefaultsPractical {
+		t.Errorf("migrated %+v: standardise pinned (a generation-2 change) or generation %d", s.Params, s.Defaults)
+	}
+	if migrateSpec(s) {
+		t.Error("a migrated definition migrated again")
+	}
+	lo, hi := 1.0, 8.0
+	typed := &api.StudySpec{Algorithm: "rpol-ucb", Defaults: 7, Parameters: []api.Parameter{{Name: "n", Type: "int", Low: &lo, High: &hi}},
+		Space: api.Space{Type: api.SpaceBox, Lo: []float64{0}, Hi: []float64{1}, Native: true}}
+	if migrateSpec(typed); !typed.Space.Rounded {
+		t.Error("a native typed space of generation 7 not kept rounded")
+	}
+
+	// Through the service: a stored generation-1 definition is rewritten
+	// once, at its first open.
+	mem := store.NewMemory()
+	srv := newTestServer(t, mem, Options{})
+	spec := toySpec("old")
+	spec.Algorithm = "igp-ucb"
+	created := srv.create(spec)
+	rec, _ := mem.Get(context.Background(), created.ID)
+	var old api.StudySpec
+	json.Unmarshal(rec.Spec, &old)
+	old.Defaults = 1 // as the release before the practical defaults stored it
+	raw, _ := json.Marshal(old)
+	if err := mem.SetSpec(context.Background(), created.ID, rec.Spec, raw); err != nil {
+		t.Fatal(err)
+	}
+	var st api.Study
+	srv.do("GET", "/studies/"+created.ID, nil, &st)
+	if st.Spec.Defaults != api.DefaultsPractical || st.Spec.Params["standardise"] != "off" {
+		t.Fatalf("GET after the migration: defaults %d, params %v", st.Spec.Defaults, st.Spec.Params)
+	}
+	rec, _ = mem.Get(context.Background(), created.ID)
+	var stored api.StudySpec
+	json.Unmarshal(rec.Spec, &stored)
+	if stored.Defaults != api.DefaultsPractical || stored.Params["standardise"] != "off" {
+		t.Fatalf("stored after the migration: %+v", stored)
+	}
+	srv.ask(created.ID, 1)
+}
