@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/service/ui"
@@ -434,9 +435,9 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 		return spec, nil, e
 	}
 	// A box with neither native nor candidates given — a box space, or
-	// parameters that are all floats — is optimised as a box by an
-	// algorithm that can (the practical defaults); the others get the
-	// candidate set.
+	// typed parameters (only floats before generation 8) — is optimised as
+	// a box by an algorithm whose declaration takes one (the practical
+	// defaults); the others get the candidate set.
 	box := spec.Space.Type == api.SpaceBox && len(spec.Parameters) == 0
 	if len(spec.Parameters) > 0 {
 		box = true
@@ -444,18 +445,10 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 			box = box && (p.Type == ParamFloat || spec.Defaults >= api.DefaultsMixed)
 		}
 	}
-	if spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&
+	if as, err := agent.Lookup(spec.Algorithm); err == nil && as.Can.Takes(agent.DomainBox) &&
+		spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&
 		spec.Space.Candidates == 0 && !spec.FullInfo && (len(spec.Parameters) == 0 || spec.Space.Type == "") {
-		native := spec
-		native.Space.Native = true
-		if e := normalize(&native); e == nil {
-			migrateSpec(&native) // an earlier generation asked for: its choices explicit
-			if b, e := build(&native); e == nil {
-				if _, e := b.newAgent(&native, firstEpoch(&native), native.Seed); e == nil {
-					return native, b, nil
-				}
-			}
-		}
+		spec.Space.Native = true
 	}
 	if e := normalize(&spec); e != nil {
 		return spec, nil, e
