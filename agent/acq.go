@@ -56,10 +56,10 @@ func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Opt
 	default:
 		k, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || k < 0 {
-			return initDesign{}, fmt.Errorf("%s: parameter init = %q: must be auto, none or an integer N ≥ 0", name, v)
+			return initDesign{}, bandit.ParamErrorf(name, "init", "= %q: must be auto, none or an integer N ≥ 0", v)
 		}
 		if k > 0 && !isBox {
-			return initDesign{}, fmt.Errorf("%s: parameter init = %d: an initial design needs a box domain (the problem gives %s)", name, k, dom)
+			return initDesign{}, bandit.ParamErrorf(name, "init", "= %d: an initial design needs a box domain (the problem gives %s)", k, dom)
 		}
 		n = k
 	}
@@ -206,7 +206,7 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 	if mode == "theory" {
 		for _, k := range []string{"beta-f", "beta-g"} {
 			if _, set := ps[k]; set {
-				return false, 0, 0, fmt.Errorf("%s: parameter %s = %s applies with widths=practical only (widths = theory)", name, k, ps[k])
+				return false, 0, 0, bandit.ParamErrorf(name, k, "= %s applies with widths=practical only (widths = theory)", ps[k])
 			}
 		}
 		return false, 0, 0, nil
@@ -227,7 +227,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 		return model.Options{}, err
 	}
 	if m < 0 {
-		return model.Options{}, fmt.Errorf("%s: parameter inducing = %d: must be ≥ 0 (0 = exact GP)", name, m)
+		return model.Options{}, bandit.ParamErrorf(name, "inducing", "= %d: must be ≥ 0 (0 = exact GP)", m)
 	}
 	if !practical {
 		return model.Options{Inducing: m}, nil
@@ -258,7 +258,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 		return model.Options{}, err
 	}
 	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
-		return model.Options{}, fmt.Errorf("%s: parameter constraint-fit = %s applies when hyperparameters are fitted (hyper = %s here fits none)", name, ps["constraint-fit"], hyper)
+		return model.Options{}, bandit.ParamErrorf(name, "constraint-fit", "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", ps["constraint-fit"], hyper)
 	}
 	// refit and constraint-fit = threshold are accepted without a fit (they
 	// do nothing then), so that a generation's pin never refuses a study
@@ -752,7 +752,7 @@ func predictors(f model.Model, g []model.Model) (model.Predictor, []model.Predic
 // checkUnit validates a probability-like parameter in (0, 1).
 func checkUnit(name, key string, v float64) error {
 	if !(v > 0 && v < 1) {
-		return fmt.Errorf("%s: parameter %s = %v: must be in (0, 1)", name, key, v)
+		return bandit.ParamErrorf(name, key, "= %v: must be in (0, 1)", v)
 	}
 	return nil
 }
@@ -760,7 +760,7 @@ func checkUnit(name, key string, v float64) error {
 // checkScale validates a finite non-negative multiplier.
 func checkScale(name, key string, v float64) error {
 	if !(v >= 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s: parameter %s = %v: must be a finite number ≥ 0", name, key, v)
+		return bandit.ParamErrorf(name, key, "= %v: must be a finite number ≥ 0", v)
 	}
 	return nil
 }
@@ -795,7 +795,7 @@ const lambdaRPOL = "1+2/T"
 func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float64, error) {
 	if s, ok := ps["lambda"]; ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
 		if horizon <= 0 {
-			return 0, fmt.Errorf("%s: parameter lambda = %s needs a horizon (T = %d)", name, s, horizon)
+			return 0, bandit.ParamErrorf(name, "lambda", "= %s needs a horizon (T = %d)", s, horizon)
 		}
 		return 1 + 2/float64(horizon), nil
 	}
@@ -807,7 +807,7 @@ func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float
 		return 0, err
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s: parameter lambda = %v: must be a finite number > 0 (or %s)", name, v, lambdaRPOL)
+		return 0, bandit.ParamErrorf(name, "lambda", "= %v: must be a finite number > 0 (or %s)", v, lambdaRPOL)
 	}
 	return v, nil
 }

@@ -171,13 +171,13 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 		v := *p.dst
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
-			return nil, fmt.Errorf("%s: parameter %s = %v: must be finite", name, p.k, v)
+			return nil, bandit.ParamErrorf(name, p.k, "= %v: must be finite", v)
 		case p.k == "tau" && v < 1:
-			return nil, fmt.Errorf("%s: parameter tau = %v: must be ≥ 1", name, v)
+			return nil, bandit.ParamErrorf(name, "tau", "= %v: must be ≥ 1", v)
 		case p.min == 0 && !(v > 0):
-			return nil, fmt.Errorf("%s: parameter %s = %v: must be > 0", name, p.k, v)
+			return nil, bandit.ParamErrorf(name, p.k, "= %v: must be > 0", v)
 		case p.min == -1 && v < 0:
-			return nil, fmt.Errorf("%s: parameter %s = %v: must be ≥ 0", name, p.k, v)
+			return nil, bandit.ParamErrorf(name, p.k, "= %v: must be ≥ 0", v)
 		}
 	}
 	for _, p := range []struct {
@@ -191,7 +191,7 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 			return nil, err
 		}
 		if *p.dst < p.min {
-			return nil, fmt.Errorf("%s: parameter %s = %d: must be at least %d", name, p.k, *p.dst, p.min)
+			return nil, bandit.ParamErrorf(name, p.k, "= %d: must be at least %d", *p.dst, p.min)
 		}
 	}
 	if a.iters == 0 {

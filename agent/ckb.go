@@ -152,7 +152,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 		dualW = 0
 	default:
 		if dualW, err = strconv.ParseFloat(v, 64); err != nil || !(dualW >= 0) || math.IsInf(dualW, 0) {
-			return nil, fmt.Errorf("%s: parameter dual = %q: optimistic, mean or a width w ≥ 0 (ḡ = μ − wσ)", name, v)
+			return nil, bandit.ParamErrorf(name, "dual", "= %q: optimistic, mean or a width w ≥ 0 (ḡ = μ − wσ)", v)
 		}
 	}
 	epsDef := 0.0
@@ -181,7 +181,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	firstArm := -1
 	if first == "safe" {
 		if _, finite := in.Domain.(*domain.Finite); !finite || in.Safe == nil {
-			return nil, fmt.Errorf("%s: parameter first = safe: needs a finite domain and a known safe action (the problem gives domain %s, safe action %v)", name, in.Domain, in.Safe != nil)
+			return nil, bandit.ParamErrorf(name, "first", "= safe: needs a finite domain and a known safe action (the problem gives domain %s, safe action %v)", in.Domain, in.Safe != nil)
 		}
 		firstArm = in.Safe.Arm
 	}
@@ -437,14 +437,14 @@ func randOptions(name string, p bandit.Params) (ckbOptions, error) {
 	}
 	z, err := estimator.ParseZDist(zs)
 	if err != nil {
-		return ckbOptions{}, fmt.Errorf("%s: parameter z: %w", name, err)
+		return ckbOptions{}, bandit.ParamErrorf(name, "z", ": %v", err)
 	}
 	pts, err := p.Int(name, "z-points", 10)
 	if err != nil {
 		return ckbOptions{}, err
 	}
 	if z == estimator.ZUniform && pts < 2 {
-		return ckbOptions{}, fmt.Errorf("%s: parameter z-points = %d: must be at least 2", name, pts)
+		return ckbOptions{}, bandit.ParamErrorf(name, "z-points", "= %d: must be at least 2", pts)
 	}
 	return ckbOptions{estF: &estimator.RandUCB{Dist: z, Points: pts}, estG: &estimator.RandUCB{Dist: z, Points: pts}}, nil
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -40,7 +39,7 @@ func (a *CKB) setupBox(name string, cfg Config, o ckbOptions) error {
 		return err
 	}
 	if h <= 0 {
-		return fmt.Errorf("%s: parameter H = %d: restart period must be at least 1", name, h)
+		return bandit.ParamErrorf(name, "H", "= %d: restart period must be at least 1", h)
 	}
 	a.box.restart = h
 	return nil

@@ -123,7 +123,7 @@ func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 		k, err = gp.NewMatern(2.5, ls, kv)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: parameter kernel: %w", name, err)
+		return nil, bandit.ParamErrorf(name, "kernel", ": %v", err)
 	}
 	if k == nil {
 		return nil, fmt.Errorf("%s: the problem gives no kernel: set kernel=", name)

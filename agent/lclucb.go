@@ -74,22 +74,22 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 		return nil, err
 	}
 	if !(c.delta > 0 && c.delta < 1) {
-		return nil, fmt.Errorf("%s: parameter delta = %v: must be in (0, 1)", name, c.delta)
+		return nil, bandit.ParamErrorf(name, "delta", "= %v: must be in (0, 1)", c.delta)
 	}
 	if c.lambda, err = p.Float(name, "lambda", 1); err != nil {
 		return nil, err
 	}
 	if !(c.lambda > 0) || math.IsInf(c.lambda, 0) {
-		return nil, fmt.Errorf("%s: parameter lambda = %v: must be a finite number > 0", name, c.lambda)
+		return nil, bandit.ParamErrorf(name, "lambda", "= %v: must be a finite number > 0", c.lambda)
 	}
 	warm := false
 	if s, ok := p["warm-start"]; ok && s != "" {
 		if warm, err = strconv.ParseBool(s); err != nil {
-			return nil, fmt.Errorf("%s: parameter warm-start = %q: want true or false", name, s)
+			return nil, bandit.ParamErrorf(name, "warm-start", "= %q: want true or false", s)
 		}
 	}
 	if warm && !o.warm {
-		return nil, fmt.Errorf("%s: parameter warm-start: not supported by %s (Pacchiano et al. App. F.1 covers lc-lucb, oplb and opb)", name, name)
+		return nil, bandit.ParamErrorf(name, "warm-start", ": not supported by %s (Pacchiano et al. App. F.1 covers lc-lucb, oplb and opb)", name)
 	}
 	if !warm && !st.Known {
 		return nil, fmt.Errorf("%s: the problem does not disclose r₀ and c₀ of the safe action (Info.Stage.Known = false): set warm-start=true to estimate them (Pacchiano et al. Remark 12, App. F.1)", name)

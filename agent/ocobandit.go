@@ -68,10 +68,10 @@ func newOCOBandit(cfg Config) (bandit.Agent, error) {
 		return nil, err
 	}
 	if !(alpha > 0) || math.IsInf(alpha, 0) {
-		return nil, fmt.Errorf("%s: parameter alpha = %v: must be a finite number > 0", name, alpha)
+		return nil, bandit.ParamErrorf(name, "alpha", "= %v: must be a finite number > 0", alpha)
 	}
 	if !(delta > 0) || !(2*delta < side) {
-		return nil, fmt.Errorf("%s: parameter delta = %v: must be in (0, %v) (half the shortest box side)", name, delta, side/2)
+		return nil, bandit.ParamErrorf(name, "delta", "= %v: must be in (0, %v) (half the shortest box side)", delta, side/2)
 	}
 	if err := checkScale(name, "eta", eta); err != nil {
 		return nil, err

@@ -93,11 +93,11 @@ func newOPLBAgent(name string, cfg Config, exact bool) (bandit.Agent, error) {
 			return nil, err
 		}
 		if n < 1 {
-			return nil, fmt.Errorf("%s: parameter nodes = %d: must be at least 1", name, n)
+			return nil, bandit.ParamErrorf(name, "nodes", "= %d: must be at least 1", n)
 		}
 		a.solver.MaxNodes = n
 	} else if _, ok := cfg.Params["nodes"]; ok {
-		return nil, fmt.Errorf("%s: parameter nodes: only oplb searches (34); oplb-lp solves an LP", name)
+		return nil, bandit.ParamErrorf(name, "nodes", ": only oplb searches (34); oplb-lp solves an LP")
 	}
 	fin, isFinite := cfg.Info.Domain.(*domain.Finite)
 	x0 := c.st.X0

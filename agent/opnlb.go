@@ -106,13 +106,13 @@ func newOPNLB(cfg Config) (bandit.Agent, error) {
 		return nil, err
 	}
 	if !(a.alphaR >= 0) || math.IsInf(a.alphaR, 0) {
-		return nil, fmt.Errorf("%s: parameter alpha-r = %v: must be a finite number ≥ 0", name, a.alphaR)
+		return nil, bandit.ParamErrorf(name, "alpha-r", "= %v: must be a finite number ≥ 0", a.alphaR)
 	}
 	if a.gammaScale, err = cfg.Params.Float(name, "gamma-scale", 1); err != nil {
 		return nil, err
 	}
 	if !(a.gammaScale >= 0) || math.IsInf(a.gammaScale, 0) {
-		return nil, fmt.Errorf("%s: parameter gamma-scale = %v: must be a finite number ≥ 0", name, a.gammaScale)
+		return nil, bandit.ParamErrorf(name, "gamma-scale", "= %v: must be a finite number ≥ 0", a.gammaScale)
 	}
 	return a, nil
 }

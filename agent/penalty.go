@@ -78,7 +78,7 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 		return nil, err
 	}
 	if S <= 0 {
-		return nil, fmt.Errorf("%s: parameter S = %d: epoch length must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", name, S)
+		return nil, bandit.ParamErrorf(name, "S", "= %d: epoch length must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", S)
 	}
 	T := cfg.Horizon
 	L, err := ps.Int(name, "L", (T+S-1)/S)
@@ -86,7 +86,7 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 		return nil, err
 	}
 	if L <= 0 {
-		return nil, fmt.Errorf("%s: parameter L = %d: number of epochs must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", name, L)
+		return nil, bandit.ParamErrorf(name, "L", "= %d: number of epochs must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", L)
 	}
 	if L*S < T {
 		return nil, fmt.Errorf("%s: parameters L = %d, S = %d: L·S = %d rounds do not cover the horizon T = %d (Shi & Eryilmaz 2022: T = LS)", name, L, S, L*S, T)

@@ -154,7 +154,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			return nil, err
 		}
 		if a.m < 0 {
-			return nil, fmt.Errorf("%s: parameter m = %d: must be ≥ 0", name, a.m)
+			return nil, bandit.ParamErrorf(name, "m", "= %d: must be ≥ 0", a.m)
 		}
 		w, err := ps.String(name, "width", "paper", "paper", "matched")
 		if err != nil {
@@ -210,7 +210,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			return nil, err
 		}
 		if !(pt > 0) || math.IsInf(pt, 0) {
-			return nil, fmt.Errorf("%s: parameter PT = %v: must be a finite number > 0", name, pt)
+			return nil, bandit.ParamErrorf(name, "PT", "= %v: must be a finite number > 0", pt)
 		}
 		d := float64(max(in.Domain.Dim(), 1))
 		gammaT := math.Pow(logT, d+1) // Guo et al. §2: γ_T = O((ln T)^{d+1}) for SE
@@ -219,7 +219,7 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 			return nil, err
 		}
 		if a.win <= 0 {
-			return nil, fmt.Errorf("%s: parameter W = %d: window must be at least 1", name, a.win)
+			return nil, bandit.ParamErrorf(name, "W", "= %d: window must be at least 1", a.win)
 		}
 		variation, err := scaleParam(name, ps, "variation", 0)
 		if err != nil {

@@ -169,7 +169,7 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 	if c.gpRule {
 		for _, k := range []string{"L", "alpha", "beta-scale"} {
 			if _, set := p[k]; set {
-				return nil, fmt.Errorf("%s: parameter %s is used only with safe-set=lipschitz (safe-set=gp uses the constant beta)", name, k)
+				return nil, bandit.ParamErrorf(name, k, "is used only with safe-set=lipschitz (safe-set=gp uses the constant beta)")
 			}
 		}
 		beta, err := p.Float(name, "beta", 2)
@@ -177,7 +177,7 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 			return nil, err
 		}
 		if !(beta > 0) || math.IsInf(beta, 0) {
-			return nil, fmt.Errorf("%s: parameter beta = %v: must be a finite number > 0", name, beta)
+			return nil, bandit.ParamErrorf(name, "beta", "= %v: must be a finite number > 0", beta)
 		}
 		c.beta, c.lam, c.col = beta, lambda, make([]float64, n)
 		for _, m := range append([]model.Model{c.f}, c.g...) {
@@ -196,7 +196,7 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 			}
 		}
 	} else if _, set := p["beta"]; set && rule == ruleChoice {
-		return nil, fmt.Errorf("%s: parameter beta is used only with safe-set=gp (safe-set=lipschitz uses β_t of IGP-UCB, see alpha and beta-scale)", name)
+		return nil, bandit.ParamErrorf(name, "beta", "is used only with safe-set=gp (safe-set=lipschitz uses β_t of IGP-UCB, see alpha and beta-scale)")
 	}
 	if lipschitz {
 		defL := in.G
@@ -208,7 +208,7 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 			return nil, err
 		}
 		if !(L > 0) || math.IsInf(L, 0) {
-			return nil, fmt.Errorf("%s: parameter L = %v: the Lipschitz constant must be a finite number > 0", name, L)
+			return nil, bandit.ParamErrorf(name, "L", "= %v: the Lipschitz constant must be a finite number > 0", L)
 		}
 		c.L = L
 		d := kernelMetric(in, fin)

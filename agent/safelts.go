@@ -103,7 +103,7 @@ func newSafeLTS(cfg Config) (bandit.Agent, error) {
 		a.sqrtD = math.Sqrt(float64(d))
 	}
 	if !(a.kappa > 0) || math.IsInf(a.kappa, 0) {
-		return nil, fmt.Errorf("%s: parameter kappa = %v: must be a finite number > 0", name, a.kappa)
+		return nil, bandit.ParamErrorf(name, "kappa", "= %v: must be a finite number > 0", a.kappa)
 	}
 	c.alphaR, c.alphaC = 1, 1
 	deltaP := c.delta / (4 * float64(cfg.Horizon))

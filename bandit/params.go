@@ -62,12 +62,28 @@ func (p Params) Check(owner string, docs []ParamDoc) error {
 				names[i] = d.Name
 			}
 			if len(names) == 0 {
-				return fmt.Errorf("%s: unknown parameter %q: it takes no parameters", owner, k)
+				return &ParamError{Name: k, text: fmt.Sprintf("%s: unknown parameter %q: it takes no parameters", owner, k)}
 			}
-			return fmt.Errorf("%s: unknown parameter %q: accepted are %s", owner, k, strings.Join(names, ", "))
+			return &ParamError{Name: k, text: fmt.Sprintf("%s: unknown parameter %q: accepted are %s", owner, k, strings.Join(names, ", "))}
 		}
 	}
 	return nil
+}
+
+// ParamError is a bad value of one parameter: its owner (an algorithm or a
+// problem), the parameter's name and what is wrong. The service names the
+// field params.<Name> from it.
+type ParamError struct {
+	Name string
+	text string
+}
+
+func (e *ParamError) Error() string { return e.text }
+
+// ParamErrorf is the ParamError "owner: parameter name " + format with args,
+// e.g. ParamErrorf("rpol-ucb", "p", "= %v: must be in (0, 1)", v).
+func ParamErrorf(owner, name, format string, args ...any) error {
+	return &ParamError{Name: name, text: owner + ": parameter " + name + " " + fmt.Sprintf(format, args...)}
 }
 
 // Float returns the value of key as a float64, or def when absent.
@@ -78,10 +94,10 @@ func (p Params) Float(owner, key string, def float64) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s: parameter %s = %q: out of range (a float64's magnitude is at most %g)", owner, key, s, math.MaxFloat64)
+		return 0, ParamErrorf(owner, key, "= %q: out of range (a float64's magnitude is at most %g)", s, math.MaxFloat64)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%s: parameter %s = %q: not a number", owner, key, s)
+		return 0, ParamErrorf(owner, key, "= %q: not a number", s)
 	}
 	return v, nil
 }
@@ -94,10 +110,10 @@ func (p Params) Int(owner, key string, def int) (int, error) {
 	}
 	v, err := strconv.Atoi(s)
 	if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s: parameter %s = %q: out of range (an integer in [%d, %d])", owner, key, s, math.MinInt, math.MaxInt)
+		return 0, ParamErrorf(owner, key, "= %q: out of range (an integer in [%d, %d])", s, math.MinInt, math.MaxInt)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%s: parameter %s = %q: not an integer", owner, key, s)
+		return 0, ParamErrorf(owner, key, "= %q: not an integer", s)
 	}
 	return v, nil
 }
@@ -117,7 +133,7 @@ func (p Params) String(owner, key, def string, choices ...string) (string, error
 			return s, nil
 		}
 	}
-	return "", fmt.Errorf("%s: parameter %s = %q: accepted are %s", owner, key, s, strings.Join(choices, ", "))
+	return "", ParamErrorf(owner, key, "= %q: accepted are %s", s, strings.Join(choices, ", "))
 }
 
 // Clone returns a copy of p.
@@ -137,7 +153,7 @@ func (p Params) IntAtLeast(owner, key string, def, min int) (int, error) {
 		return 0, err
 	}
 	if v < min {
-		return 0, fmt.Errorf("%s: parameter %s = %d: must be at least %d", owner, key, v, min)
+		return 0, ParamErrorf(owner, key, "= %d: must be at least %d", v, min)
 	}
 	return v, nil
 }

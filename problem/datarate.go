@@ -194,20 +194,20 @@ func newDataRate(p bandit.Params) (Problem, error) {
 		return nil, err
 	}
 	if !(slope > 0) || math.IsInf(slope, 0) {
-		return nil, fmt.Errorf("%s: parameter slope = %v: must be a finite number > 0", name, slope)
+		return nil, bandit.ParamErrorf(name, "slope", "= %v: must be a finite number > 0", slope)
 	}
 	shift, err := p.Float(name, "shift", 0)
 	if err != nil {
 		return nil, err
 	}
 	if !(shift > -1 && shift < 0.8) {
-		return nil, fmt.Errorf("%s: parameter shift = %v: must be in (−1, 0.8) so the inflections 1 + shift, 1.2 + shift stay in (0, 2)", name, shift)
+		return nil, bandit.ParamErrorf(name, "shift", "= %v: must be in (−1, 0.8) so the inflections 1 + shift, 1.2 + shift stay in (0, 2)", shift)
 	}
 	cs := DataRateConstFor(slope, shift)
 	f := func(x []float64) float64 { return dataRateF(&cs, x) }
 	for k, v := range map[string]float64{"noise_u": nu, "noise_g": ng} {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: parameter %s = %v: must be a finite number ≥ 0", name, k, v)
+			return nil, bandit.ParamErrorf(name, k, "= %v: must be a finite number ≥ 0", v)
 		}
 	}
 	k, err := gp.NewSE(ls, 1)

@@ -176,13 +176,13 @@ func unitsParams(name string, p bandit.Params) (scale, offset float64, err error
 		return 0, 0, err
 	}
 	if !(scale > 0) || math.IsInf(scale, 0) {
-		return 0, 0, fmt.Errorf("%s: parameter scale = %v: must be a finite number > 0", name, scale)
+		return 0, 0, bandit.ParamErrorf(name, "scale", "= %v: must be a finite number > 0", scale)
 	}
 	if offset, err = p.Float(name, "offset", 0); err != nil {
 		return 0, 0, err
 	}
 	if math.IsNaN(offset) || math.IsInf(offset, 0) {
-		return 0, 0, fmt.Errorf("%s: parameter offset = %v: must be finite", name, offset)
+		return 0, 0, bandit.ParamErrorf(name, "offset", "= %v: must be finite", offset)
 	}
 	return scale, offset, nil
 }

@@ -1,7 +1,6 @@
 package problem
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -64,11 +63,11 @@ func newGPU(ps bandit.Params, _ uint64) (Problem, error) {
 	}
 	switch {
 	case !(lam > 0) || lam > 50:
-		return nil, fmt.Errorf("%s: parameter arrival = %v: must be in (0, 50]", name, lam)
+		return nil, bandit.ParamErrorf(name, "arrival", "= %v: must be in (0, 50]", lam)
 	case n < 2 || n > 41:
-		return nil, fmt.Errorf("%s: parameter grid = %d: must be in [2, 41]", name, n)
+		return nil, bandit.ParamErrorf(name, "grid", "= %d: must be in [2, 41]", n)
 	case !(R > 0) || math.IsInf(R, 0):
-		return nil, fmt.Errorf("%s: parameter noise = %v: must be a finite number > 0", name, R)
+		return nil, bandit.ParamErrorf(name, "noise", "= %v: must be a finite number > 0", R)
 	}
 	var pts [][]float64
 	for a := 0; a < n; a++ {
@@ -94,7 +93,7 @@ func newGPU(ps bandit.Params, _ uint64) (Problem, error) {
 		maxAbs = math.Max(maxAbs, math.Abs(g[i]))
 	}
 	if !(minG < 0) {
-		return nil, fmt.Errorf("%s: parameter arrival = %v exceeds the largest total service rate %.3g: no allocation is stable", name, lam, lam-minG)
+		return nil, bandit.ParamErrorf(name, "arrival", "= %v exceeds the largest total service rate %.3g: no allocation is stable", lam, lam-minG)
 	}
 	k, err := gp.NewSE(0.5, 1)
 	if err != nil {

@@ -209,7 +209,7 @@ func dataParam(ps bandit.Params, problem, key string, def, measured float64) (fl
 		return 0, err
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s: parameter %s = %v: must be a finite number > 0 or \"data\"", problem, key, v)
+		return 0, bandit.ParamErrorf(problem, key, "= %v: must be a finite number > 0 or \"data\"", v)
 	}
 	return v, nil
 }

@@ -113,17 +113,17 @@ func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 	}
 	switch {
 	case n < 2:
-		return nil, fmt.Errorf("%s: parameter n = %d: need at least 2 arms", name, n)
+		return nil, bandit.ParamErrorf(name, "n", "= %d: need at least 2 arms", n)
 	case p < 1:
-		return nil, fmt.Errorf("%s: parameter support = %d: must be at least 1", name, p)
+		return nil, bandit.ParamErrorf(name, "support", "= %d: must be at least 1", p)
 	case !(R >= 0) || math.IsInf(R, 0):
-		return nil, fmt.Errorf("%s: parameter noise = %v: must be a finite number ≥ 0", name, R)
+		return nil, bandit.ParamErrorf(name, "noise", "= %v: must be a finite number ≥ 0", R)
 	case math.IsNaN(h) || math.IsInf(h, 0):
-		return nil, fmt.Errorf("%s: parameter h = %v: must be finite", name, h)
+		return nil, bandit.ParamErrorf(name, "h", "= %v: must be finite", h)
 	}
 	k, err := gp.NewSE(ls, 1)
 	if err != nil {
-		return nil, fmt.Errorf("%s: parameter lengthscale: %w", name, err)
+		return nil, bandit.ParamErrorf(name, "lengthscale", ": %v", err)
 	}
 	pts := domain.Grid(0, 1, n)
 	dom, err := domain.NewFinite(pts)

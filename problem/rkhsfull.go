@@ -1,7 +1,6 @@
 package problem
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -52,7 +51,7 @@ func newRKHSFull(ps bandit.Params, s uint64) (Problem, error) {
 		}
 	}
 	if !(std >= 0) || math.IsInf(std, 0) {
-		return nil, fmt.Errorf("%s: parameter sample-noise = %v: must be a finite number ≥ 0", name, std)
+		return nil, bandit.ParamErrorf(name, "sample-noise", "= %v: must be a finite number ≥ 0", std)
 	}
 	return NewFullInfoFinite(fin, math.Sqrt(3)*std), nil
 }

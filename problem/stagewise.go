@@ -88,7 +88,7 @@ func boolParam(owner string, p bandit.Params, key string, def bool) (bool, error
 	}
 	v, err := strconv.ParseBool(s)
 	if err != nil {
-		return false, fmt.Errorf("%s: parameter %s = %q: want true or false", owner, key, s)
+		return false, bandit.ParamErrorf(owner, key, "= %q: want true or false", s)
 	}
 	return v, nil
 }
@@ -140,7 +140,7 @@ func dotp(a, b []float64) float64 {
 func newLinStage(owner string, d int, theta []float64, mu [][]float64, tau []float64, rays [][]float64, resample bool, noise float64, known bool) (*linStage, error) {
 	m := len(mu)
 	if !(noise >= 0) || math.IsInf(noise, 0) {
-		return nil, fmt.Errorf("%s: parameter noise = %v: must be a finite number ≥ 0", owner, noise)
+		return nil, bandit.ParamErrorf(owner, "noise", "= %v: must be a finite number ≥ 0", noise)
 	}
 	for i, t := range tau {
 		if !(t > 0) || math.IsInf(t, 0) {
@@ -444,7 +444,7 @@ func newMAB(owner string, r []float64, c [][]float64, tau []float64, known bool,
 	}
 	if class > 0 {
 		if len(c) != 1 {
-			return nil, fmt.Errorf("%s: parameter class needs one constraint (Pacchiano et al. §5.3)", owner)
+			return nil, bandit.ParamErrorf(owner, "class", "needs one constraint (Pacchiano et al. §5.3)")
 		}
 		rng := seed.Rand(seed.Derive(s, "class"))
 		at := rng.IntN(class)
@@ -475,7 +475,7 @@ func newRandomMAB(ps bandit.Params, s uint64) (Problem, error) {
 		return nil, err
 	}
 	if k < 2 {
-		return nil, fmt.Errorf("%s: parameter k = %d: need at least 2 arms (the safe arm and another, Pacchiano et al. §5.2)", owner, k)
+		return nil, bandit.ParamErrorf(owner, "k", "= %d: need at least 2 arms (the safe arm and another, Pacchiano et al. §5.2)", k)
 	}
 	tau, err := ps.Float(owner, "tau", 0.5)
 	if err != nil {
@@ -523,7 +523,7 @@ func newFourArm(ps bandit.Params, s uint64) (Problem, error) {
 		return nil, err
 	}
 	if class < 0 {
-		return nil, fmt.Errorf("%s: parameter class = %d: must be ≥ 0", owner, class)
+		return nil, bandit.ParamErrorf(owner, "class", "= %d: must be ≥ 0", class)
 	}
 	return newMAB(owner, []float64{0.1, 0.2, 0.4, 0.7}, [][]float64{{0, 0.4, 0.5, 0.2}}, []float64{tau}, known, class, s)
 }

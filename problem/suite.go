@@ -509,7 +509,7 @@ func newSuiteInstance(sp SuiteProblem, p bandit.Params) (Problem, error) {
 		return nil, err
 	}
 	if !(frac >= 0) || math.IsInf(frac, 0) {
-		return nil, fmt.Errorf("%s: parameter noise = %v: must be a finite number ≥ 0", name, frac)
+		return nil, bandit.ParamErrorf(name, "noise", "= %v: must be a finite number ≥ 0", frac)
 	}
 	a, b, err := unitsParams(name, p)
 	if err != nil {

@@ -274,8 +274,8 @@ func TestValidation(t *testing.T) {
 			m["constraints"] = []any{map[string]any{"name": "yield", "threshold": 1}}
 		}), 400, "constraints[0].name"},
 		{"algorithm", "POST", "/studies", mod(func(m map[string]any) { m["algorithm"] = "magic" }), 400, "algorithm"},
-		{"param name", "POST", "/studies", mod(func(m map[string]any) { m["params"] = map[string]any{"nope": 1} }), 400, "params"},
-		{"param value", "POST", "/studies", mod(func(m map[string]any) { m["params"] = map[string]any{"alpha": 2} }), 400, "params"},
+		{"param name", "POST", "/studies", mod(func(m map[string]any) { m["params"] = map[string]any{"nope": 1} }), 400, "params.nope"},
+		{"param value", "POST", "/studies", mod(func(m map[string]any) { m["params"] = map[string]any{"alpha": 2} }), 400, "params.alpha"},
 		{"param type", "POST", "/studies", mod(func(m map[string]any) { m["params"] = map[string]any{"alpha": []int{1}} }), 400, "params.alpha"},
 		{"no constraints for ckb", "POST", "/studies", mod(func(m map[string]any) { m["constraints"] = []any{} }), 400, "algorithm"},
 		{"horizon", "POST", "/studies", mod(func(m map[string]any) { m["horizon"] = -3 }), 400, "horizon"},

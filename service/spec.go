@@ -1,6 +1,7 @@
 package service
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -891,8 +892,8 @@ func (b *built) newAgent(s *api.StudySpec, horizon int, seed uint64) (bandit.Age
 	a, err := agent.New(s.Algorithm, agent.Config{Info: info, Horizon: horizon, Params: b.params, Seed: seed})
 	if err != nil {
 		field := "algorithm"
-		if strings.Contains(err.Error(), "parameter") {
-			field = "params"
+		if pe := (*bandit.ParamError)(nil); errors.As(err, &pe) {
+			field = "params." + pe.Name
 		}
 		return nil, invalid(field, "%v", err)
 	}
