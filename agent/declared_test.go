@@ -22,19 +22,8 @@ var literal = regexp.MustCompile(`^[A-Za-z0-9.+\-/]+$`)
 // default the algorithm refuses fails too.
 func TestDeclaredDefaultsAreRead(t *testing.T) {
 	const T = 12
-	tested := 0
-	for _, prob := range []string{"gardner", "rkhs-synthetic"} {
-		p, err := problem.New(prob, nil, seed.Derive(1, "problem", 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range All() {
-			if s.Fits(p.Info()) != nil {
-				continue
-			}
-			if _, err := New(s.Name, Config{Info: p.Info(), Horizon: T, Seed: 1}); err != nil {
-				continue // needs what this problem does not give (a safe arm's values, classes)
-			}
+	eachFitting(t, T, func(s Spec, prob string, p problem.Problem, _ bandit.Agent) {
+		{
 			declared := bandit.Params{}
 			for _, d := range s.Params {
 				if !literal.MatchString(d.Default) {
@@ -52,11 +41,34 @@ func TestDeclaredDefaultsAreRead(t *testing.T) {
 			if !slices.Equal(fs0, fs1) || !slices.Equal(vs0, vs1) {
 				t.Errorf("%s on %s: decides differently with its declared defaults %v set than with none", s.Name, prob, declared)
 			}
+		}
+	})
+}
+
+// eachFitting calls fn for every algorithm that runs with its defaults on
+// a box (gardner) and on arms (rkhs-synthetic) at horizon T, with a fresh
+// agent; it fails when fewer than 20 pairs run.
+func eachFitting(t *testing.T, T int, fn func(s Spec, prob string, p problem.Problem, ag bandit.Agent)) {
+	t.Helper()
+	tested := 0
+	for _, prob := range []string{"gardner", "rkhs-synthetic"} {
+		p, err := problem.New(prob, nil, seed.Derive(1, "problem", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range All() {
+			if s.Fits(p.Info()) != nil {
+				continue
+			}
+			ag, err := New(s.Name, Config{Info: p.Info(), Horizon: T, Seed: 1})
+			if err != nil {
+				continue // needs what this problem does not give (a safe arm's values, classes)
+			}
+			fn(s, prob, p, ag)
 			tested++
 		}
 	}
 	if tested < 20 {
 		t.Fatalf("only %d (algorithm, problem) pairs tested", tested)
 	}
-	t.Logf("%d (algorithm, problem) pairs decide the same with their declared defaults", tested)
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/internal/seed"
 	"github.com/cbandit/cbandit/problem"
 )
 
@@ -57,42 +56,24 @@ func ledgerIn(v reflect.Value, depth int) *Ledger {
 // deciding; the ones that declare LearnsFailures model failures (their
 // ledger has a failure model), the others do not.
 func TestFailuresAsDeclared(t *testing.T) {
-	tested := 0
-	for _, prob := range []string{"gardner", "rkhs-synthetic"} {
-		p, err := problem.New(prob, nil, seed.Derive(1, "problem", 0))
+	eachFitting(t, 20, func(s Spec, prob string, p problem.Problem, ag bandit.Agent) {
+		d, err := ag.Decide(p.Round(nil, 1))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", s.Name, err)
 		}
-		for _, s := range All() {
-			if s.Fits(p.Info()) != nil {
-				continue
-			}
-			ag, err := New(s.Name, Config{Info: p.Info(), Horizon: 20, Seed: 1})
-			if err != nil {
-				continue
-			}
-			d, err := ag.Decide(p.Round(nil, 1))
-			if err != nil {
-				t.Fatalf("%s: %v", s.Name, err)
-			}
-			if err := ag.Observe(bandit.Feedback{ID: d.ID, Failed: true, Reason: "OOM"}); err != nil {
-				t.Errorf("%s on %s: a failed evaluation refused: %v", s.Name, prob, err)
-				continue
-			}
-			if _, err := ag.Decide(p.Round(nil, 2)); err != nil {
-				t.Errorf("%s on %s: after a failure: %v", s.Name, prob, err)
-			}
-			if l := ledgerIn(reflect.ValueOf(ag), 0); l == nil {
-				if s.Can.LearnsFailures {
-					t.Errorf("%s declares LearnsFailures and keeps no ledger", s.Name)
-				}
-			} else if learns := l.fail != nil; learns != s.Can.LearnsFailures {
-				t.Errorf("%s on %s: declares LearnsFailures %v, its ledger models failures: %v", s.Name, prob, s.Can.LearnsFailures, learns)
-			}
-			tested++
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Failed: true, Reason: "OOM"}); err != nil {
+			t.Errorf("%s on %s: a failed evaluation refused: %v", s.Name, prob, err)
+			return
 		}
-	}
-	if tested < 20 {
-		t.Fatalf("only %d pairs tested", tested)
-	}
+		if _, err := ag.Decide(p.Round(nil, 2)); err != nil {
+			t.Errorf("%s on %s: after a failure: %v", s.Name, prob, err)
+		}
+		if l := ledgerIn(reflect.ValueOf(ag), 0); l == nil {
+			if s.Can.LearnsFailures {
+				t.Errorf("%s declares LearnsFailures and keeps no ledger", s.Name)
+			}
+		} else if learns := l.fail != nil; learns != s.Can.LearnsFailures {
+			t.Errorf("%s on %s: declares LearnsFailures %v, its ledger models failures: %v", s.Name, prob, s.Can.LearnsFailures, learns)
+		}
+	})
 }
