@@ -23,24 +23,22 @@ var literal = regexp.MustCompile(`^[A-Za-z0-9.+\-/]+$`)
 func TestDeclaredDefaultsAreRead(t *testing.T) {
 	const T = 12
 	eachFitting(t, T, func(s Spec, prob string, p problem.Problem, _ bandit.Agent) {
-		{
-			declared := bandit.Params{}
-			for _, d := range s.Params {
-				if !literal.MatchString(d.Default) {
-					continue
-				}
-				one := bandit.Params{d.Name: d.Default}
-				if _, err := New(s.Name, Config{Info: p.Info(), Horizon: T, Params: one, Seed: 1}); err != nil {
-					t.Errorf("%s on %s: its declared default %s = %s is refused: %v", s.Name, prob, d.Name, d.Default, err)
-					continue
-				}
-				declared[d.Name] = d.Default
+		declared := bandit.Params{}
+		for _, d := range s.Params {
+			if !literal.MatchString(d.Default) {
+				continue
 			}
-			fs0, vs0 := replayTrial(t, prob, s.Name, nil, 1, 0, T)
-			fs1, vs1 := replayTrial(t, prob, s.Name, declared, 1, 0, T)
-			if !slices.Equal(fs0, fs1) || !slices.Equal(vs0, vs1) {
-				t.Errorf("%s on %s: decides differently with its declared defaults %v set than with none", s.Name, prob, declared)
+			one := bandit.Params{d.Name: d.Default}
+			if _, err := New(s.Name, Config{Info: p.Info(), Horizon: T, Params: one, Seed: 1}); err != nil {
+				t.Errorf("%s on %s: its declared default %s = %s is refused: %v", s.Name, prob, d.Name, d.Default, err)
+				continue
 			}
+			declared[d.Name] = d.Default
+		}
+		fs0, vs0 := replayTrial(t, prob, s.Name, nil, 1, 0, T)
+		fs1, vs1 := replayTrial(t, prob, s.Name, declared, 1, 0, T)
+		if !slices.Equal(fs0, fs1) || !slices.Equal(vs0, vs1) {
+			t.Errorf("%s on %s: decides differently with its declared defaults %v set than with none", s.Name, prob, declared)
 		}
 	})
 }
