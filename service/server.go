@@ -913,7 +913,9 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		var sugg []api.Suggestion
+		var asked []int64 // the decisions made, in order
 		evs, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+			sugg, asked = sugg[:0], asked[:0] // a store may run this again
 			if key != "" {
 				if rec, ok := l.keys[key]; ok {
 					if rec.op != "ask" || rec.req != hash {
@@ -938,7 +940,9 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 			evs := s.expire(l, now)
 			for _, ev := range evs {
 				var a abandonEvent
-				json.Unmarshal(ev.Data, &a)
+				if err := json.Unmarshal(ev.Data, &a); err != nil {
+					return evs, internal(fmt.Errorf("study %s: an expired decision's event: %w", l.id, err))
+				}
 				if err := l.abandon(a.ID, false); err != nil {
 					return evs, algorithmFailed(l.id, fmt.Errorf("abandon: %w", err))
 				}
@@ -981,17 +985,18 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
 				data, _ := json.Marshal(a)
 				evs = append(evs, store.Event{Kind: store.KindAsk, Data: data})
 				sugg = append(sugg, l.suggestion(int(a.ID-1)))
+				asked = append(asked, a.ID)
 			}
 			return evs, nil
 		})
 		if err != nil {
 			return err
 		}
-		for _, ev := range evs {
-			if ev.Kind == store.KindAsk {
-				var a askEvent
-				json.Unmarshal(ev.Data, &a)
-				l.decs[a.ID-1].created = ev.Time
+		k := 0
+		for _, ev := range evs { // the log's time of each decision, in the order asked
+			if ev.Kind == store.KindAsk && k < len(asked) {
+				l.decs[asked[k]-1].created = ev.Time
+				k++
 			}
 		}
 		resp.Suggestions = sugg
