@@ -82,6 +82,8 @@ type Options struct {
 	OnRound func()
 	// Batch and Async: parallel evaluations of every job (Job).
 	Batch, Async int
+	// NoiseFree: metrics without noise (Job).
+	NoiseFree bool
 }
 
 // Job is one run: a study of Horizon rounds.
@@ -95,6 +97,10 @@ type Job struct {
 	// pending at every ask). Scores stay per evaluation, in decision order.
 	Batch int `json:"batch,omitempty"`
 	Async int `json:"async,omitempty"`
+	// NoiseFree: the metrics are told as the functions give them (no
+	// NoiseFraction noise), as the BO literature's constrained test
+	// problems are usually run (BoTorch's SCBO tutorial).
+	NoiseFree bool `json:"noise_free,omitempty"`
 }
 
 // RunResult is the outcome of one job.
@@ -154,6 +160,8 @@ type Summary struct {
 	// Batch, Async: the runs' parallel evaluations (Options).
 	Batch int `json:"batch,omitempty"`
 	Async int `json:"async,omitempty"`
+	// NoiseFree: the metrics were told without noise (Options).
+	NoiseFree bool `json:"noise_free,omitempty"`
 	// Cells are in (problem, algorithm) order of the options.
 	Cells []Cell `json:"cells"`
 }
@@ -230,7 +238,7 @@ func (o Options) Jobs() []Job {
 		for _, a := range o.Algorithms {
 			for _, u := range o.Units {
 				for s := 1; s <= o.Seeds; s++ {
-					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async})
+					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree})
 				}
 			}
 		}
@@ -355,6 +363,9 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 		noise[j] = NoiseFraction * a * (fa.ConRanges[j][1] - fa.ConRanges[j][0])
 	}
 	noise[m] = NoiseFraction * a * (fa.ObjRange[1] - fa.ObjRange[0])
+	if job.NoiseFree {
+		clear(noise)
+	}
 	study, err := c.CreateStudy(ctx, StudySpec(&p, job, horizon))
 	if err != nil {
 		return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: creating the study: %w", job.Problem, job.Algorithm, job.Units, job.Seed, err)
@@ -610,7 +621,7 @@ feed:
 
 // Aggregate builds the summary from the results of o.Jobs(), in that order.
 func Aggregate(o Options, results []RunResult) *Summary {
-	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async}
+	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree}
 	per := len(o.Units) * o.Seeds
 	for i := 0; i+per <= len(results); i += per {
 		runs := results[i : i+per]
@@ -662,6 +673,9 @@ func Aggregate(o Options, results []RunResult) *Summary {
 func (s *Summary) Markdown() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %d seed(s); violation long-term for the algorithms that honour long-term constraints, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, s.Seeds)
+	if s.NoiseFree {
+		sb.WriteString("Metrics told without noise (--noise-free).\n\n")
+	}
 	if s.Batch > 1 {
 		fmt.Fprintf(&sb, "Batches of %d suggestions (count: %d), then their observations; dups = suggestions within %g of the box diameter of a pending one.\n\n", s.Batch, s.Batch, DuplicateFraction)
 	}

@@ -75,6 +75,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", 0, "studies run in parallel (0: one per CPU)")
 	out := fs.String("out", "", "directory for suite.md and summary.json (optional)")
 	batch := fs.Int("batch", 0, "q > 1: every study asks q suggestions at once (count: q), then tells them")
+	noiseFree := fs.Bool("noise-free", false, "tell the metrics without noise (the BO literature's usual setting for constrained test problems)")
 	async := fs.Int("async", 0, "q > 1: q asynchronous workers per study (q − 1 pending at every ask)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
@@ -88,7 +89,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *set != suite.SetDefaults && *set != suite.SetSystems {
 		return fmt.Errorf("suite: --set = %q: must be %s or %s", *set, suite.SetDefaults, suite.SetSystems)
 	}
-	o := suite.Options{Set: *set, Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async}
+	o := suite.Options{Set: *set, Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async, NoiseFree: *noiseFree}
 	if *horizon < 2 {
 		return fmt.Errorf("suite: --horizon = %d: must be at least 2", *horizon)
 	}
