@@ -123,8 +123,8 @@ var practicalDocs = []bandit.ParamDoc{
 }
 
 // lengthscalePriorDoc documents lengthscale-prior.
-var lengthscalePriorDoc = bandit.ParamDoc{Name: "lengthscale-prior", Default: "gamma",
-	Doc: "prior of the fitted lengthscales: gamma (BoTorch < 0.12's Gamma(3, 6)) or dimension (Hvarfner et al. 2024's LogNormal(√2 + ln(d)/2, √3))"}
+var lengthscalePriorDoc = bandit.ParamDoc{Name: "lengthscale-prior", Default: "auto",
+	Doc: "fitted lengthscales' prior: gamma (BoTorch < 0.12's Gamma(3, 6)), dimension (Hvarfner et al. 2024's LogNormal(√2 + ln(d)/2, √3)); auto: dimension on typed spaces (docs/typed.md), else gamma"}
 
 // candidatesDoc documents the candidate set of a box (docs/defaults.md).
 var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2) or grid (the papers')"}
@@ -253,9 +253,12 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
-	lprior, err := ps.String(name, "lengthscale-prior", lengthscalePriorDoc.Default, "gamma", "dimension")
+	lprior, err := ps.String(name, "lengthscale-prior", lengthscalePriorDoc.Default, "auto", "gamma", "dimension")
 	if err != nil {
 		return model.Options{}, err
+	}
+	if box, ok := dom.(*domain.Box); lprior == "auto" && ok && box.Mixed() {
+		lprior = "dimension"
 	}
 	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
 		return model.Options{}, bandit.ParamErrorf(name, "constraint-fit", "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", ps["constraint-fit"], hyper)
