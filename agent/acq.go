@@ -119,6 +119,7 @@ var practicalDocs = []bandit.ParamDoc{
 	refineDoc,
 	regionDoc,
 	regionPendingDoc,
+	regionCandidatesDoc,
 	lengthscalePriorDoc,
 }
 
@@ -496,7 +497,11 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	if drawn {
 		inner = nil
 	}
-	act, i, err := pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre)
+	var extra [][]float64
+	if reg.fresh && !drawn {
+		extra = freshStart(rng, reg, ms, inner, rep)
+	}
+	act, i, err := pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre, extra...)
 	if err == errRegionFull { // every point of the region repeats a pending one: the whole box
 		copy(score, whole)
 		mask(score, nil)
@@ -533,7 +538,7 @@ var acqHook func(ms []model.Model, acq acquisition, score []float64)
 // ones): they score far below any other. centre, when not nil, is a trust
 // region's centre, dom the region: it starts the refinement too, and the
 // best candidate does only if it lies in the region.
-func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, grad *maximise.GradOptions, rep func(bandit.Action) bool, centre []float64) (bandit.Action, int, error) {
+func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, grad *maximise.GradOptions, rep func(bandit.Action) bool, centre []float64, extra ...[]float64) (bandit.Action, int, error) {
 	i, err := maximise.ArgMaxFinite(rng, score)
 	if err != nil {
 		return bandit.Action{}, 0, err
@@ -554,10 +559,11 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		return bandit.PointAction(x), -1, nil
 	}
 	top := maximise.TopK(score, refineStarts)
-	starts := make([][]float64, 0, len(top)+1)
+	starts := make([][]float64, 0, len(top)+1+len(extra))
 	if centre != nil {
 		starts = append(starts, centre)
 	}
+	starts = append(starts, extra...)
 	for _, k := range append([]int{i}, top...) {
 		x := f.Action(k).X
 		if centre != nil && score[k] == -math.MaxFloat64 { // outside the region

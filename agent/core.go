@@ -78,7 +78,7 @@ type gpCore struct {
 var CoreParams = []bandit.ParamDoc{
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Guo et al. §2 (RPOL)"},
 	inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc, regionDoc, regionPendingDoc,
-	lengthscalePriorDoc,
+	regionCandidatesDoc, lengthscalePriorDoc,
 }
 
 // newGPCore reads the core's parameters of policy name and builds its

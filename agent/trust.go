@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -39,6 +40,7 @@ const (
 type region struct {
 	box    *domain.Box
 	centre []float64
+	fresh  bool // draw candidates in it (regionFresh)
 }
 
 // trustRegion replays SCBO's rules over the ledger's fully observed
@@ -114,7 +116,20 @@ const (
 	regionGlobal regionMode = iota // the whole box
 	regionTrust                    // the trust region, pending decisions or not
 	regionIdle                     // the trust region while none is pending
+	// regionFresh (a flag on regionTrust or regionIdle): in FreshDim
+	// dimensions and more, candidates drawn in the region at each
+	// decision start the refinement too (parameter region-candidates).
+	regionFresh regionMode = 1 << 4
 )
+
+// regionCandidatesDoc documents region-candidates.
+var regionCandidatesDoc = bandit.ParamDoc{Name: "region-candidates", Default: "fresh",
+	Doc: "in 7+ dims, with region=trust: fresh: SCBO's candidates drawn in the region each decision (Eriksson & Poloczek 2021); fixed: the box's candidates alone (generation 7)"}
+
+// FreshDim is the dimension from which region-candidates=fresh draws
+// candidates in the trust region: below it the practical-defaults suite
+// (2–6 dims) keeps its decisions (docs/systems.md).
+const FreshDim = 7
 
 // regionParam reads region and region-pending.
 func regionParam(name string, ps bandit.Params) (regionMode, error) {
@@ -123,22 +138,35 @@ func regionParam(name string, ps bandit.Params) (regionMode, error) {
 		return regionGlobal, err
 	}
 	pend, err := ps.String(name, "region-pending", regionPendingDoc.Default, "trust", "global")
+	if err != nil {
+		return regionGlobal, err
+	}
+	cands, err := ps.String(name, "region-candidates", regionCandidatesDoc.Default, "fresh", "fixed")
+	var fresh regionMode
+	if cands == "fresh" {
+		fresh = regionFresh
+	}
 	switch {
 	case err != nil || mode == "global":
 		return regionGlobal, err
 	case pend == "global":
-		return regionIdle, nil
+		return regionIdle | fresh, nil
 	}
-	return regionTrust, nil
+	return regionTrust | fresh, nil
 }
 
 // regionIf is the trust region of the next decision in mode with the
 // decisions pend pending, nil for the whole box.
 func regionIf(mode regionMode, dom domain.Domain, l *Ledger, pend pending) *region {
-	if mode == regionGlobal || (mode == regionIdle && len(pend.acts) > 0) {
+	base := mode &^ regionFresh
+	if base == regionGlobal || (base == regionIdle && len(pend.acts) > 0) {
 		return nil
 	}
-	return trustRegion(dom, l)
+	r := trustRegion(dom, l)
+	if r != nil {
+		r.fresh = mode&regionFresh != 0 && r.box.Dim() >= FreshDim
+	}
+	return r
 }
 
 // ascentOptions are refine=ascent's options in d dimensions: up to 20
@@ -146,4 +174,55 @@ func regionIf(mode regionMode, dom domain.Domain, l *Ledger, pend pending) *regi
 // region RefineGrad takes them relative to the region's sides.
 func ascentOptions(d int) maximise.GradOptions {
 	return maximise.GradOptions{Iters: 20, Step: 0.5 * math.Pow(1024, -1/float64(d))}
+}
+
+// freshStart draws SCBO's candidates in the trust region reg — the centre
+// with each coordinate replaced, with probability min(1, 20/d), by a
+// uniform draw in the region (at least one coordinate; Eriksson & Poloczek
+// 2021, §3, after TuRBO's perturbation) — min(5000, max(2000, 200d)) of
+// them, scores them with acq over the models ms (less excluded where rep
+// marks a pending point), and returns the best as a start for the
+// refinement (nil when the models cannot be evaluated off their
+// candidates).
+func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, rep func(bandit.Action) bool) [][]float64 {
+	bps := make([]model.BatchPredictor, len(ms))
+	for j, m := range ms {
+		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil {
+			return nil
+		}
+	}
+	box := reg.box
+	d := box.Dim()
+	n := min(5000, max(2000, 200*d))
+	p := math.Min(1, 20/float64(d))
+	xs := make([][]float64, n)
+	for k := range xs {
+		x := append([]float64(nil), reg.centre...)
+		changed := false
+		for i := range x {
+			if rng.Float64() < p {
+				x[i], changed = box.Lo[i]+rng.Float64()*(box.Hi[i]-box.Lo[i]), true
+			}
+		}
+		if !changed {
+			i := rng.IntN(d)
+			x[i] = box.Lo[i] + rng.Float64()*(box.Hi[i]-box.Lo[i])
+		}
+		xs[k] = x
+	}
+	score := func(_ []float64, mv []float64) float64 { return acq(mv) }
+	if rep != nil {
+		score = awayFrom(acq, rep)
+	}
+	val := make([]float64, n)
+	if err := batchScore(bps, score, d)(xs, val, nil); err != nil {
+		return nil
+	}
+	best := 0
+	for k := range val {
+		if val[k] > val[best] {
+			best = k
+		}
+	}
+	return [][]float64{xs[best]}
 }

@@ -99,16 +99,17 @@ func TestTrustRegionDecisions(t *testing.T) {
 		ps   bandit.Params
 		want regionMode
 	}{
-		{"rpol-ucb", nil, regionTrust}, {"config", nil, regionTrust}, {"ckb-ucb", nil, regionGlobal},
-		{"config", bandit.Params{"region-pending": "global"}, regionIdle},
-		{"ckb-ucb", bandit.Params{"region": "trust"}, regionTrust},
+		{"rpol-ucb", nil, regionTrust | regionFresh}, {"config", nil, regionTrust | regionFresh}, {"ckb-ucb", nil, regionGlobal},
+		{"config", bandit.Params{"region-pending": "global"}, regionIdle | regionFresh},
+		{"ckb-ucb", bandit.Params{"region": "trust"}, regionTrust | regionFresh},
+		{"config", bandit.Params{"region-candidates": "fixed"}, regionTrust},
 		{"rpol-ucb", bandit.Params{"region": "global", "region-pending": "global"}, regionGlobal},
 	} {
 		if got, err := regionParam(c.algo, c.ps); err != nil || got != c.want {
 			t.Errorf("%s %v: region mode %v, %v; want %v", c.algo, c.ps, got, err, c.want)
 		}
 	}
-	for _, ps := range []bandit.Params{{"region": "local"}, {"region-pending": "box"}, {"region": "global", "region-pending": "box"}} {
+	for _, ps := range []bandit.Params{{"region": "local"}, {"region-pending": "box"}, {"region": "global", "region-pending": "box"}, {"region-candidates": "many"}} {
 		if _, err := regionParam("rpol-ucb", ps); err == nil {
 			t.Errorf("%v accepted", ps)
 		}

@@ -794,7 +794,7 @@ var laterDefaults = map[int][]defaultsPin{
 	// 7 → 8: Thompson draws pathwise over every model that can (ckb-ts);
 	// typed parameters searched as a mixed space (normalization:
 	// api.DefaultsMixed).
-	7: {{params: map[string]string{"draw": "dense"}}},
+	7: {{params: map[string]string{"draw": "dense", "region-candidates": "fixed"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

@@ -223,7 +223,8 @@ type StudySpec struct {
 // 6: rpol-ucb and config in a trust region in 3+ dims (region);
 // 7: the trust region also while decisions are pending (region-pending);
 // 8: typed parameters searched as a mixed space (DefaultsMixed), Thompson
-// draws pathwise (ckb-ts's draw).
+// draws pathwise (ckb-ts's draw), candidates drawn in the trust region in
+// 7+ dims (region-candidates).
 const DefaultsPractical = 8
 
 // DefaultsMixed is the first generation in which a study of typed
