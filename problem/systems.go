@@ -287,13 +287,7 @@ func ackleyProblem(d int) SuiteProblem {
 		Objective: SuiteMetric{Name: "ackley", F: ackley},
 		Goal:      SuiteMinimize,
 		Constraints: []SuiteConstraint{
-			{SuiteMetric{Name: "sum", F: func(x []float64) float64 {
-				var s float64
-				for _, v := range x {
-					s += v
-				}
-				return s
-			}}, 0},
+			{SuiteMetric{Name: "sum", F: sumOf}, 0},
 			{SuiteMetric{Name: "norm", F: norm2}, 5},
 		},
 		// Ackley ≥ 0 with equality only at 0, which is feasible.
@@ -391,13 +385,7 @@ func levy20Problem() SuiteProblem {
 		Objective: SuiteMetric{Name: "levy", F: levy},
 		Goal:      SuiteMinimize,
 		Constraints: []SuiteConstraint{
-			{SuiteMetric{Name: "sum", F: func(x []float64) float64 {
-				var s float64
-				for _, v := range x {
-					s += v
-				}
-				return s
-			}}, 20},
+			{SuiteMetric{Name: "sum", F: sumOf}, 20},
 			{SuiteMetric{Name: "norm", F: norm2}, 5},
 		},
 		Exact:  func() ([]float64, float64) { return ones, 0 },
@@ -511,4 +499,13 @@ func (c crashInstance) Crash(_ *bandit.Round, a bandit.Action) string {
 		return ""
 	}
 	return c.sp.CrashAt(a.X)
+}
+
+// sumOf is Σᵢ xᵢ (SCBO's first constraint).
+func sumOf(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s
 }
