@@ -39,12 +39,6 @@ func init() {
 		Source:  "Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI (not in the five papers)",
 		Params:  CoreParams,
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
-		New: func(cfg Config) (bandit.Agent, error) {
-			c, err := newGPCore("cei", cfg)
-			if err != nil {
-				return nil, err
-			}
-			return &CEI{c}, nil
-		},
+		New:     policyOn("cei", func(c *gpCore) *CEI { return &CEI{c} }),
 	})
 }

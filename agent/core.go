@@ -81,6 +81,18 @@ var CoreParams = []bandit.ParamDoc{
 	regionCandidatesDoc, lengthscalePriorDoc,
 }
 
+// policyOn is the factory of a GP policy that is its core plus an
+// acquisition: the core of policy name, wrapped.
+func policyOn[P bandit.Agent](name string, wrap func(*gpCore) P) func(Config) (bandit.Agent, error) {
+	return func(cfg Config) (bandit.Agent, error) {
+		c, err := newGPCore(name, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(c), nil
+	}
+}
+
 // newGPCore reads the core's parameters of policy name and builds its
 // models.
 func newGPCore(name string, cfg Config) (*gpCore, error) {

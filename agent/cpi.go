@@ -32,5 +32,5 @@ func init() {
 	Register(Spec{Name: "cpi", Summary: "constrained probability of improvement: P(f > best feasible mean) × Π P(g_j ≤ 0)",
 		Source: "Kushner 1964; Gardner et al. 2014 ICML §3 (not in the five papers)", Params: CoreParams,
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
-		New: func(cfg Config) (bandit.Agent, error) { c, err := newGPCore("cpi", cfg); return &CPI{c}, err }})
+		New: policyOn("cpi", func(c *gpCore) *CPI { return &CPI{c} })})
 }

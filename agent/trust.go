@@ -195,9 +195,10 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 	d := box.Dim()
 	n := min(5000, max(2000, 200*d))
 	p := math.Min(1, 20/float64(d))
-	xs := make([][]float64, n)
+	xs, flat := make([][]float64, n), make([]float64, n*d) // one allocation for all of them
 	for k := range xs {
-		x := append([]float64(nil), reg.centre...)
+		x := flat[k*d : (k+1)*d : (k+1)*d]
+		copy(x, reg.centre)
 		changed := false
 		for i := range x {
 			if rng.Float64() < p {
