@@ -75,6 +75,9 @@ CONSTRAINTS_KEY = "constraints"
 DECISION_KEY = "cbandit:decision_id"
 SUGGESTED_KEY = "cbandit:params"
 ADDED_KEY = "cbandit:added"
+# A trial completed before any process had the cbandit study: the process
+# that ran it records it once it has the study (no other process does).
+OWED_KEY = "cbandit:owed"
 STUDY_KEY = "cbandit:study"
 
 KINDS = ("stage-wise", "cumulative", "long-term")
@@ -261,6 +264,7 @@ class CbanditSampler(BaseSampler):
         self._params: Optional[List[_Param]] = None
         self._space: Optional[Dict[str, BaseDistribution]] = None
         self._untold: List[Tuple[str, int, Dict[str, Any]]] = []
+        self._owed: List[Tuple[int, Optional[Sequence[float]], Optional[Tuple[float, ...]]]] = []
         self.failed_supported = True  # False once the service refused a failed observation
         self.fallbacks = 0  # trials sampled outside the service because it could not answer
 
@@ -385,7 +389,7 @@ class CbanditSampler(BaseSampler):
                 # The trials completed before the study existed (sampled at
                 # random) become its past measurements.
                 for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-                    if DECISION_KEY not in t.system_attrs and ADDED_KEY not in t.system_attrs:
+                    if DECISION_KEY not in t.system_attrs and ADDED_KEY not in t.system_attrs and OWED_KEY not in t.system_attrs:
                         self._add_past(study, t, t.values)
             return True
 
@@ -405,6 +409,8 @@ class CbanditSampler(BaseSampler):
         try:
             if not self._attach(study, search_space):
                 return {}
+            with self._lock:
+                self._pay_owed(study)
             self._flush()
             assert self._study is not None and self._params is not None
             # One key per Optuna trial: a retried ask gets the same decision.
@@ -461,6 +467,9 @@ class CbanditSampler(BaseSampler):
 
     def _tell(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
               values: Optional[Sequence[float]], constraints: Optional[Tuple[float, ...]]) -> None:
+        if self._owed and self._study is not None:
+            with self._lock:
+                self._pay_owed(study)
         attrs = study._storage.get_trial_system_attrs(trial._trial_id)
         did = attrs.get(DECISION_KEY)
         if did is None:
@@ -469,7 +478,14 @@ class CbanditSampler(BaseSampler):
                     if self._study is None and self._stored(study) is not None:
                         self._attach(study, {})
                     if self._study is not None:
+                        self._pay_owed(study)
                         self._add_past(study, trial, values, constraints)
+                    elif trial.state == TrialState.RUNNING:
+                        # No cbandit study yet, and another process may be
+                        # creating it now, after its scan of the complete
+                        # trials: marked, so that scan skips it, and kept.
+                        study._storage.set_trial_system_attr(trial._trial_id, OWED_KEY, True)
+                        self._owed.append((trial._trial_id, values, constraints))
             return
         did = int(did)
         if state == TrialState.COMPLETE and not self._ran_suggestion(trial, attrs.get(SUGGESTED_KEY) or {}):
@@ -561,6 +577,12 @@ class CbanditSampler(BaseSampler):
                         self._untold[:0] = pending[i:]
                     raise
                 warnings.warn(f"CbanditSampler: {kind} {did} refused by the service ({e}); dropped")
+
+    def _pay_owed(self, study: optuna.Study) -> None:
+        """Records this process's trials that completed before it had the cbandit study (OWED_KEY)."""
+        owed, self._owed = self._owed, []
+        for tid, values, constraints in owed:
+            self._add_past(study, study._storage.get_trial(tid), values, constraints)
 
     def _add_past(self, study: optuna.Study, trial: FrozenTrial, values: Optional[Sequence[float]],
                   constraints: Optional[Tuple[float, ...]] = None) -> None:
