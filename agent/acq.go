@@ -71,17 +71,7 @@ func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Opt
 	for i := range shift {
 		shift[i] = rng.Float64()
 	}
-	pts := domain.Halton(n, d)
-	for _, x := range pts {
-		for i := range x {
-			u := x[i] + shift[i]
-			if u >= 1 {
-				u--
-			}
-			x[i] = box.Lo[i] + (box.Hi[i]-box.Lo[i])*u
-		}
-	}
-	return initDesign{pts: pts}, nil
+	return initDesign{pts: domain.HaltonPoints(box.Lo, box.Hi, n, shift)}, nil
 }
 
 // at returns the design's action of round t, if t is a design round.

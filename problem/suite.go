@@ -334,11 +334,7 @@ func suiteFactsOf(p *SuiteProblem) (SuiteFacts, error) {
 	minMax := math.Inf(1)
 	cons := make([]float64, m)
 	sign := p.Sign()
-	for _, u := range domain.Halton(SuiteHaltonN, d) {
-		x := make([]float64, d)
-		for k := range x {
-			x[k] = p.Lo[k] + (p.Hi[k]-p.Lo[k])*u[k]
-		}
+	for _, x := range domain.HaltonPoints(p.Lo, p.Hi, SuiteHaltonN, nil) {
 		f := p.Eval(x, cons)
 		fa.ObjRange[0], fa.ObjRange[1] = math.Min(fa.ObjRange[0], f), math.Max(fa.ObjRange[1], f)
 		worst := math.Inf(-1)

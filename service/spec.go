@@ -903,43 +903,19 @@ func (b *built) newAgent(s *api.StudySpec, horizon int, seed uint64) (bandit.Age
 // boxCandidates is the deterministic candidate set of a box: a regular grid
 // in one and two dimensions (k points per side, k = round(n^(1/d)), one
 // point on a side of zero width), a Halton sequence (bases 2, 3, 5, …, from
-// index 1) in three and more.
+// index 1) in three and more (domain.GridPoints, domain.HaltonPoints).
 func boxCandidates(lo, hi []float64, n int) [][]float64 {
 	d := len(lo)
-	if d <= 2 {
-		k := int(math.Round(math.Pow(float64(n), 1/float64(d))))
-		if k < 1 {
-			k = 1
-		}
-		axes := make([][]float64, d)
-		for i := range axes {
-			if hi[i] == lo[i] || k == 1 {
-				axes[i] = []float64{lo[i] + (hi[i]-lo[i])/2}
-				continue
-			}
-			for j := 0; j < k; j++ {
-				axes[i] = append(axes[i], lo[i]+(hi[i]-lo[i])*float64(j)/float64(k-1))
-			}
-		}
-		var pts [][]float64
-		if d == 1 {
-			for _, x := range axes[0] {
-				pts = append(pts, []float64{x})
-			}
-			return pts
-		}
-		for _, x := range axes[0] {
-			for _, y := range axes[1] {
-				pts = append(pts, []float64{x, y})
-			}
-		}
-		return pts
+	if d > 2 {
+		return domain.HaltonPoints(lo, hi, n, nil)
 	}
-	pts := domain.Halton(n, d)
-	for _, p := range pts {
-		for j := range p {
-			p[j] = lo[j] + (hi[j]-lo[j])*p[j]
+	k := max(int(math.Round(math.Pow(float64(n), 1/float64(d)))), 1)
+	sides := make([]int, d)
+	for i := range sides {
+		sides[i] = k
+		if hi[i] == lo[i] {
+			sides[i] = 1
 		}
 	}
-	return pts
+	return domain.GridPoints(lo, hi, sides)
 }
