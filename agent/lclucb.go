@@ -435,7 +435,7 @@ func (a *LCLUCB) Model() *linear.Safe { return a.model }
 func init() {
 	Register(Spec{
 		Name:    "lc-lucb",
-		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Pending: PendingObserved},
+		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, NeedsStage: true, Pending: PendingObserved},
 		Summary: "LC-LUCB: optimistic reward, pessimistic cost over star-convex action sets (stage-wise constraint w.h.p.)",
 		Source:  "Pacchiano et al. Alg. 1, §4.1, Prop. 11, Lemma 14, Thm. 19; §4.4 (m constraints); Remark 12, App. F.1 (unknown r₀, c₀)",
 		Params:  stageParams,

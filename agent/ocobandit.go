@@ -154,7 +154,7 @@ func (a *OCOBandit) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "oco-bandit",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw},
 		Summary: "constrained online convex optimisation, one-point gradients (baseline)",
 		Source:  "Cao & Liu 2018 (IEEE TAC), baseline of Shi & Eryilmaz 2022 App. E; our reading, see doc",
 		Params:  ocoParams,

@@ -389,7 +389,7 @@ func (a *RPOL) Penalty() []float64 { return append([]float64(nil), a.rule.Q...) 
 func init() {
 	Register(Spec{
 		Name:    "rpol-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindCumulative}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{string(KindCumulative)}, LearnsFailures: true},
 		Summary: "RPOL with GP-UCB for f, GP-LCB for g and the rectified penalty",
 		Source:  "Guo et al. §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
 		Params:  rpolUCBParams,
@@ -397,7 +397,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-censored-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingCensored, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingCensored, LearnsFailures: true},
 		Summary: "RPOL with censored GP-UCB/LCB for delayed feedback",
 		Source:  "Guo et al. §5, App. C (RPOL-CensoredUCB, Thm. 3)",
 		Params:  rpolCensoredParams,
@@ -405,7 +405,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-sw-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "RPOL with sliding-window GP-UCB/LCB for drifting f and g",
 		Source:  "Guo et al. §6, App. D (RPOL-SWUCB, Thm. 4)",
 		Params:  rpolSWParams,

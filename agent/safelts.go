@@ -245,7 +245,7 @@ func (a *SafeLTS) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "safe-lts",
-		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "Safe-LTS: linear Thompson sampling in the estimated safe set (baseline)",
 		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code Pacchiano et al. ran (constrainedBandits LinTS); the baseline of their §4.5",
 		Params:  safeLTSParams,

@@ -184,7 +184,7 @@ func (a *SCGP) Queue() []float64 { return append([]float64(nil), a.rule.Q...) }
 func init() {
 	Register(Spec{
 		Name:    "scgp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, NeedsFullInfo: true, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsFullInfo: true, Pending: PendingHallucinate},
 		Summary: "SCGP-UCB: GP-UCB with a virtual queue on sampled constraints (full info)",
 		Source:  "Zhou & Ji (CBO) Alg. 2, §4, Thm. 3",
 		Params:  scgpParams,

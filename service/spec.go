@@ -501,10 +501,10 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 	}
 	kinds := make([]optimize.Kind, len(s.Constraints))
 	for j, c := range s.Constraints {
-		if optimize.ValidKind(optimize.Kind(c.Kind)) != nil {
+		if optimize.ValidKind(c.Kind) != nil {
 			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: accepted are %q, %q, %q", c.Kind, api.KindStageWise, api.KindCumulative, api.KindLongTerm)
 		}
-		kinds[j] = optimize.Kind(c.Kind)
+		kinds[j] = c.Kind
 	}
 	if s.Algorithm == "" {
 		ch, err := optimize.Choose(kinds, s.Prior.Safe != nil, requestDomain(s))
@@ -513,7 +513,7 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 		}
 		s.Algorithm, s.AlgorithmChoice = ch.Algorithm, "no algorithm named; "+ch.Reason
 		for j := range s.Constraints {
-			s.Constraints[j].Kind = string(ch.Kinds[j])
+			s.Constraints[j].Kind = ch.Kinds[j]
 		}
 		return nil
 	}
@@ -524,10 +524,10 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 	for j := range s.Constraints {
 		c := &s.Constraints[j]
 		if c.Kind == "" {
-			c.Kind = string(optimize.DefaultKind(&spec))
+			c.Kind = optimize.DefaultKind(&spec)
 			continue
 		}
-		if err := optimize.CheckKeeps(spec, optimize.Kind(c.Kind)); err != nil {
+		if err := optimize.CheckKeeps(spec, c.Kind); err != nil {
 			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: %v", c.Kind, err)
 		}
 	}
