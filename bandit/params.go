@@ -13,14 +13,6 @@ import (
 // the command line or in an experiment file.
 type Params map[string]string
 
-// ParamDoc documents one accepted parameter: its default and where the
-// default comes from (paper, section, equation).
-type ParamDoc struct {
-	Name    string
-	Default string
-	Doc     string
-}
-
 // ParseParams turns "k=v" strings into Params; the error names the bad entry.
 func ParseParams(kvs []string) (Params, error) {
 	p := Params{}
@@ -40,26 +32,19 @@ func ParseParams(kvs []string) (Params, error) {
 	return p, nil
 }
 
-// Check returns an error naming the first key not among the documented ones,
+// Check returns an error naming the first key not among the declared ones,
 // with the accepted names.
-func (p Params) Check(owner string, docs []ParamDoc) error {
+func (p Params) Check(owner string, docs []Param) error {
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		found := false
-		for _, d := range docs {
-			if d.Name == k {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !Declares(docs, k) {
 			names := make([]string, len(docs))
 			for i, d := range docs {
-				names[i] = d.Name
+				names[i] = d.Describe().Name
 			}
 			if len(names) == 0 {
 				return &ParamError{Name: k, text: fmt.Sprintf("%s: unknown parameter %q: it takes no parameters", owner, k)}
