@@ -399,3 +399,23 @@ func Declares(ps []Param, name string) bool {
 
 // given reports whether ps sets name (an empty value reads as absent).
 func given(ps Params, name string) bool { return ps[name] != "" }
+
+// Values says what values d takes, in words: "float in (0, 1) or 1+2/T",
+// "choice of gp, lipschitz", "bool", "int in [1, ∞)", and the setting it
+// applies with when there is one.
+func (d ParamDoc) Values() string {
+	s := d.Type
+	switch {
+	case d.Type == "choice":
+		s += " of " + d.Accepts
+	case d.Type == "bool":
+	case d.Accepts != "" && strings.HasPrefix(d.Accepts, "(") || strings.HasPrefix(d.Accepts, "["):
+		s += " in " + d.Accepts
+	case d.Accepts != "":
+		s += " or " + d.Accepts
+	}
+	if d.When != "" {
+		s += "; with " + d.When
+	}
+	return s
+}

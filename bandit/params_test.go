@@ -14,7 +14,7 @@ func TestParams(t *testing.T) {
 	if _, err := ParseParams([]string{"h"}); err == nil || !strings.Contains(err.Error(), `"h": want key=value`) {
 		t.Fatalf("missing '=': %v", err)
 	}
-	docs := []ParamDoc{{Name: "h"}, {Name: "n"}, {Name: "g"}}
+	docs := []Param{FloatParam{Name: "h"}, IntParam{Name: "n"}, StringParam{Name: "g"}}
 	if err := p.Check("x", docs); err != nil {
 		t.Fatal(err)
 	}
