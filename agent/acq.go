@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -45,7 +44,7 @@ type initDesign struct{ pts [][]float64 }
 // stream (and its numbers) as before.
 func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Options, rng *rand.Rand) (initDesign, error) {
 	box, isBox := dom.(*domain.Box)
-	v, set := ps["init"]
+	v, set := ps[initDoc.Name]
 	n := 0
 	switch {
 	case v == "auto":
@@ -54,9 +53,9 @@ func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Opt
 		}
 	case !set || v == "none":
 	default:
-		k, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || k < 0 {
-			return initDesign{}, bandit.ParamErrorf(name, "init", "= %q: must be auto, none or an integer N ≥ 0", v)
+		k, err := initDoc.ReadOr(name, bandit.Params{initDoc.Name: strings.TrimSpace(v)}, 0)
+		if err != nil || v == "" {
+			return initDesign{}, bandit.ParamErrorf(name, initDoc.Name, "= %q: must be %s", v, initDoc.Describe().Accepts)
 		}
 		if k > 0 && !isBox {
 			return initDesign{}, bandit.ParamErrorf(name, "init", "= %d: an initial design needs a box domain (the problem gives %s)", k, dom)
