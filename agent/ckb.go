@@ -31,7 +31,7 @@ var ckbParams = append([]bandit.Param{
 	multiplierDoc("beta-scale", "multiplier on β_t", "1: Zhou & Ji (CBO) Thm. 1"),
 	bandit.FloatParam{Name: "rho", Computed: "4B/δ", Range: upToInf, Doc: "dual bound ρ, δ the Slater constant of Ass. 1", Source: "Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ"},
 	bandit.FloatParam{Name: "V", Computed: "G√T/ρ", Range: upToInf, Doc: "dual step 1/V", Source: "Zhou & Ji (CBO) Thm. 1"},
-	bandit.FloatParam{Name: "eps", Computed: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Range: zeroToInf,
+	bandit.FloatParam{Name: "eps", Computed: "0 (widths=practical: 0.2δ; ckb-ucb-slack: δ/2)", Range: zeroToInf,
 		Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V)", Source: "Zhou & Ji 2022 §4: ε ≤ δ/2; 0.2δ measured: docs/defaults.md"},
 	lambdaAs("GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value", "Zhou & Ji (CBO) §2"),
 	bandit.ChoiceParam{Name: "first", Default: "random", Choices: []string{"random", "safe"},
