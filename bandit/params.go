@@ -71,7 +71,8 @@ func ParamErrorf(owner, name, format string, args ...any) error {
 	return &ParamError{Name: name, text: owner + ": parameter " + name + " " + fmt.Sprintf(format, args...)}
 }
 
-// Float returns the value of key as a float64, or def when absent.
+// Float returns the value of key as a float64, or def when absent: the
+// parsing under FloatParam, which also checks the range.
 func (p Params) Float(owner, key string, def float64) (float64, error) {
 	s, ok := p[key]
 	if !ok || s == "" {
@@ -128,17 +129,4 @@ func (p Params) Clone() Params {
 		q[k] = v
 	}
 	return q
-}
-
-// IntAtLeast returns the value of key as an int (def when absent) and fails,
-// naming the key and value, when it is below min.
-func (p Params) IntAtLeast(owner, key string, def, min int) (int, error) {
-	v, err := p.Int(owner, key, def)
-	if err != nil {
-		return 0, err
-	}
-	if v < min {
-		return 0, ParamErrorf(owner, key, "= %d: must be at least %d", v, min)
-	}
-	return v, nil
 }
