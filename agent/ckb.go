@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -16,21 +17,28 @@ import (
 	"github.com/cbandit/cbandit/rule"
 )
 
-// drawDoc documents how ckb-ts draws (docs/thompson.md).
-var drawDoc = bandit.ParamDoc{Name: "draw", Default: "pathwise",
-	Doc: "pathwise: Matheron's rule over every model that can (Wilson et al. 2020), O(M² + M·t); dense: the full covariance unless bare arms, O(M³) (before generation 8)"}
+// drawDoc declares how ckb-ts draws.
+var drawDoc = bandit.ChoiceParam{Name: "draw", Default: "pathwise", Choices: []string{"pathwise", "dense"},
+	Doc:    "pathwise: Matheron's rule over every model that can, O(M² + M·t); dense: the full covariance unless bare arms, O(M³) (before generation 8)",
+	Source: "Wilson et al. 2020; measured: docs/thompson.md"}
+
+// upToInf is (0, ∞]: the primal-dual rule takes ∞ (no bound, no step).
+var upToInf = bandit.Range{Min: 0, Max: math.Inf(1), MinEnd: bandit.Open, MaxEnd: bandit.Closed}
 
 // ckbParams are shared by every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou & Ji 2022 Alg. 1).
-var ckbParams = append([]bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (Zhou & Ji (CBO) Thm. 1); the paper leaves it open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = Zhou & Ji (CBO) Thm. 1)"},
-	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
-	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (Zhou & Ji (CBO) Thm. 1: V = G√T/ρ)"},
-	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (Zhou & Ji 2022 §4: ε ≤ δ/2)"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (Zhou & Ji (CBO) §2), the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
-	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
+var ckbParams = append([]bandit.Param{
+	failureDoc("alpha", "failure probability α in β_t", "Zhou & Ji (CBO) Thm. 1 leaves it open: our choice"),
+	multiplierDoc("beta-scale", "multiplier on β_t", "1: Zhou & Ji (CBO) Thm. 1"),
+	bandit.FloatParam{Name: "rho", Computed: "4B/δ", Range: upToInf, Doc: "dual bound ρ, δ the Slater constant of Ass. 1", Source: "Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ"},
+	bandit.FloatParam{Name: "V", Computed: "G√T/ρ", Range: upToInf, Doc: "dual step 1/V", Source: "Zhou & Ji (CBO) Thm. 1"},
+	bandit.FloatParam{Name: "eps", Computed: "0 (widths=practical: 0.2δ; ckb-ucb-slack: δ/2)", Range: zeroToInf,
+		Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V)", Source: "Zhou & Ji 2022 §4: ε ≤ δ/2; 0.2δ measured: docs/defaults.md"},
+	lambdaAs("GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value", "Zhou & Ji (CBO) §2"),
+	bandit.ChoiceParam{Name: "first", Default: "random", Choices: []string{"random", "safe"},
+		Doc: "round 1 on a finite domain: random or safe (the known safe action)", Source: "Chowdhury & Gopalan's code"},
 	inducingDoc,
-	{Name: "dual", Default: "1 (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, Zhou & Ji (CBO) Alg. 1 line 7), mean, or w: μ − wσ"},
+	bandit.FloatParam{Name: "dual", Computed: "1 (widths=theory: optimistic)", Range: bandit.AtLeast(0), Words: []string{"optimistic", "mean"},
+		Doc: "ḡ in the dual step: optimistic (μ − βσ), mean, or w: μ − wσ", Source: "Zhou & Ji (CBO) Alg. 1 line 7; 1 measured: docs/defaults.md"},
 }, practicalDocs...)
 
 // PracticalSlack is the slackness ε of the dual update under the practical
@@ -398,7 +406,7 @@ func init() {
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
-		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), drawDoc),
+		Params:  append(slices.Clone(ckbParams), drawDoc),
 		New: func(cfg Config) (bandit.Agent, error) {
 			draw, err := cfg.Params.String("ckb-ts", "draw", drawDoc.Default, "pathwise", "dense")
 			if err != nil {
@@ -413,7 +421,7 @@ func init() {
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per round)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 2, Cor. 3, App. D.4 (= Zhou & Ji 2022 CKB-Rand)",
-		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), randParams...),
+		Params:  append(slices.Clone(ckbParams), randParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
 			o, err := randOptions("ckb-rand", cfg.Params)
 			if err != nil {
@@ -425,9 +433,9 @@ func init() {
 }
 
 // randParams select the distribution of Z_t for RandGP-UCB.
-var randParams = []bandit.ParamDoc{
-	{Name: "z", Default: "gaussian", Doc: "Z_t: gaussian N(0, β_t²) (Zhou & Ji (CBO) Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)"},
-	{Name: "z-points", Default: "10", Doc: "number N of grid points of z=uniform (Zhou & Ji (CBO) App. D.4 leaves N open; our choice)"},
+var randParams = []bandit.Param{
+	bandit.ChoiceParam{Name: "z", Default: "gaussian", Choices: []string{"gaussian", "uniform", "fixed"}, Doc: "Z_t: gaussian N(0, β_t²) (Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)", Source: "Zhou & Ji (CBO) Cor. 3, App. D.4"},
+	bandit.IntParam{Name: "z-points", Default: 10, When: "z=uniform", Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"},
 }
 
 func randOptions(name string, p bandit.Params) (ckbOptions, error) {

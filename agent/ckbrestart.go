@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -17,8 +18,9 @@ type box struct {
 	epoch   int
 }
 
-var ckbRestartParams = append(append([]bandit.ParamDoc(nil), ckbParams...),
-	bandit.ParamDoc{Name: "H", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉ with P_T = 2", Doc: "restart period: GPs reset every H rounds (Deng et al. 2022), forgetting as fast as RPOL-SWUCB's W"})
+var ckbRestartParams = append(slices.Clone(ckbParams),
+	bandit.IntParam{Name: "H", Computed: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉ with P_T = 2", Range: bandit.AtLeast(1),
+		Doc: "restart period: GPs reset every H rounds, forgetting as fast as RPOL-SWUCB's W", Source: "Deng et al. 2022"})
 
 func (a *CKB) setupBox(name string, cfg Config, o ckbOptions) error {
 	if b, ok := cfg.Info.Domain.(*domain.Box); ok {

@@ -75,8 +75,8 @@ type gpCore struct {
 // CoreParams document the parameters the decision core reads for every GP
 // policy on it (their defaults may be overridden in a policy's declaration
 // with withDefault).
-var CoreParams = []bandit.ParamDoc{
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Guo et al. §2 (RPOL)"},
+var CoreParams = []bandit.Param{
+	lambdaDoc,
 	inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc, regionDoc, regionPendingDoc,
 	regionCandidatesDoc, lengthscalePriorDoc,
 }

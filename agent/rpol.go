@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/estimator"
@@ -13,15 +14,22 @@ import (
 )
 
 // rpolParams are shared by every RPOL variant (Guo et al. §3–6).
-var rpolParams = []bandit.ParamDoc{
-	{Name: "p", Default: "0.05", Doc: "failure probability p ∈ (0,1) in β_t (Guo et al. §4–6); the paper leaves it open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on the confidence widths (1 = Guo et al.'s β_t^f, β_t^g, v_t, Γ_t)"},
-	{Name: "lambda", Default: "1+2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (Guo et al. §2): the likelihood noise variance"},
-	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (Guo et al. §3, Initialization)"},
+var rpolParams = []bandit.Param{
+	failureDoc("p", "failure probability p in β_t", "Guo et al. §4–6 leave it open: our choice"),
+	multiplierDoc("beta-scale", "multiplier on the confidence widths β_t^f, β_t^g, v_t, Γ_t", "1: Guo et al. §4–6"),
+	rpolLambdaDoc,
+	bandit.FloatParam{Name: "Q1", Default: 1, Range: bandit.AtLeast(0), Doc: "initial penalty Q_1", Source: "Guo et al. §3, Initialization"},
 }
 
+// rpolLambdaDoc is λ with Guo et al.'s default 1 + 2/T.
+var rpolLambdaDoc = func() bandit.FloatParam {
+	d := lambdaAs("GP regulariser λ of V_t(λ) = K_t + λI: the likelihood noise variance", "Guo et al. §2")
+	d.Computed = lambdaRPOL
+	return d
+}()
+
 // rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
-var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc), trustPractical...)
+var rpolUCBParams = append(append(slices.Clone(rpolParams), inducingDoc), trustPractical...)
 
 // stepPractical are the practical defaults with refine = step, for the
 // rules with a per-round constraint (rpol family, config): they play where
@@ -34,15 +42,16 @@ var stepPractical = withDefault(practicalDocs, "refine", "step")
 // config's (in 3+ dims; docs/defaults.md, "Generation 6").
 var trustPractical = withDefault(stepPractical, "region", "trust")
 
-var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
-	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window (Guo et al. §5): later feedback is censored; 2 × the Poisson mean 15 (§7 gives none)"},
-	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means (docs/parameters.md)"},
-	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: censored GPs see standardised values, costs scaled; off: the paper's units"})
+var rpolCensoredParams = append(slices.Clone(rpolParams),
+	bandit.IntParam{Name: "m", Default: 30, Range: bandit.AtLeast(0), Doc: "censoring window: later feedback is censored; 2 × the Poisson mean 15", Source: "Guo et al. §5; §7 gives none: our choice"},
+	bandit.ChoiceParam{Name: "width", Default: "paper", Choices: []string{"paper", "matched"},
+		Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means", Source: "Guo et al. §4–5; docs/parameters.md"},
+	withDoc(standardiseDoc, "on: censored GPs see standardised values, costs scaled; off: the paper's units"))
 
-var rpolSWParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
-	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (Guo et al. Thm. 4) with γ_T ≈ (ln T)^{d+1} (§2, SE kernel)"},
-	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (Guo et al. §6); unknown in §7, we count one unit per change (two changes)"},
-	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed variation of f within the window, Γ_t = C·variation (Guo et al. §6); 0 switches Γ_t off"},
+var rpolSWParams = append(append(slices.Clone(rpolParams),
+	bandit.IntParam{Name: "W", Computed: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Range: bandit.AtLeast(1), Doc: "sliding window, γ_T ≈ (ln T)^{d+1} (§2, SE kernel)", Source: "Guo et al. Thm. 4"},
+	bandit.FloatParam{Name: "PT", Default: 2, Range: bandit.Above(0), Doc: "variation budget P_T for W; unknown in §7, we count one unit per change (two changes)", Source: "Guo et al. §6, §7"},
+	bandit.FloatParam{Name: "variation", Default: 0, Range: bandit.AtLeast(0), Doc: "assumed variation of f within the window, Γ_t = C·variation; 0 switches Γ_t off", Source: "Guo et al. §6"},
 	inducingDoc,
 ), stepPractical...)
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -819,13 +818,14 @@ func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
 	}
 	for g := gen; g < api.DefaultsPractical; g++ {
 		for _, pin := range laterDefaults[g] {
-			if pin.unless != "" && slices.ContainsFunc(spec.Params, func(d bandit.ParamDoc) bool { return d.Name == pin.unless }) {
+			if pin.unless != "" && bandit.Declares(spec.Params, pin.unless) {
 				continue
 			}
 			for _, d := range spec.Params {
-				if v, ok := pin.params[d.Name]; ok {
-					if _, set := ps[d.Name]; !set {
-						ps[d.Name] = v
+				name := d.Describe().Name
+				if v, ok := pin.params[name]; ok {
+					if _, set := ps[name]; !set {
+						ps[name] = v
 					}
 				}
 			}
