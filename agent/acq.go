@@ -179,6 +179,11 @@ func paramDefault(name string, doc bandit.ParamDoc) string {
 var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "centred",
 	Doc: "centred: fit g about its mean (no stuck runs); threshold: about its threshold (docs/parameters.md)"}
 
+// FitParams are the parameters that choose how hyperparameters are fitted:
+// they apply only where a fit is made (hyper = fit, or auto on a domain
+// with coordinates), and are refused elsewhere.
+var FitParams = []string{"constraint-fit", "refit"}
+
 // refitDoc documents refit (docs/defaults.md, "Cost").
 var refitDoc = bandit.ParamDoc{Name: "refit", Default: "inline",
 	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in)"}
@@ -261,12 +266,11 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if box, ok := dom.(*domain.Box); lprior == "auto" && ok && box.Mixed() {
 		lprior = "dimension"
 	}
-	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
-		return model.Options{}, bandit.ParamErrorf(name, "constraint-fit", "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", ps["constraint-fit"], hyper)
+	for _, k := range FitParams {
+		if v := ps[k]; v != "" && !fit {
+			return model.Options{}, bandit.ParamErrorf(name, k, "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", v, hyper)
+		}
 	}
-	// refit and constraint-fit = threshold are accepted without a fit (they
-	// do nothing then), so that a generation's pin never refuses a study
-	// with hyper=fixed.
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",
 		DeferFit: fit && refit == "deferred", DimPrior: fit && lprior == "dimension"}, nil
 }

@@ -784,7 +784,8 @@ var laterDefaults = map[int][]defaultsPin{
 	// values' mean (no stuck runs); CKB's dual step on the posterior mean
 	// less one σ; a multi-step box refinement in 3+ dims; GP-BUCB's wider
 	// bound for f while decisions are pending (pending=bucb).
-	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline", "pending": "hallucinate"}}},
+	4: {{params: map[string]string{"dual": "optimistic", "refine": "step", "pending": "hallucinate"}},
+		{fitted: true, params: map[string]string{"constraint-fit": "threshold", "refit": "inline"}}},
 	// 5 → 6 (docs/defaults.md, "Generation 6"): rpol-ucb and config decide in SCBO's trust region
 	// in 3+ dims.
 	5: {{params: map[string]string{"region": "global"}}},
@@ -799,11 +800,18 @@ var laterDefaults = map[int][]defaultsPin{
 
 // defaultsPin is one change of defaults between generations: params are
 // the earlier values, for every algorithm that takes them except those that
-// take the parameter unless (as declared in their Params).
+// take the parameter unless (as declared in their Params), and with fitted
+// only for a study that fits hyperparameters (fitsHyper).
 type defaultsPin struct {
 	unless string
+	fitted bool
 	params map[string]string
 }
+
+// fitsHyper reports whether an agent with parameters ps fits
+// hyperparameters: unless hyper = fixed, since every study's domain has
+// coordinates (agent.FitParams apply only then).
+func fitsHyper(ps bandit.Params) bool { return ps["hyper"] != "fixed" }
 
 // pinEarlierDefaults sets on ps, for a study of generation gen, the values
 // of every later generation's change (laterDefaults) where the algorithm
@@ -819,7 +827,8 @@ func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
 	}
 	for g := gen; g < api.DefaultsPractical; g++ {
 		for _, pin := range laterDefaults[g] {
-			if pin.unless != "" && slices.ContainsFunc(spec.Params, func(d bandit.ParamDoc) bool { return d.Name == pin.unless }) {
+			if pin.unless != "" && slices.ContainsFunc(spec.Params, func(d bandit.ParamDoc) bool { return d.Name == pin.unless }) ||
+				pin.fitted && !fitsHyper(ps) {
 				continue
 			}
 			for _, d := range spec.Params {
