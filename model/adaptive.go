@@ -423,9 +423,9 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 // DeferFrom is the count from which refit = deferred defers a refit in d
 // dimensions: 8(d+2), the third fit of the doubling schedule (32 in 2-D).
 // The fits before it see at most 8(d+2) points and cost little; made in
-// the ask, as generation 4 made them, they set the early exploration,
-// which a lag there changed enough to send a gardner trial to the far
-// feasible disk for good (docs/defaults.md, "No stuck runs").
+// the ask, they set the early exploration, which a lag there changed
+// enough to send a gardner trial to the far feasible disk for good
+// (docs/defaults.md, "No stuck runs").
 func DeferFrom(d int) int { return 4 * FirstFit(d) }
 
 // deferred reports whether the refit at count n is deferred.

@@ -535,25 +535,39 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 }
 
 // requestDomain is the kind of domain (agent.Domain*) a definition gives
-// its learner, read before normalization (decodeStudy's rule): a box — a
-// box space, or parameters that are all floats — unless a candidate set,
-// full information or the defaults of generation 1 make it finite; points;
-// contextual.
+// its learner, read before normalization (decodeStudy's rule): a box
+// (boxSpace) that is native or nativeByDefault; points; contextual.
 func requestDomain(s *api.StudySpec) string {
-	box := s.Space.Type == api.SpaceBox && len(s.Parameters) == 0
-	if len(s.Parameters) > 0 {
-		box = true
-		for _, p := range s.Parameters {
-			box = box && (p.Type == ParamFloat || s.Defaults >= api.DefaultsMixed)
-		}
-	}
 	switch {
 	case s.Space.Type == api.SpaceContextual:
 		return agent.DomainContextual
-	case box && (s.Space.Native || (s.Space.Candidates == 0 && !s.FullInfo && s.Defaults >= api.DefaultsNativeBox)):
+	case boxSpace(s) && (s.Space.Native || nativeByDefault(s)):
 		return agent.DomainBox
 	}
 	return agent.DomainFinite
+}
+
+// boxSpace reports whether a definition, before normalization, describes a
+// box: a box space, or typed parameters (only floats before
+// api.DefaultsMixed).
+func boxSpace(s *api.StudySpec) bool {
+	if len(s.Parameters) == 0 {
+		return s.Space.Type == api.SpaceBox
+	}
+	for _, p := range s.Parameters {
+		if p.Type != ParamFloat && s.Defaults < api.DefaultsMixed {
+			return false
+		}
+	}
+	return true
+}
+
+// nativeByDefault reports whether a definition's box is searched as a box
+// by an algorithm that takes one, space.native unsaid: unless a candidate
+// set, full information or a generation before api.DefaultsNativeBox make
+// it finite.
+func nativeByDefault(s *api.StudySpec) bool {
+	return boxSpace(s) && s.Space.Candidates == 0 && !s.FullInfo && s.Defaults >= api.DefaultsNativeBox
 }
 
 // normalizeStage checks what stage-wise algorithms are told (Pacchiano et al. §2): the
