@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/agent"
@@ -130,5 +132,12 @@ func TestFitParamsOnlyWithAFit(t *testing.T) {
 	json.Unmarshal(rec.Spec, &stored)
 	if _, ok := stored.Params["constraint-fit"]; ok || stored.Params["refit"] != nil || stored.Params["hyper"] != "fixed" {
 		t.Fatalf("stored after the migration: %v", stored.Params)
+	}
+}
+
+// The API's description of defaults names the current generation.
+func TestOpenAPINamesTheCurrentGeneration(t *testing.T) {
+	if want := fmt.Sprintf("absent on creation = %d, the current practical defaults", api.DefaultsPractical); !strings.Contains(string(openapiDoc), want) {
+		t.Errorf("openapi.json does not say %q", want)
 	}
 }
