@@ -189,6 +189,11 @@ var constraintFitDoc = bandit.ChoiceParam{Name: "constraint-fit", Default: "cent
 var refitDoc = bandit.ChoiceParam{Name: "refit", Default: "inline", Choices: []string{"inline", "deferred"},
 	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in)", Source: "measured: docs/defaults.md, \"Cost\""}
 
+// FitParams are the parameters that choose how hyperparameters are fitted:
+// they apply only where a fit is made (hyper = fit, or auto on a domain
+// with coordinates), and are refused elsewhere.
+var FitParams = []string{"constraint-fit", "refit"}
+
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
 // paper's schedule (fixed false) with widths=theory. With region=trust on
@@ -264,12 +269,11 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if box, ok := dom.(*domain.Box); lprior == "auto" && ok && box.Mixed() {
 		lprior = "dimension"
 	}
-	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
-		return model.Options{}, bandit.ParamErrorf(name, "constraint-fit", "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", ps["constraint-fit"], hyper)
+	for _, k := range FitParams {
+		if v := ps[k]; v != "" && !fit {
+			return model.Options{}, bandit.ParamErrorf(name, k, "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", v, hyper)
+		}
 	}
-	// refit and constraint-fit = threshold are accepted without a fit (they
-	// do nothing then), so that a generation's pin never refuses a study
-	// with hyper=fixed.
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",
 		DeferFit: fit && refit == "deferred", DimPrior: fit && lprior == "dimension"}, nil
 }

@@ -434,20 +434,11 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if e := resolveAlgorithm(&spec); e != nil {
 		return spec, nil, e
 	}
-	// A box with neither native nor candidates given — a box space, or
-	// typed parameters (only floats before generation 8) — is optimised as
-	// a box by an algorithm whose declaration takes one (the practical
-	// defaults); the others get the candidate set.
-	box := spec.Space.Type == api.SpaceBox && len(spec.Parameters) == 0
-	if len(spec.Parameters) > 0 {
-		box = true
-		for _, p := range spec.Parameters {
-			box = box && (p.Type == ParamFloat || spec.Defaults >= api.DefaultsMixed)
-		}
-	}
+	// A box with neither native nor candidates given is optimised as a box
+	// by an algorithm whose declaration takes one (nativeByDefault); the
+	// others get the candidate set.
 	if as, err := agent.Lookup(spec.Algorithm); err == nil && as.Can.Takes(agent.DomainBox) &&
-		spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&
-		spec.Space.Candidates == 0 && !spec.FullInfo && (len(spec.Parameters) == 0 || spec.Space.Type == "") {
+		!spec.Space.Native && nativeByDefault(&spec) && (len(spec.Parameters) == 0 || spec.Space.Type == "") {
 		spec.Space.Native = true
 	}
 	if e := normalize(&spec); e != nil {

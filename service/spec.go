@@ -534,25 +534,39 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 }
 
 // requestDomain is the kind of domain (agent.Domain*) a definition gives
-// its learner, read before normalization (decodeStudy's rule): a box — a
-// box space, or parameters that are all floats — unless a candidate set,
-// full information or the defaults of generation 1 make it finite; points;
-// contextual.
+// its learner, read before normalization (decodeStudy's rule): a box
+// (boxSpace) that is native or nativeByDefault; points; contextual.
 func requestDomain(s *api.StudySpec) string {
-	box := s.Space.Type == api.SpaceBox && len(s.Parameters) == 0
-	if len(s.Parameters) > 0 {
-		box = true
-		for _, p := range s.Parameters {
-			box = box && (p.Type == ParamFloat || s.Defaults >= api.DefaultsMixed)
-		}
-	}
 	switch {
 	case s.Space.Type == api.SpaceContextual:
 		return agent.DomainContextual
-	case box && (s.Space.Native || (s.Space.Candidates == 0 && !s.FullInfo && s.Defaults >= api.DefaultsNativeBox)):
+	case boxSpace(s) && (s.Space.Native || nativeByDefault(s)):
 		return agent.DomainBox
 	}
 	return agent.DomainFinite
+}
+
+// boxSpace reports whether a definition, before normalization, describes a
+// box: a box space, or typed parameters (only floats before
+// api.DefaultsMixed).
+func boxSpace(s *api.StudySpec) bool {
+	if len(s.Parameters) == 0 {
+		return s.Space.Type == api.SpaceBox
+	}
+	for _, p := range s.Parameters {
+		if p.Type != ParamFloat && s.Defaults < api.DefaultsMixed {
+			return false
+		}
+	}
+	return true
+}
+
+// nativeByDefault reports whether a definition's box is searched as a box
+// by an algorithm that takes one, space.native unsaid: unless a candidate
+// set, full information or a generation before api.DefaultsNativeBox make
+// it finite.
+func nativeByDefault(s *api.StudySpec) bool {
+	return boxSpace(s) && s.Space.Candidates == 0 && !s.FullInfo && s.Defaults >= api.DefaultsNativeBox
 }
 
 // normalizeStage checks what stage-wise algorithms are told (Pacchiano et al. §2): the
@@ -783,7 +797,8 @@ var laterDefaults = map[int][]defaultsPin{
 	// values' mean (no stuck runs); CKB's dual step on the posterior mean
 	// less one σ; a multi-step box refinement in 3+ dims; GP-BUCB's wider
 	// bound for f while decisions are pending (pending=bucb).
-	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline", "pending": "hallucinate"}}},
+	4: {{params: map[string]string{"dual": "optimistic", "refine": "step", "pending": "hallucinate"}},
+		{fitted: true, params: map[string]string{"constraint-fit": "threshold", "refit": "inline"}}},
 	// 5 → 6 (docs/defaults.md, "Generation 6"): rpol-ucb and config decide in SCBO's trust region
 	// in 3+ dims.
 	5: {{params: map[string]string{"region": "global"}}},
@@ -798,11 +813,18 @@ var laterDefaults = map[int][]defaultsPin{
 
 // defaultsPin is one change of defaults between generations: params are
 // the earlier values, for every algorithm that takes them except those that
-// take the parameter unless (as declared in their Params).
+// take the parameter unless (as declared in their Params), and with fitted
+// only for a study that fits hyperparameters (fitsHyper).
 type defaultsPin struct {
 	unless string
+	fitted bool
 	params map[string]string
 }
+
+// fitsHyper reports whether an agent with parameters ps fits
+// hyperparameters: unless hyper = fixed, since every study's domain has
+// coordinates (agent.FitParams apply only then).
+func fitsHyper(ps bandit.Params) bool { return ps["hyper"] != "fixed" }
 
 // pinEarlierDefaults sets on ps, for a study of generation gen, the values
 // of every later generation's change (laterDefaults) where the algorithm
@@ -818,7 +840,7 @@ func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
 	}
 	for g := gen; g < api.DefaultsPractical; g++ {
 		for _, pin := range laterDefaults[g] {
-			if pin.unless != "" && bandit.Declares(spec.Params, pin.unless) {
+			if pin.unless != "" && bandit.Declares(spec.Params, pin.unless) || pin.fitted && !fitsHyper(ps) {
 				continue
 			}
 			for _, d := range spec.Params {
