@@ -107,6 +107,7 @@ var practicalDocs = []bandit.Param{
 	regionPendingDoc,
 	regionCandidatesDoc,
 	lengthscalePriorDoc,
+	mixedStartsDoc,
 }
 
 // The confidence widths of the practical defaults (widthParams).
@@ -425,6 +426,10 @@ type choice struct {
 	fill   func(i int, mv []float64)
 	pend   pending
 	reg    *region
+	// On a typed space with mixed > 1, the local search starts from the
+	// mixed best candidates and from starts (the incumbent) too.
+	mixed  int
+	starts [][]float64
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -498,7 +503,16 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	}
 	mask(score, reg)
 	if reg == nil {
-		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil)
+		var extra [][]float64
+		if box, ok := dom.(*domain.Box); ok && box.Mixed() && c.mixed > 1 {
+			for _, k := range maximise.TopK(score, c.mixed) {
+				if score[k] > -math.MaxFloat64 {
+					extra = append(extra, ms[0].Action(k).X)
+				}
+			}
+			extra = append(extra, c.starts...)
+		}
+		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil, extra...)
 	}
 	g := ascentOptions(reg.box.Dim())
 	if drawn {
@@ -559,7 +573,13 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		if g.Iters == 0 { // refine=step: the ascent's options for the continuous part
 			g = ascentOptions(box.Dim())
 		}
-		x, err := mixedSearch(box, f.Action(i).X, ms, acq, g, rep)
+		starts := [][]float64{f.Action(i).X}
+		for _, x := range extra {
+			if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, x) }) {
+				starts = append(starts, x)
+			}
+		}
+		x, err := mixedMulti(box, starts, ms, acq, g, rep)
 		if err != nil || x == nil || (rep != nil && rep(bandit.PointAction(x))) {
 			return f.Action(i), i, err
 		}

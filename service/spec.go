@@ -809,6 +809,9 @@ var laterDefaults = map[int][]defaultsPin{
 	// typed parameters searched as a mixed space (normalization:
 	// api.DefaultsMixed).
 	7: {{params: map[string]string{"draw": "dense", "region-candidates": "fixed"}}},
+	// 8 → 9 (docs/typed.md): the typed-space search starts from several
+	// candidates and the best observation.
+	8: {{params: map[string]string{"mixed-starts": "1"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

@@ -227,8 +227,9 @@ type StudySpec struct {
 // 7: the trust region also while decisions are pending (region-pending);
 // 8: typed parameters searched as a mixed space (DefaultsMixed), Thompson
 // draws pathwise (ckb-ts's draw), candidates drawn in the trust region in
-// 7+ dims (region-candidates).
-const DefaultsPractical = 8
+// 7+ dims (region-candidates); 9: the typed-space search started from
+// several candidates and the best observation (mixed-starts).
+const DefaultsPractical = 9
 
 // DefaultsMixed is the first generation in which a study of typed
 // parameters with ints or categoricals and no space.candidates goes to an
