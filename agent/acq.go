@@ -107,7 +107,7 @@ var practicalDocs = []bandit.Param{
 	regionPendingDoc,
 	regionCandidatesDoc,
 	lengthscalePriorDoc,
-	mixedStartsDoc,
+	mixedMovesDoc,
 }
 
 // The confidence widths of the practical defaults (widthParams).
@@ -426,10 +426,7 @@ type choice struct {
 	fill   func(i int, mv []float64)
 	pend   pending
 	reg    *region
-	// On a typed space with mixed > 1, the local search starts from the
-	// mixed best candidates and from starts (the incumbent) too.
-	mixed  int
-	starts [][]float64
+	moves  int // on a typed space: mixedSearch's largest step, in discrete coordinates
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -503,16 +500,7 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	}
 	mask(score, reg)
 	if reg == nil {
-		var extra [][]float64
-		if box, ok := dom.(*domain.Box); ok && box.Mixed() && c.mixed > 1 {
-			for _, k := range maximise.TopK(score, c.mixed) {
-				if score[k] > -math.MaxFloat64 {
-					extra = append(extra, ms[0].Action(k).X)
-				}
-			}
-			extra = append(extra, c.starts...)
-		}
-		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil, extra...)
+		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, c.moves, nil)
 	}
 	g := ascentOptions(reg.box.Dim())
 	if drawn {
@@ -522,11 +510,11 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	if reg.fresh && !drawn {
 		extra = freshStart(rng, reg, ms, inner, rep)
 	}
-	act, i, err := pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, reg.centre, extra...)
+	act, i, err := pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, c.moves, reg.centre, extra...)
 	if err == errRegionFull { // every point of the region repeats a pending one: the whole box
 		copy(score, whole)
 		mask(score, nil)
-		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil)
+		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, c.moves, nil)
 	}
 	return act, i, err
 }
@@ -552,14 +540,16 @@ var acqHook func(ms []model.Model, acq acquisition, score []float64)
 
 // pickAction maximises over the candidates' scores: the exact arg max
 // (seeded tie-breaking), then, when the domain is a box and acq is set, a
-// local refinement of the best candidates with acq over the models ms. The
-// index is the candidate played, or −1 for a point the refinement found.
+// local refinement of the best candidates with acq over the models ms (on
+// a typed space, mixedSearch with steps of up to moves discrete
+// coordinates). The index is the candidate played, or −1 for a point the
+// refinement found.
 //
 // rep, when not nil, marks points the refinement must not end at (pending
 // ones): they score far below any other. centre, when not nil, is a trust
 // region's centre, dom the region: it starts the refinement too, and the
 // best candidate does only if it lies in the region.
-func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, grad *maximise.GradOptions, rep func(bandit.Action) bool, centre []float64, extra ...[]float64) (bandit.Action, int, error) {
+func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float64, ms []model.Model, acq acquisition, grad *maximise.GradOptions, rep func(bandit.Action) bool, moves int, centre []float64, extra ...[]float64) (bandit.Action, int, error) {
 	i, err := maximise.ArgMaxFinite(rng, score)
 	if err != nil {
 		return bandit.Action{}, 0, err
@@ -573,13 +563,7 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		if g.Iters == 0 { // refine=step: the ascent's options for the continuous part
 			g = ascentOptions(box.Dim())
 		}
-		starts := [][]float64{f.Action(i).X}
-		for _, x := range extra {
-			if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, x) }) {
-				starts = append(starts, x)
-			}
-		}
-		x, err := mixedMulti(box, starts, ms, acq, g, rep)
+		x, err := mixedSearch(box, f.Action(i).X, ms, acq, g, rep, moves)
 		if err != nil || x == nil || (rep != nil && rep(bandit.PointAction(x))) {
 			return f.Action(i), i, err
 		}

@@ -442,7 +442,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 		}
 	}
-	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil, nil, nil, nil)
+	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil, nil, nil, 0, nil)
 	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)

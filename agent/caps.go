@@ -14,6 +14,9 @@ const (
 	DomainFinite     = "finite"     // a fixed set of arms
 	DomainBox        = "box"        // a box [lo, hi]^d, optimised as a box
 	DomainContextual = "contextual" // per-round action sets (Pacchiano et al. §4)
+	// DomainTyped is a box with discrete coordinates (typed parameters,
+	// domain.Box.Vars): every algorithm that takes a box takes it.
+	DomainTyped = "typed"
 )
 
 // Constraint kinds an algorithm honours (Caps.Kinds): the violation its
@@ -114,7 +117,12 @@ func (c Caps) String() string {
 }
 
 // Takes reports whether c lists the domain dom.
-func (c Caps) Takes(dom string) bool { return slices.Contains(c.Domains, dom) }
+func (c Caps) Takes(dom string) bool {
+	if dom == DomainTyped {
+		dom = DomainBox
+	}
+	return slices.Contains(c.Domains, dom)
+}
 
 // Honours reports whether c lists the constraint kind k.
 func (c Caps) Honours(k bandit.ConstraintKind) bool { return slices.Contains(c.Kinds, k) }
@@ -154,11 +162,15 @@ func (s Spec) Fits(in bandit.Info) error {
 }
 
 // Choose returns the algorithm registered as the default for a constraint
-// kind (with a safe point when safe), among those that take the domain dom.
+// kind (with a safe point when safe; on a typed space, DomainTyped, the one
+// declared for kind+"+typed" first), among those that take the domain dom.
 func Choose(kind bandit.ConstraintKind, safe bool, dom string) (Spec, error) {
 	keys := []string{string(kind)}
 	if safe {
 		keys = []string{string(kind) + "+safe", string(kind)}
+	}
+	if dom == DomainTyped {
+		keys = append([]string{string(kind) + "+typed"}, keys...)
 	}
 	for _, k := range keys {
 		for _, s := range All() {

@@ -49,6 +49,8 @@ func TestChooseByKind(t *testing.T) {
 		{agent.KindPerRound, false, agent.DomainBox, "config"},
 		{agent.KindPerRound, true, agent.DomainFinite, "safeopt"},
 		{agent.KindPerRound, true, agent.DomainBox, "config"},
+		{agent.KindPerRound, false, agent.DomainTyped, "cei"},
+		{agent.KindCumulative, false, agent.DomainTyped, "rpol-ucb"},
 	} {
 		s, err := agent.Choose(c.kind, c.safe, c.dom)
 		if err != nil || s.Name != c.want {

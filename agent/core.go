@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
@@ -71,7 +70,7 @@ type gpCore struct {
 	refine bool
 	design initDesign
 	score  []float64
-	mixed  int // mixed-starts
+	moves  int // mixed-moves
 }
 
 // CoreParams document the parameters the decision core reads for every GP
@@ -80,7 +79,7 @@ type gpCore struct {
 var CoreParams = []bandit.Param{
 	lambdaDoc,
 	inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc, regionDoc, regionPendingDoc,
-	regionCandidatesDoc, lengthscalePriorDoc, mixedStartsDoc,
+	regionCandidatesDoc, lengthscalePriorDoc, mixedMovesDoc,
 }
 
 // policyOn is the factory of a GP policy that is its core plus an
@@ -127,7 +126,7 @@ func newGPCore(name string, cfg Config) (*gpCore, error) {
 	if c.trust, err = regionParam(name, ps); err != nil {
 		return nil, err
 	}
-	if c.mixed, err = mixedStartsDoc.Read(name, ps); err != nil {
+	if c.moves, err = mixedMovesDoc.Read(name, ps); err != nil {
 		return nil, err
 	}
 	c.ms = append([]model.Model{c.f}, c.g...)
@@ -151,13 +150,7 @@ func (c *gpCore) decide(r *bandit.Round, policy func() Acquisition) (bandit.Deci
 	}
 	defer undo()
 	ch := choice{ms: c.ms, acq: policy().raw(), score: c.score, refine: refineIf(c.refine, &c.grad), pend: pend,
-		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend)}
-	if box, ok := c.info.Domain.(*domain.Box); ok && box.Mixed() && c.mixed > 1 {
-		ch.mixed = c.mixed
-		if x := incumbent(c.ledger); x != nil {
-			ch.starts = [][]float64{x}
-		}
-	}
+		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves}
 	act, _, err := ch.pick(c.rng, c.info.Domain)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)

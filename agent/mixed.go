@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -14,10 +15,10 @@ import (
 // best candidate, in steps).
 const mixedRounds = 32
 
-// mixedStartsDoc declares mixed-starts.
-var mixedStartsDoc = bandit.IntParam{Name: "mixed-starts", Default: 5, Range: bandit.AtLeast(1),
-	Doc:    "typed spaces: the local search starts from this many best candidates, and from the best observation when more than 1",
-	Source: "SMAC's local search from several configurations, Hutter et al. 2011 §4.3; measured: docs/typed.md"}
+// mixedMovesDoc declares mixed-moves.
+var mixedMovesDoc = bandit.IntParam{Name: "mixed-moves", Default: 2, Range: bandit.InClosed(1, 2),
+	Doc:    "typed spaces: the local search changes up to this many discrete coordinates in a step (2: pairs, when no single change improves)",
+	Source: "a Hamming ball of radius 2, after Wan et al. 2021 (Casmopolitan) §3; measured: docs/typed.md"}
 
 // mixedSearch maximises acq over a box with discrete coordinates (a typed
 // space) from the valid point start, as local search over a mixed space
@@ -26,39 +27,15 @@ var mixedStartsDoc = bandit.IntParam{Name: "mixed-starts", Default: 5, Range: ba
 // neighbours of the incumbent): alternately, the continuous coordinates
 // ascend by gradient with the discrete ones pinned (grad), and the best of
 // the discrete neighbours (each int ±1, each other choice of a
-// categorical) is taken while it improves. Points rep marks (pending
+// categorical; with moves = 2, when none of them improves, the points two
+// such changes away) is taken while it improves. Points rep marks (pending
 // decisions) lose excluded. It returns nil when the models cannot be
 // evaluated off their candidates.
-func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, error) {
-	x, _, err := mixedAscent(box, start, ms, acq, grad, rep)
-	return x, err
-}
-
-// mixedMulti is mixedSearch from each of starts (valid points) in turn: the
-// best end point, first on ties (SMAC's local search from several
-// configurations, Hutter et al. 2011, §4.3).
-func mixedMulti(box *domain.Box, starts [][]float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, error) {
-	var best []float64
-	bv := math.Inf(-1)
-	for _, s := range starts {
-		x, v, err := mixedAscent(box, s, ms, acq, grad, rep)
-		if err != nil || x == nil {
-			return nil, err
-		}
-		if v > bv {
-			best, bv = x, v
-		}
-	}
-	return best, nil
-}
-
-// mixedAscent is mixedSearch, with the acquisition's value at the point
-// returned.
-func mixedAscent(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, float64, error) {
+func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool, moves int) ([]float64, error) {
 	bps := make([]model.BatchPredictor, len(ms))
 	for j, m := range ms {
 		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil {
-			return nil, 0, nil
+			return nil, nil
 		}
 	}
 	score := func(x, mv []float64) float64 { return acq(mv) }
@@ -73,18 +50,18 @@ func mixedAscent(box *domain.Box, start []float64, ms []model.Model, acq acquisi
 	x := append([]float64(nil), start...)
 	v, err := value([][]float64{x})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	best := v[0]
 	for range mixedRounds {
 		if sub := box.Pinned(x); sub != nil && grad.Iters > 0 {
 			y, err := refineAcqX(sub, [][]float64{x}, ms, score, grad)
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 			if y != nil {
 				if w, err := value([][]float64{y}); err != nil {
-					return nil, 0, err
+					return nil, err
 				} else if w[0] > best {
 					x, best = y, w[0]
 				}
@@ -96,18 +73,53 @@ func mixedAscent(box *domain.Box, start []float64, ms []model.Model, acq acquisi
 		}
 		w, err := value(ns)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		k := 0
-		for i := range w {
-			if w[i] > w[k] {
-				k = i
+		k := argMax(w)
+		if !(w[k] > best) && moves > 1 {
+			if ns = twoAway(box, x, ns); len(ns) > 0 {
+				if w, err = value(ns); err != nil {
+					return nil, err
+				}
+				k = argMax(w)
 			}
 		}
-		if !(w[k] > best) || math.IsInf(w[k], 0) {
+		if len(ns) == 0 || !(w[k] > best) || math.IsInf(w[k], 0) {
 			break
 		}
 		x, best = ns[k], w[k]
 	}
-	return x, best, nil
+	return x, nil
+}
+
+// argMax is the first index of w's largest value.
+func argMax(w []float64) int {
+	k := 0
+	for i := range w {
+		if w[i] > w[k] {
+			k = i
+		}
+	}
+	return k
+}
+
+// twoAway are the valid points two discrete changes from x: the
+// neighbours of its neighbours ns, less x and ns, in order of first
+// appearance.
+func twoAway(box *domain.Box, x []float64, ns [][]float64) [][]float64 {
+	key := func(p []float64) string { return fmt.Sprint(p) }
+	seen := map[string]bool{key(x): true}
+	for _, n := range ns {
+		seen[key(n)] = true
+	}
+	var out [][]float64
+	for _, n := range ns {
+		for _, m := range box.Neighbours(n) {
+			if k := key(m); !seen[k] {
+				seen[k] = true
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }

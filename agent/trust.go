@@ -229,24 +229,3 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 	}
 	return [][]float64{xs[best]}
 }
-
-// incumbent is the best feasible observed point, the least violating while
-// none is feasible (nil before any observation).
-func incumbent(l *Ledger) []float64 {
-	var best *entry
-	bestV := math.Inf(1)
-	for _, id := range l.done {
-		e := &l.entries[id-1]
-		var v float64
-		for _, c := range e.costs {
-			v += math.Max(c, 0)
-		}
-		if v < bestV || (v == 0 && e.reward > best.reward) {
-			best, bestV = e, v
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	return best.action.X
-}

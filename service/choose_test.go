@@ -205,3 +205,25 @@ func TestLatencyLimitWithoutAlgorithm(t *testing.T) {
 		}
 	}
 }
+
+// Stage-wise limits on typed parameters with an int or a categorical get
+// cei (agent.DomainTyped: ahead of config there, docs/typed.md); floats
+// alone make a box and keep config.
+func TestChooseOnTypedSpaces(t *testing.T) {
+	s := newTestServer(t, store.NewMemory(), Options{})
+	lo, hi := 1.0, 16.0
+	for _, c := range []struct {
+		name   string
+		params []api.Parameter
+		want   string
+	}{
+		{"typed", []api.Parameter{{Name: "threads", Type: "int", Low: &lo, High: &hi}, {Name: "mode", Type: "categorical", Choices: []any{"a", "b"}}}, "cei"},
+		{"floats", []api.Parameter{{Name: "rate", Type: "float", Low: &lo, High: &hi}}, "config"},
+	} {
+		st := s.create(api.StudySpec{Name: c.name, Parameters: c.params, Objective: api.Objective{Name: "f"},
+			Constraints: []api.Constraint{{Name: "g", Threshold: 1, Kind: "stage-wise"}}, Seed: 1, Horizon: 20})
+		if st.Spec.Algorithm != c.want || (c.want == "cei" && !strings.Contains(st.Spec.AlgorithmChoice, "typed space")) {
+			t.Errorf("%s: algorithm %q (%s), want %s", c.name, st.Spec.Algorithm, st.Spec.AlgorithmChoice, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -541,6 +542,9 @@ func requestDomain(s *api.StudySpec) string {
 	case s.Space.Type == api.SpaceContextual:
 		return agent.DomainContextual
 	case boxSpace(s) && (s.Space.Native || nativeByDefault(s)):
+		if slices.ContainsFunc(s.Parameters, func(p api.Parameter) bool { return p.Type != ParamFloat || p.Step != nil }) {
+			return agent.DomainTyped // searched as a mixed space
+		}
 		return agent.DomainBox
 	}
 	return agent.DomainFinite
@@ -809,9 +813,9 @@ var laterDefaults = map[int][]defaultsPin{
 	// typed parameters searched as a mixed space (normalization:
 	// api.DefaultsMixed).
 	7: {{params: map[string]string{"draw": "dense", "region-candidates": "fixed"}}},
-	// 8 → 9 (docs/typed.md): the typed-space search starts from several
-	// candidates and the best observation.
-	8: {{params: map[string]string{"mixed-starts": "1"}}},
+	// 8 → 9 (docs/typed.md): the typed-space search also changes two
+	// discrete coordinates at once.
+	8: {{params: map[string]string{"mixed-moves": "1"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

@@ -227,8 +227,9 @@ type StudySpec struct {
 // 7: the trust region also while decisions are pending (region-pending);
 // 8: typed parameters searched as a mixed space (DefaultsMixed), Thompson
 // draws pathwise (ckb-ts's draw), candidates drawn in the trust region in
-// 7+ dims (region-candidates); 9: the typed-space search started from
-// several candidates and the best observation (mixed-starts).
+// 7+ dims (region-candidates); 9: the typed-space search also changes two
+// discrete coordinates at once (mixed-moves), and cei is the default for
+// stage-wise limits on typed spaces.
 const DefaultsPractical = 9
 
 // DefaultsMixed is the first generation in which a study of typed
