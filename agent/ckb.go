@@ -11,7 +11,6 @@ import (
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
 	"github.com/cbandit/cbandit/internal/seed"
-	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/rule"
 )
@@ -47,22 +46,16 @@ const PracticalSlack = 0.2
 // feasible disk; w = 1 does neither (docs/defaults.md, "No stuck runs").
 const PracticalDualWidth = 1
 
-// CKB is Zhou & Ji (CBO) Algorithm 1: posterior models for f and each g_j, an
-// exploration strategy per function, truncation to [−B,B] / [−G,G], and the
+// CKB is Zhou & Ji (CBO) Algorithm 1 on the decision core: an exploration
+// strategy per function, truncation to [−B,B] / [−G,G], and the
 // primal-dual rule.
 type CKB struct {
-	name   string
-	info   bandit.Info
-	rng    *rand.Rand
-	f      model.Model
-	g      []model.Model
-	estF   estimator.Estimator
-	estG   estimator.Estimator
-	betaF  estimator.Beta
-	betaG  estimator.Beta
-	rule   *rule.PrimalDual
-	ledger *Ledger
-	t      int
+	*gpCore
+	estF  estimator.Estimator
+	estG  estimator.Estimator
+	betaF estimator.Beta
+	betaG estimator.Beta
+	rule  *rule.PrimalDual
 	// firstArm is the arm of round 1 (−1: the maximiser's choice).
 	firstArm int
 	// clipF, clipG are the truncation bounds of Zhou & Ji (CBO) Alg. 1 lines 3–4 (B,
@@ -71,19 +64,15 @@ type CKB struct {
 	// agent wandered among the ties (docs/defaults.md, "Evidence").
 	clipF, clipG float64
 	dualW        float64 // ḡ = μ − dualW·σ in the dual step; < 0: the rule's β (parameter dual)
-	// box domains and restarts (ckbrestart.go)
-	box box
-	// design: the initial design (parameter init)
-	design initDesign
-	// halluc: condition on the pending decisions (parameter pending)
-	halluc pendingMode
-	trust  regionMode           // parameters region, region-pending
-	grad   maximise.GradOptions // the box refinement (parameter refine)
+	// refined: UCB estimators on a box, whose acquisition the core refines
+	// (a Thompson draw has values on the candidates only; RandGP-UCB's
+	// acquisition is scanned over the candidates alone)
+	refined bool
+	restart int // H of CKB-RestartUCB (ckbrestart.go); 0 = never
 	// scratch
-	fb    []float64
-	gb    [][]float64
-	score []float64
-	gAtX  []float64
+	fb   []float64
+	gb   [][]float64
+	gAtX []float64
 }
 
 // ckbOptions selects the exploration strategy and the default slackness.
@@ -95,10 +84,11 @@ type ckbOptions struct {
 
 func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	p := cfg.Params
-	in, err := gpInfo(name, cfg)
+	c, err := newGPCore(name, cfg, coreOptions{})
 	if err != nil {
 		return nil, err
 	}
+	in := c.info
 	alpha, err := unitParam(name, p, "alpha", 0.05)
 	if err != nil {
 		return nil, err
@@ -133,14 +123,6 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if _, set := p["V"]; !set {
 		V = in.G * math.Sqrt(T) / rho
 	}
-	lambda, err := lambdaParam(name, p, cfg.Horizon, in.NoiseVar)
-	if err != nil {
-		return nil, err
-	}
-	opts, err := modelOptions(name, p, in.Domain, true)
-	if err != nil {
-		return nil, err
-	}
 	dualDef := "optimistic"
 	if fixed {
 		dualDef = fmt.Sprint(PracticalDualWidth)
@@ -170,10 +152,6 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	f, gs, err := model.ForAllOpts(in, lambda, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	first, err := p.String(name, "first", "random", "random", "safe")
 	if err != nil {
 		return nil, err
@@ -185,42 +163,28 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 		}
 		firstArm = in.Safe.Arm
 	}
+	_, isBox := in.Domain.(*domain.Box)
+	_, uf := o.estF.(estimator.UCB)
+	_, ug := o.estG.(estimator.UCB)
 	a := &CKB{
-		name: name, info: in, rng: seedRand(cfg.Seed), firstArm: firstArm,
-		f: f, estF: o.estF, estG: o.estG,
-		betaF:  estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
-		betaG:  estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg},
-		rule:   pd,
-		ledger: NewLedger(in.M),
-		clipF:  in.B, clipG: in.G,
+		gpCore: c, firstArm: firstArm, estF: o.estF, estG: o.estG,
+		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
+		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg},
+		rule:  pd,
+		clipF: in.B, clipG: in.G, dualW: dualW,
+		refined: isBox && uf && ug && c.refine,
+		fb:      make([]float64, c.f.Len()), gAtX: make([]float64, in.M),
 	}
 	if fixed {
 		a.clipF, a.clipG = math.Inf(1), math.Inf(1)
 	}
-	if a.design, err = newInitDesign(name, p, in.Domain, opts, a.rng); err != nil {
-		return nil, err
+	for range c.g {
+		a.gb = append(a.gb, make([]float64, c.f.Len()))
 	}
-	n := f.Len()
-	a.fb = make([]float64, n)
-	a.score = make([]float64, n)
-	a.ledger.learnFailures(in.Domain, in.Kernel, f)
-	a.gAtX = make([]float64, in.M)
-	a.g = gs
-	for range gs {
-		a.gb = append(a.gb, make([]float64, n))
-	}
-	if err := a.setupBox(name, cfg, o); err != nil {
-		return nil, err
-	}
-	a.dualW = dualW
-	if a.grad, err = refineParam(name, p, in.Domain); err != nil {
-		return nil, err
-	}
-	if a.halluc, err = pendingParam(name, p); err != nil {
-		return nil, err
-	}
-	if a.trust, err = regionParam(name, p); err != nil {
-		return nil, err
+	if o.restart {
+		if a.restart, err = restartParam(name, cfg); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
 }
@@ -235,27 +199,22 @@ func fnName(j int) string {
 	return fmt.Sprintf("g_%d", j)
 }
 
-// Decide implements bandit.Agent: lines 2–7 of Zhou & Ji (CBO) Alg. 1.
+// Decide implements bandit.Agent: lines 2–7 of Zhou & Ji (CBO) Alg. 1. In
+// the initial design's rounds (parameter init) the models learn from its
+// observations; the dual variable, whose update (line 7) is driven by the
+// rule's own choices, stays where it is.
 func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
-	a.t++
-	a.maybeRestart(r.T)
-	if act, ok := a.design.at(a.t); ok {
-		// The initial design (parameter init): the models learn from its
-		// observations; the dual variable, whose update (Zhou & Ji (CBO) Alg. 1 line
-		// 7) is driven by the rule's own choices, stays where it is.
-		return a.ledger.Record(r.T, act, a.box.epoch), nil
-	}
-	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	defer undo()
+	a.begin(r.T)
+	return a.decideTurn(r, func() (turn, error) { return a.turn(r.T) })
+}
+
+// turn is one decision's primal-dual score and dual step.
+func (a *CKB) turn(t int) (turn, error) {
 	// Each function's guess (Zhou & Ji (CBO) Alg. 1 lines 3–4): pointwise μ + wσ for
 	// UCB (w = β_t, −β_t for g: optimistic for the cost) and RandGP-UCB (w =
 	// Z_t, one draw per round); a Thompson draw is a vector over the
 	// candidates (fill), with no value off them.
-	ms := append([]model.Model{a.f}, a.g...)
-	ests := make([]estimator.Estimator, len(ms))
+	ms := a.ms
 	w := make([]float64, len(ms))
 	draws := make([][]float64, len(ms))
 	pointwise := true
@@ -264,10 +223,9 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if j > 0 {
 			est, beta, dst = a.estG, -a.betaG.At(m.InfoGain()), a.gb[j-1]
 		}
-		ests[j] = est
 		wj, ok, err := estimator.Pointwise(est, a.rng, beta)
 		if err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
+			return turn{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
 		}
 		if ok {
 			w[j] = wj
@@ -275,27 +233,22 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		pointwise = false
 		if err := est.Estimate(a.rng, m, beta, dst); err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
+			return turn{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
 		}
 		draws[j] = dst
 	}
-	clip := func(v, c float64) float64 { return math.Max(-c, math.Min(c, v)) }
-	est := func(mv []float64, j int) float64 {
-		c := a.clipF
-		if j > 0 {
-			c = a.clipG
-		}
-		return clip(mv[2*j]+w[j]*math.Sqrt(mv[2*j+1]), c)
-	}
+	ucb := func(mu, v, w, c float64) float64 { return math.Max(-c, math.Min(c, mu+w*math.Sqrt(v))) }
 	// the primal-dual score f̄ − Σ_j φ_j ḡ_j (Zhou & Ji (CBO) Alg. 1 line 5)
-	acq := func(mv []float64) float64 {
-		v := est(mv, 0)
+	acq := func(p Posterior) float64 {
+		mu, v := p.F()
+		s := ucb(mu, v, w[0], a.clipF)
 		for j, phi := range a.rule.Phi {
 			if phi != 0 {
-				v -= phi * est(mv, j+1)
+				mu, v := p.G(j)
+				s -= phi * ucb(mu, v, w[j+1], a.clipG)
 			}
 		}
-		return v
+		return s
 	}
 	var fill func(i int, mv []float64)
 	if !pointwise {
@@ -313,60 +266,47 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 		}
 	}
-	refine := pointwise && a.box.dom != nil
-	if a.t == 1 && a.firstArm >= 0 {
-		refine = false
-	}
-	act, i, err := choice{ms: ms, acq: acq, score: a.score, refine: refineIf(refine, &a.grad), fill: fill, pend: pend, reg: regionIf(a.trust, a.info.Domain, a.ledger, pend)}.pick(a.rng, a.info.Domain)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	if a.t == 1 && a.firstArm >= 0 {
-		i = a.firstArm
-		act = a.f.Action(i)
-	}
+	first := t == 1 && a.firstArm >= 0
+	refine := pointwise && a.refined && !first
 	// ḡ at the played point enters the dual step (line 7); with a dual
 	// width w it is μ − wσ there, a Thompson draw's too
-	mv := make([]float64, 2*len(ms))
-	if a.dualW >= 0 {
-		for j := 1; j < len(w); j++ {
-			w[j] = -a.dualW
+	step := func(act bandit.Action, i int) (bandit.Action, error) {
+		if first {
+			i = a.firstArm
+			act = a.f.Action(i)
 		}
-	}
-	if act.Arm >= 0 || !refine {
-		if fill != nil && a.dualW < 0 {
-			fill(i, mv)
-		} else {
-			for j, m := range ms {
-				mv[2*j], mv[2*j+1] = m.Mean()[i], m.Var()[i]
+		mv := make([]float64, 2*len(ms))
+		if a.dualW >= 0 {
+			for j := 1; j < len(w); j++ {
+				w[j] = -a.dualW
 			}
 		}
-	} else { // the constraints' models only: a prediction goes through the solve cache
-		for j, m := range a.g {
-			mv[2+2*j], mv[3+2*j] = model.AsPredictor(m).Predict(act.X)
+		if act.Arm >= 0 || !refine {
+			if fill != nil && a.dualW < 0 {
+				fill(i, mv)
+			} else {
+				for j, m := range ms {
+					mv[2*j], mv[2*j+1] = m.Mean()[i], m.Var()[i]
+				}
+			}
+		} else { // the constraints' models only: a prediction goes through the solve cache
+			for j, m := range a.g {
+				mv[2+2*j], mv[3+2*j] = model.AsPredictor(m).Predict(act.X)
+			}
 		}
+		for j := range a.g {
+			a.gAtX[j] = ucb(mv[2+2*j], mv[3+2*j], w[j+1], a.clipG)
+		}
+		a.rule.Update(a.gAtX)
+		return act, nil
 	}
-	for j := range a.g {
-		a.gAtX[j] = est(mv, j+1)
-	}
-	a.rule.Update(a.gAtX)
-	return a.ledger.Record(r.T, act, a.box.epoch), nil
+	return turn{acq: acq, fill: fill, fixed: !refine, after: step}, nil
 }
 
-// Observe implements bandit.Agent: line 8 of Zhou & Ji (CBO) Alg. 1, whenever the
-// feedback arrives.
-func (a *CKB) Observe(fb bandit.Feedback) error {
-	acc, err := a.ledger.Accept(fb)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	if acc.Tag != a.box.epoch { // decided before the last restart
-		return nil
-	}
-	if err := ObserveModels(acc, a.f, a.g); err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	return nil
+// Impose implements bandit.Imposer: the dual variable, whose step (Zhou &
+// Ji (CBO) Alg. 1 line 7) follows the agent's own choices, is left as it is.
+func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	return a.impose(r, act, a.begin)
 }
 
 // Dual returns the current dual variables φ (for tests and reports).

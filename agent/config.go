@@ -29,7 +29,7 @@ type ConfigAgent struct {
 func newConfig(cfg Config) (bandit.Agent, error) {
 	const name = "config"
 	ps := cfg.Params
-	c, err := newGPCore(name, cfg)
+	c, err := newGPCore(name, cfg, coreOptions{})
 	if err != nil {
 		return nil, err
 	}
