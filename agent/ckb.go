@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -19,8 +20,9 @@ import (
 var drawDoc = bandit.ParamDoc{Name: "draw", Default: "pathwise",
 	Doc: "pathwise: Matheron's rule over every model that can (Wilson et al. 2020), O(M² + M·t); dense: the full covariance unless bare arms, O(M³) (before generation 8)"}
 
-// ckbParams are shared by every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou & Ji 2022 Alg. 1).
-var ckbParams = append([]bandit.ParamDoc{
+// ckbParams are shared by every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou &
+// Ji 2022 Alg. 1): the practical core, every feature of it.
+var ckbParams = practicalParams([]bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (Zhou & Ji (CBO) Thm. 1); the paper leaves it open: our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = Zhou & Ji (CBO) Thm. 1)"},
 	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
@@ -28,9 +30,8 @@ var ckbParams = append([]bandit.ParamDoc{
 	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (Zhou & Ji 2022 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (Zhou & Ji (CBO) §2), the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
-	inducingDoc,
 	{Name: "dual", Default: "1 (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, Zhou & Ji (CBO) Alg. 1 line 7), mean, or w: μ − wσ"},
-}, practicalDocs...)
+})
 
 // PracticalSlack is the slackness ε of the dual update under the practical
 // widths, as a fraction of δ (Zhou & Ji 2022 §4 allows ε ≤ δ/2): the optimistic ḡ at
@@ -338,7 +339,7 @@ func init() {
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
-		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), drawDoc),
+		Params:  append(slices.Clone(ckbParams), drawDoc),
 		New: func(cfg Config) (bandit.Agent, error) {
 			draw, err := cfg.Params.String("ckb-ts", "draw", drawDoc.Default, "pathwise", "dense")
 			if err != nil {
@@ -353,7 +354,7 @@ func init() {
 		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per round)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 2, Cor. 3, App. D.4 (= Zhou & Ji 2022 CKB-Rand)",
-		Params:  append(append([]bandit.ParamDoc(nil), ckbParams...), randParams...),
+		Params:  append(slices.Clone(ckbParams), randParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
 			o, err := randOptions("ckb-rand", cfg.Params)
 			if err != nil {

@@ -2,12 +2,13 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/estimator"
 )
 
-var ckbRestartParams = append(append([]bandit.ParamDoc(nil), ckbParams...),
+var ckbRestartParams = append(slices.Clone(ckbParams),
 	bandit.ParamDoc{Name: "H", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉ with P_T = 2", Doc: "restart period: GPs reset every H rounds (Deng et al. 2022), forgetting as fast as RPOL-SWUCB's W"})
 
 // restartParam reads H, the restart period of CKB-RestartUCB.

@@ -9,12 +9,13 @@ import (
 	"github.com/cbandit/cbandit/estimator"
 )
 
-var configParams = append([]bandit.ParamDoc{
+// configParams: the practical core with one refinement step and the trust
+// region, as rpol-ucb's (rpolUCBParams says why).
+var configParams = practicalParams([]bandit.ParamDoc{
 	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
 	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
-	inducingDoc,
-}, trustPractical...)
+}, "refine", "step", "region", "trust")
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
 // optimization"), the baseline of Guo et al. §7: play the maximiser of

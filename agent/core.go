@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/gp"
@@ -55,11 +56,12 @@ func feasibleMean(g []model.Model, i int) bool {
 // (failures included), the pending decisions (parameter pending), the
 // initial design (init), the trust region (region, region-pending), the
 // candidates and their refinement (candidates, refine). A policy adds its
-// acquisition and its rule's state; every parameter the core reads is in
-// CoreParams, which a policy's declaration lists.
+// acquisition (or its Thompson draw: turn) and its rule's state; every
+// parameter the core reads is in CoreParams, which a policy's declaration
+// lists, or its coreOptions say why not.
 type gpCore struct {
 	name   string
-	info   bandit.Info // in the models' units (gpInfo)
+	info   bandit.Info // in the models' units (gpInfo; standardiseOnly for a paper's core)
 	rng    *rand.Rand
 	f      model.Model
 	g      []model.Model
@@ -103,6 +105,18 @@ var CoreParams = []bandit.ParamDoc{
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Guo et al. §2 (RPOL)"},
 	inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc, regionDoc, regionPendingDoc,
 	regionCandidatesDoc, lengthscalePriorDoc,
+}
+
+// practicalParams is the declaration of a GP policy on the practical
+// core: its own parameters, then inducing and the practical defaults
+// (practicalDocs: the core's parameters and the constant widths), with the
+// defaults it changes as name, value pairs.
+func practicalParams(own []bandit.ParamDoc, defaults ...string) []bandit.ParamDoc {
+	ps := append(append(slices.Clone(own), inducingDoc), practicalDocs...)
+	for k := 0; k+1 < len(defaults); k += 2 {
+		ps = withDefault(ps, defaults[k], defaults[k+1])
+	}
+	return ps
 }
 
 // policyOn is the factory of a GP policy that is its core plus an
@@ -166,14 +180,12 @@ func newGPCore(name string, cfg Config, o coreOptions) (*gpCore, error) {
 		if c.grad, err = refineParam(name, ps, in.Domain); err != nil {
 			return nil, err
 		}
-	}
-	if !o.ownPending {
-		if c.halluc, err = pendingParam(name, ps); err != nil {
+		if c.trust, err = regionParam(name, ps); err != nil {
 			return nil, err
 		}
 	}
-	if !o.paper {
-		if c.trust, err = regionParam(name, ps); err != nil {
+	if !o.ownPending {
+		if c.halluc, err = pendingParam(name, ps); err != nil {
 			return nil, err
 		}
 	}

@@ -20,31 +20,29 @@ var rpolParams = []bandit.ParamDoc{
 	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (Guo et al. §3, Initialization)"},
 }
 
-// rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
-var rpolUCBParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...), inducingDoc), trustPractical...)
+// rpolUCBParams: the practical core with one refinement step and the trust
+// region. The rules with a per-round constraint (rpol family, config) play
+// where the optimistic bound μ_g − β_g σ_g reaches 0, and a refinement that
+// finds that point exactly in 3+ dims raised their late violation on the
+// suite (docs/defaults.md, "Refinement in 3+ dimensions"); the trust
+// region: in 3+ dims, docs/defaults.md, "Generation 6".
+var rpolUCBParams = practicalParams(rpolParams, "refine", "step", "region", "trust")
 
-// stepPractical are the practical defaults with refine = step, for the
-// rules with a per-round constraint (rpol family, config): they play where
-// the optimistic bound μ_g − β_g σ_g reaches 0, and a refinement that finds
-// that point exactly in 3+ dims raised their late violation on the suite
-// (docs/defaults.md, "Refinement in 3+ dimensions").
-var stepPractical = withDefault(practicalDocs, "refine", "step")
-
-// trustPractical are stepPractical with region = trust: rpol-ucb's and
-// config's (in 3+ dims; docs/defaults.md, "Generation 6").
-var trustPractical = withDefault(stepPractical, "region", "trust")
-
-var rpolCensoredParams = append(append([]bandit.ParamDoc(nil), rpolParams...),
+// rpolCensoredParams: the paper's core (coreOptions.paper) with standardise
+// alone: the censored GPs take every decision at once (Guo et al. §5), so
+// no pending conditioning, initial design or trust region, and no sparse GP.
+var rpolCensoredParams = append(slices.Clone(rpolParams),
 	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window (Guo et al. §5): later feedback is censored; 2 × the Poisson mean 15 (§7 gives none)"},
 	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means (docs/parameters.md)"},
 	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: censored GPs see standardised values, costs scaled; off: the paper's units"})
 
-var rpolSWParams = append(append(append([]bandit.ParamDoc(nil), rpolParams...),
+// rpolSWParams: the practical core with one refinement step (as
+// rpol-ucb's, which says why); region keeps its default, global.
+var rpolSWParams = practicalParams(append(slices.Clone(rpolParams),
 	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (Guo et al. Thm. 4) with γ_T ≈ (ln T)^{d+1} (§2, SE kernel)"},
 	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (Guo et al. §6); unknown in §7, we count one unit per change (two changes)"},
 	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed variation of f within the window, Γ_t = C·variation (Guo et al. §6); 0 switches Γ_t off"},
-	inducingDoc,
-), stepPractical...)
+), "refine", "step")
 
 type rpolKind int
 
