@@ -30,6 +30,7 @@ var ckbParams = practicalParams([]bandit.ParamDoc{
 	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (Zhou & Ji 2022 §4: ε ≤ δ/2)"},
 	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (Zhou & Ji (CBO) §2), the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
 	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
+	inducingDoc,
 	{Name: "dual", Default: "1 (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, Zhou & Ji (CBO) Alg. 1 line 7), mean, or w: μ − wσ"},
 })
 

@@ -94,7 +94,8 @@ type coreOptions struct {
 	// GPs): parameter pending is not read.
 	ownPending bool
 	// models builds f and g_1..g_m and names the kernel the failure model
-	// falls back to (nil: model.ForAllOpts and the problem's kernel).
+	// falls back to (nil: model.ForAllOpts and the problem's kernel); on a
+	// paper's core o.Standardise is parameter standardise.
 	models func(in bandit.Info, lam float64, o model.Options) (f model.Model, g []model.Model, k gp.Kernel, err error)
 }
 
@@ -108,11 +109,15 @@ var CoreParams = []bandit.ParamDoc{
 }
 
 // practicalParams is the declaration of a GP policy on the practical
-// core: its own parameters, then inducing and the practical defaults
-// (practicalDocs: the core's parameters and the constant widths), with the
-// defaults it changes as name, value pairs.
+// core: its own parameters, then inducing (unless among them) and the
+// practical defaults (practicalDocs: the core's parameters and the
+// constant widths), with the defaults it changes as name, value pairs.
 func practicalParams(own []bandit.ParamDoc, defaults ...string) []bandit.ParamDoc {
-	ps := append(append(slices.Clone(own), inducingDoc), practicalDocs...)
+	ps := slices.Clone(own)
+	if !slices.ContainsFunc(own, func(d bandit.ParamDoc) bool { return d.Name == inducingDoc.Name }) {
+		ps = append(ps, inducingDoc)
+	}
+	ps = append(ps, practicalDocs...)
 	for k := 0; k+1 < len(defaults); k += 2 {
 		ps = withDefault(ps, defaults[k], defaults[k+1])
 	}
