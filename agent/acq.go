@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -16,9 +15,9 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-// inducingDoc documents the opt-in sparse GP of every GP agent on a box.
-var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
-	Doc: "M > 0: APPROXIMATE sparse GP, M inducing points, O(M²) per observation (Titsias 2009); 0: exact"}
+// inducingDoc declares the opt-in sparse GP of every GP agent on a box.
+var inducingDoc = bandit.IntParam{Name: "inducing", Default: 0, Range: bandit.AtLeast(0),
+	Doc: "M > 0: APPROXIMATE sparse GP, M inducing points, O(M²) per observation; 0: exact", Source: "Titsias 2009; exact by default"}
 
 // standardiseDoc, hyperDoc and practicalDocs document the practical defaults
 // (generations 2–4) on the GP agents that take them (ckb family, rpol-ucb,
@@ -26,15 +25,15 @@ var inducingDoc = bandit.ParamDoc{Name: "inducing", Default: "0",
 // setting; the paper reproductions pin off, fixed and theory in their
 // experiment files (algorithm_defaults). docs/defaults.md has the evidence.
 var (
-	standardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
-		Doc: "on: metrics standardised, decisions free of units; off: papers' units; docs/parameters.md"}
-	hyperDoc = bandit.ParamDoc{Name: "hyper", Default: "auto",
-		Doc: "fit: ARD Matérn-5/2 by MAP at 2(d+2), 4(d+2), …; fixed: the problem's; auto: fit if coordinates"}
+	standardiseDoc = bandit.ChoiceParam{Name: "standardise", Default: "on", Choices: []string{"on", "off"},
+		Doc: "on: metrics standardised, decisions free of units; off: papers' units", Source: "measured: docs/defaults.md"}
+	hyperDoc = bandit.ChoiceParam{Name: "hyper", Default: "auto", Choices: []string{"auto", "fit", "fixed"},
+		Doc: "fit: ARD Matérn-5/2 by MAP at 2(d+2), 4(d+2), …; fixed: the problem's; auto: fit if coordinates", Source: "measured: docs/defaults.md"}
 )
 
-// initDoc documents the initial design of the practical defaults.
-var initDoc = bandit.ParamDoc{Name: "init", Default: "none",
-	Doc: "N shifted Halton points first (Ax/BoTorch): none, auto = 2(d+2), or N; no gain measured, off"}
+// initDoc declares the initial design of the practical defaults.
+var initDoc = bandit.IntParam{Name: "init", Computed: "none", Words: []string{"none", "auto"}, Range: bandit.AtLeast(0),
+	Doc: "N shifted Halton points first: none, auto = 2(d+2), or N", Source: "Ax/BoTorch's design; off: no gain measured, docs/defaults.md"}
 
 // initDesign is an agent's initial design (parameter init): pts[t−1] is
 // the point of round t ≤ len(pts).
@@ -45,7 +44,7 @@ type initDesign struct{ pts [][]float64 }
 // stream (and its numbers) as before.
 func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Options, rng *rand.Rand) (initDesign, error) {
 	box, isBox := dom.(*domain.Box)
-	v, set := ps["init"]
+	v, set := ps[initDoc.Name]
 	n := 0
 	switch {
 	case v == "auto":
@@ -54,9 +53,9 @@ func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Opt
 		}
 	case !set || v == "none":
 	default:
-		k, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || k < 0 {
-			return initDesign{}, bandit.ParamErrorf(name, "init", "= %q: must be auto, none or an integer N ≥ 0", v)
+		k, err := initDoc.ReadOr(name, bandit.Params{initDoc.Name: strings.TrimSpace(v)}, 0)
+		if err != nil || v == "" {
+			return initDesign{}, bandit.ParamErrorf(name, initDoc.Name, "= %q: must be %s", v, initDoc.Describe().Accepts)
 		}
 		if k > 0 && !isBox {
 			return initDesign{}, bandit.ParamErrorf(name, "init", "= %d: an initial design needs a box domain (the problem gives %s)", k, dom)
@@ -71,17 +70,7 @@ func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Opt
 	for i := range shift {
 		shift[i] = rng.Float64()
 	}
-	pts := domain.Halton(n, d)
-	for _, x := range pts {
-		for i := range x {
-			u := x[i] + shift[i]
-			if u >= 1 {
-				u--
-			}
-			x[i] = box.Lo[i] + (box.Hi[i]-box.Lo[i])*u
-		}
-	}
-	return initDesign{pts: pts}, nil
+	return initDesign{pts: domain.HaltonPoints(box.Lo, box.Hi, n, shift)}, nil
 }
 
 // at returns the design's action of round t, if t is a design round.
@@ -106,11 +95,8 @@ const (
 // each GP agent that has them takes (ckb family, rpol-ucb, rpol-sw-ucb,
 // config): standardise, hyper, widths, beta-f, beta-g, init,
 // constraint-fit, candidates.
-var practicalDocs = []bandit.ParamDoc{
-	standardiseDoc, hyperDoc,
-	{Name: "widths", Default: "practical", Doc: "practical: μ ± βσ with beta-f, beta-g (docs/defaults.md); theory: the paper's β_t"},
-	{Name: "beta-f", Default: fmt.Sprint(PracticalBetaF), Doc: "β of the objective with widths=practical"},
-	{Name: "beta-g", Default: fmt.Sprint(PracticalBetaG), Doc: fmt.Sprintf("β of the constraints with widths=practical (%v with region=trust in 3+ dims)", TrustBetaG)},
+var practicalDocs = []bandit.Param{
+	standardiseDoc, hyperDoc, widthsDoc, betaFDoc, betaGDoc,
 	initDoc,
 	constraintFitDoc,
 	refitDoc,
@@ -121,29 +107,62 @@ var practicalDocs = []bandit.ParamDoc{
 	regionPendingDoc,
 	regionCandidatesDoc,
 	lengthscalePriorDoc,
+	mixedStartsDoc,
 }
 
-// lengthscalePriorDoc documents lengthscale-prior.
-var lengthscalePriorDoc = bandit.ParamDoc{Name: "lengthscale-prior", Default: "auto",
-	Doc: "fitted lengthscales' prior: gamma (BoTorch < 0.12's Gamma(3, 6)), dimension (Hvarfner et al. 2024's LogNormal(√2 + ln(d)/2, √3)); auto: dimension on typed spaces (docs/typed.md), else gamma"}
+// The confidence widths of the practical defaults (widthParams).
+var (
+	widthsDoc = bandit.ChoiceParam{Name: "widths", Default: "practical", Choices: []string{"practical", "theory"},
+		Doc: "practical: μ ± βσ with beta-f, beta-g; theory: the paper's β_t", Source: "measured: docs/defaults.md"}
+	betaFDoc = bandit.FloatParam{Name: "beta-f", Default: PracticalBetaF, Range: bandit.AtLeast(0), When: "widths=practical",
+		Doc: "β of the objective", Source: "measured: docs/defaults.md"}
+	betaGDoc = bandit.FloatParam{Name: "beta-g", Default: PracticalBetaG, Range: bandit.AtLeast(0), When: "widths=practical",
+		Doc: fmt.Sprintf("β of the constraints (%v with region=trust in 3+ dims)", TrustBetaG), Source: "measured: docs/defaults.md"}
+)
 
-// candidatesDoc documents the candidate set of a box (docs/defaults.md).
-var candidatesDoc = bandit.ParamDoc{Name: "candidates", Default: "halton", Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2) or grid (the papers')"}
+// lengthscalePriorDoc declares lengthscale-prior.
+var lengthscalePriorDoc = bandit.ChoiceParam{Name: "lengthscale-prior", Default: "auto", Choices: []string{"auto", "gamma", "dimension"},
+	Doc:    "fitted lengthscales' prior: gamma (BoTorch < 0.12's Gamma(3, 6)), dimension (LogNormal(√2 + ln(d)/2, √3)); auto: dimension on typed spaces, else gamma",
+	Source: "Hvarfner et al. 2024; measured: docs/typed.md"}
 
-// refineDoc documents refine (docs/defaults.md, "Refinement in 3+
-// dimensions").
-var refineDoc = bandit.ParamDoc{Name: "refine", Default: "ascent",
-	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps) or step (one step ≤ 1/31 of a side)"}
+// candidatesDoc declares the candidate set of a box.
+var candidatesDoc = bandit.ChoiceParam{Name: "candidates", Default: "halton", Choices: []string{"halton", "grid"},
+	Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2) or grid (the papers')", Source: "measured: docs/defaults.md"}
 
-// withDefault is docs with parameter name's default replaced by def.
-func withDefault(docs []bandit.ParamDoc, name, def string) []bandit.ParamDoc {
-	out := slices.Clone(docs)
-	for i := range out {
-		if out[i].Name == name {
-			out[i].Default = def
+// refineDoc declares refine.
+var refineDoc = bandit.ChoiceParam{Name: "refine", Default: "ascent", Choices: []string{"ascent", "step"},
+	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps) or step (one step ≤ 1/31 of a side)", Source: "measured: docs/defaults.md, \"Refinement\""}
+
+// withDoc is d in an agent's own words.
+func withDoc(d bandit.ChoiceParam, doc string) bandit.ChoiceParam {
+	d.Doc = doc
+	return d
+}
+
+// withDefault is decls with the default of the choice named name set to def.
+func withDefault(decls []bandit.Param, name, def string) []bandit.Param {
+	out := slices.Clone(decls)
+	for i, d := range out {
+		if c, ok := d.(bandit.ChoiceParam); ok && c.Name == name {
+			c.Default = def
+			out[i] = c
 		}
 	}
 	return out
+}
+
+// own is agent name's declaration of d's parameter (its default may differ
+// from d's: withDefault), or d when name declares none of that type.
+func own[P bandit.Param](name string, d P) P {
+	if s, err := Lookup(name); err == nil {
+		want := d.Describe().Name
+		for _, p := range s.Params {
+			if q, ok := p.(P); ok && q.Describe().Name == want {
+				return q
+			}
+		}
+	}
+	return d
 }
 
 // refineParam reads refine: the options of the local refinement on a box
@@ -155,7 +174,7 @@ func withDefault(docs []bandit.ParamDoc, name, def string) []bandit.ParamDoc {
 // steps, the longest half that spacing (docs/defaults.md, "Refinement").
 // The default is the one agent name declares in its Params.
 func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.GradOptions, error) {
-	mode, err := ps.String(name, "refine", paramDefault(name, refineDoc), "step", "ascent")
+	mode, err := own(name, refineDoc).Read(name, ps)
 	box, ok := dom.(*domain.Box)
 	if err != nil || mode == "step" || !ok || box.Dim() < 3 {
 		return maximise.GradOptions{}, err
@@ -163,45 +182,38 @@ func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.Gra
 	return ascentOptions(box.Dim()), nil
 }
 
-// paramDefault is the default that agent name declares in its Params for
-// the parameter doc documents (doc's own when it declares none).
-func paramDefault(name string, doc bandit.ParamDoc) string {
-	if s, err := Lookup(name); err == nil {
-		if i := slices.IndexFunc(s.Params, func(d bandit.ParamDoc) bool { return d.Name == doc.Name }); i >= 0 {
-			return s.Params[i].Default
-		}
-	}
-	return doc.Default
-}
+// constraintFitDoc declares constraint-fit.
+var constraintFitDoc = bandit.ChoiceParam{Name: "constraint-fit", Default: "centred", Choices: []string{"centred", "threshold"},
+	Doc: "centred: fit g about its mean (no stuck runs); threshold: about its threshold", Source: "measured: docs/defaults.md, \"Third look\""}
 
-// constraintFitDoc documents constraint-fit (docs/defaults.md,
-// "Third look").
-var constraintFitDoc = bandit.ParamDoc{Name: "constraint-fit", Default: "centred",
-	Doc: "centred: fit g about its mean (no stuck runs); threshold: about its threshold (docs/parameters.md)"}
+// refitDoc declares refit.
+var refitDoc = bandit.ChoiceParam{Name: "refit", Default: "inline", Choices: []string{"inline", "deferred"},
+	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in)", Source: "measured: docs/defaults.md, \"Cost\""}
 
-// refitDoc documents refit (docs/defaults.md, "Cost").
-var refitDoc = bandit.ParamDoc{Name: "refit", Default: "inline",
-	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in)"}
+// FitParams are the parameters that choose how hyperparameters are fitted:
+// they apply only where a fit is made (hyper = fit, or auto on a domain
+// with coordinates), and are refused elsewhere.
+var FitParams = []string{"constraint-fit", "refit"}
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
 // paper's schedule (fixed false) with widths=theory. With region=trust on
 // a box of 3+ dimensions beta-g defaults to TrustBetaG.
 func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, cf, cg float64, err error) {
-	mode, err := ps.String(name, "widths", "practical", "theory", "practical")
+	mode, err := widthsDoc.Read(name, ps)
 	if err != nil {
 		return false, 0, 0, err
 	}
-	if cf, err = scaleParam(name, ps, "beta-f", PracticalBetaF); err != nil {
+	if cf, err = betaFDoc.Read(name, ps); err != nil {
 		return false, 0, 0, err
 	}
-	defG := PracticalBetaG
+	defG := betaGDoc.Default
 	if trust, err := regionParam(name, ps); err != nil {
 		return false, 0, 0, err
 	} else if box, ok := dom.(*domain.Box); trust != regionGlobal && ok && box.Dim() >= 3 {
 		defG = TrustBetaG
 	}
-	if cg, err = scaleParam(name, ps, "beta-g", defG); err != nil {
+	if cg, err = betaGDoc.ReadOr(name, ps, defG); err != nil {
 		return false, 0, 0, err
 	}
 	if mode == "theory" {
@@ -223,26 +235,23 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 // agents read standardise alone (standardiseOnly) and keep a fixed kernel.
 // dom decides hyper=auto.
 func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bool) (model.Options, error) {
-	m, err := ps.Int(name, "inducing", 0)
+	m, err := inducingDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
-	}
-	if m < 0 {
-		return model.Options{}, bandit.ParamErrorf(name, "inducing", "= %d: must be ≥ 0 (0 = exact GP)", m)
 	}
 	if !practical {
 		return model.Options{Inducing: m}, nil
 	}
-	std, err := ps.String(name, "standardise", "on", "off", "on")
+	std, err := standardiseDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
 	}
-	hyper, err := ps.String(name, "hyper", "auto", "fixed", "fit", "auto")
+	hyper, err := hyperDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
 	}
 	fit := hyper == "fit" || (hyper == "auto" && hasCoordinates(dom))
-	cands, err := ps.String(name, "candidates", "halton", "grid", "halton")
+	cands, err := candidatesDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
 	}
@@ -250,23 +259,22 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
-	refit, err := ps.String(name, "refit", "inline", "inline", "deferred")
+	refit, err := refitDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
 	}
-	lprior, err := ps.String(name, "lengthscale-prior", lengthscalePriorDoc.Default, "auto", "gamma", "dimension")
+	lprior, err := lengthscalePriorDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
 	}
 	if box, ok := dom.(*domain.Box); lprior == "auto" && ok && box.Mixed() {
 		lprior = "dimension"
 	}
-	if ps["constraint-fit"] == "centred" && !fit { // threshold without a fit: the generations pin it harmlessly
-		return model.Options{}, bandit.ParamErrorf(name, "constraint-fit", "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", ps["constraint-fit"], hyper)
+	for _, k := range FitParams {
+		if v := ps[k]; v != "" && !fit {
+			return model.Options{}, bandit.ParamErrorf(name, k, "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", v, hyper)
+		}
 	}
-	// refit and constraint-fit = threshold are accepted without a fit (they
-	// do nothing then), so that a generation's pin never refuses a study
-	// with hyper=fixed.
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",
 		DeferFit: fit && refit == "deferred", DimPrior: fit && lprior == "dimension"}, nil
 }
@@ -347,7 +355,7 @@ func fitStartKernel(dom domain.Domain) (gp.Kernel, error) {
 // papers'), and returns the Info their constants come from: model.StandardInfo
 // with standardise=on, the problem's with off.
 func standardiseOnly(name string, cfg Config) (bool, bandit.Info, error) {
-	v, err := cfg.Params.String(name, "standardise", "on", "off", "on")
+	v, err := own(name, standardiseDoc).Read(name, cfg.Params)
 	if err != nil {
 		return false, bandit.Info{}, err
 	}
@@ -418,6 +426,10 @@ type choice struct {
 	fill   func(i int, mv []float64)
 	pend   pending
 	reg    *region
+	// On a typed space with mixed > 1, the local search starts from the
+	// mixed best candidates and from starts (the incumbent) too.
+	mixed  int
+	starts [][]float64
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -491,7 +503,16 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	}
 	mask(score, reg)
 	if reg == nil {
-		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil)
+		var extra [][]float64
+		if box, ok := dom.(*domain.Box); ok && box.Mixed() && c.mixed > 1 {
+			for _, k := range maximise.TopK(score, c.mixed) {
+				if score[k] > -math.MaxFloat64 {
+					extra = append(extra, ms[0].Action(k).X)
+				}
+			}
+			extra = append(extra, c.starts...)
+		}
+		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, nil, extra...)
 	}
 	g := ascentOptions(reg.box.Dim())
 	if drawn {
@@ -552,7 +573,13 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		if g.Iters == 0 { // refine=step: the ascent's options for the continuous part
 			g = ascentOptions(box.Dim())
 		}
-		x, err := mixedSearch(box, f.Action(i).X, ms, acq, g, rep)
+		starts := [][]float64{f.Action(i).X}
+		for _, x := range extra {
+			if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, x) }) {
+				starts = append(starts, x)
+			}
+		}
+		x, err := mixedMulti(box, starts, ms, acq, g, rep)
 		if err != nil || x == nil || (rep != nil && rep(bandit.PointAction(x))) {
 			return f.Action(i), i, err
 		}
@@ -758,6 +785,21 @@ func predictors(f model.Model, g []model.Model) (model.Predictor, []model.Predic
 	return pf, pg
 }
 
+// zeroToInf is [0, ∞]: ∞ accepted (a rule that then never stops or bounds).
+var zeroToInf = bandit.Range{Min: 0, Max: math.Inf(1), MinEnd: bandit.Closed, MaxEnd: bandit.Closed}
+
+// failureDoc declares a failure probability (α, δ, p) of a confidence
+// width: name, what it is in the agent's schedule, and the source.
+func failureDoc(name, doc, source string) bandit.FloatParam {
+	return bandit.FloatParam{Name: name, Default: 0.05, Range: bandit.In(0, 1), Doc: doc, Source: source}
+}
+
+// multiplierDoc declares a multiplier on a width or a schedule (beta-scale,
+// V-scale, …): 1, the paper's value, by default.
+func multiplierDoc(name, doc, source string) bandit.FloatParam {
+	return bandit.FloatParam{Name: name, Default: 1, Range: bandit.AtLeast(0), Doc: doc, Source: source}
+}
+
 // checkUnit validates a probability-like parameter in (0, 1).
 func checkUnit(name, key string, v float64) error {
 	if !(v > 0 && v < 1) {
@@ -796,11 +838,23 @@ func scaleParam(name string, ps bandit.Params, key string, def float64) (float64
 // regulariser λ = 1 + 2/T, for any GP agent.
 const lambdaRPOL = "1+2/T"
 
-// lambdaParam reads λ, which every GP agent takes with one meaning: the noise
-// variance of the GP likelihood, i.e. the regulariser of (K_t + λI)⁻¹. The
-// value "1+2/T" is Guo et al. §2's λ = 1 + 2/T at horizon T, so that the baselines
-// of a figure can share the value its paper states for its own algorithm.
-// It must be a finite number > 0.
+// lambdaDoc declares λ, which every GP agent takes with one meaning: the
+// noise variance of the GP likelihood, i.e. the regulariser of
+// (K_t + λI)⁻¹. The value "1+2/T" is Guo et al. §2's λ = 1 + 2/T at
+// horizon T, so that the baselines of a figure can share the value its
+// paper states for its own algorithm.
+var lambdaDoc = bandit.FloatParam{Name: "lambda", Computed: "problem's noise variance", Range: bandit.Above(0), Words: []string{lambdaRPOL},
+	Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value", Source: "the problem's GP prior"}
+
+// lambdaAs is lambdaDoc in an agent's own words.
+func lambdaAs(doc, source string) bandit.FloatParam {
+	d := lambdaDoc
+	d.Doc, d.Source = doc, source
+	return d
+}
+
+// lambdaParam reads λ (lambdaDoc), def the problem's noise variance or the
+// agent's own computed default.
 func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float64, error) {
 	if s, ok := ps["lambda"]; ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
 		if horizon <= 0 {
@@ -811,12 +865,5 @@ func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float
 	if _, set := ps["lambda"]; !set && !(def > 0) {
 		return 0, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
 	}
-	v, err := ps.Float(name, "lambda", def)
-	if err != nil {
-		return 0, err
-	}
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, bandit.ParamErrorf(name, "lambda", "= %v: must be a finite number > 0 (or %s)", v, lambdaRPOL)
-	}
-	return v, nil
+	return lambdaDoc.ReadOr(name, ps, def)
 }

@@ -15,30 +15,39 @@ import (
 // bayesopt/bayesopt.m (optimality subproblem) and
 // experiments/toy1_Small_Feasible_Region.m ("toy1", the gardner problem
 // sin x + sin y on [0,6]² that Shi & Eryilmaz 2022 App. E.1 runs with this code).
-var admmboParams = append(append(append([]bandit.ParamDoc(nil), withoutParam(igpParams[3:], "standardise")...),
-	bandit.ParamDoc{Name: "standardise", Default: "on",
-		Doc: "on: f standardised, g scaled, ADMM in unit-free terms; off: the public code's units"}),
-	bandit.ParamDoc{Name: "rho", Default: "0.1", Doc: "initial ADMM penalty ρ (toy1: rho = .1)"},
-	bandit.ParamDoc{Name: "M", Default: "50", Doc: "feasibility subproblem 1[g(z) > 0] + ρ/(2M)‖x − z + y/ρ‖² (bayesfeas.m h_func, EI_Z.m; toy1: M = 50)"},
-	bandit.ParamDoc{Name: "mu", Default: "10", Doc: "ρ adaptation: ρ·τ when mean‖r‖ > μ·mean‖s‖, ρ/τ when μ·mean‖r‖ < mean‖s‖ (ADMMBO.m: mu = 10)"},
-	bandit.ParamDoc{Name: "tau", Default: "2", Doc: "ρ adaptation factor τ (ADMMBO.m: thai = 2); 1 keeps ρ fixed"},
-	bandit.ParamDoc{Name: "abstol", Default: "0.05", Doc: "absolute tolerance of the stopping rule's ε_pri and ε_dual (ADMMBO.m: ABSTOL = 0.05)"},
-	bandit.ParamDoc{Name: "reltol", Default: "0.05", Doc: "stopping rule, relative tolerance (ADMMBO.m: RELTOL = 0.05)"},
-	bandit.ParamDoc{Name: "relax", Default: "1.5", Doc: "stopping rule, factor on reltol (ADMMBO.m: relaxp = relaxd = 1.5)"},
-	bandit.ParamDoc{Name: "init", Default: "2", Doc: "initial points shared by f and every g (toy1: initial_num = 2; ours uniformly random)"},
-	bandit.ParamDoc{Name: "budget-f1", Default: "10", Doc: "BO queries of the optimality subproblem in the first ADMM iteration (toy1: initial_bud_f = 10)"},
-	bandit.ParamDoc{Name: "budget-c1", Default: "50", Doc: "BO queries of each feasibility subproblem in the first ADMM iteration (toy1: initial_bud_c = 50)"},
-	bandit.ParamDoc{Name: "budget", Default: "5", Doc: "BO queries of every subproblem in later ADMM iterations (toy1: final_bud = 5)"},
-	bandit.ParamDoc{Name: "iters", Default: "0", Doc: "maximum ADMM iterations; 0: toy1's rule from the budgets (15 on gardner; docs/parameters.md)"},
-	bandit.ParamDoc{Name: "tolc", Default: "0.01", Doc: "incumbent feasible when every observed g_j ≤ tolc (ADMMBO.m: tolC = 0.01; g_j/s_j if standardised)"},
+var admmboParams = append(append(withoutParam(igpParams[3:], "standardise"),
+	withDoc(standardiseDoc, "on: f standardised, g scaled, ADMM in unit-free terms; off: the public code's units")),
+	admmboFloats[0], admmboFloats[1], admmboFloats[2], admmboFloats[3], admmboFloats[4], admmboFloats[5], admmboFloats[6],
+	admmboInts[0], admmboInts[1], admmboInts[2], admmboInts[3], admmboInts[4], admmboFloats[7],
 )
 
-// withoutParam returns docs without the parameter named name (admmbo takes
+// admmboFloats and admmboInts are ADMMBO's own settings, read in this order.
+var (
+	admmboFloats = []bandit.FloatParam{
+		{Name: "rho", Default: 0.1, Range: bandit.Above(0), Doc: "initial ADMM penalty ρ", Source: "toy1: rho = .1"},
+		{Name: "M", Default: 50, Range: bandit.Above(0), Doc: "feasibility subproblem 1[g(z) > 0] + ρ/(2M)‖x − z + y/ρ‖²", Source: "bayesfeas.m h_func, EI_Z.m; toy1: M = 50"},
+		{Name: "mu", Default: 10, Range: bandit.Above(0), Doc: "ρ adaptation: ρ·τ when mean‖r‖ > μ·mean‖s‖, ρ/τ when μ·mean‖r‖ < mean‖s‖", Source: "ADMMBO.m: mu = 10"},
+		{Name: "tau", Default: 2, Range: bandit.AtLeast(1), Doc: "ρ adaptation factor τ; 1 keeps ρ fixed", Source: "ADMMBO.m: thai = 2"},
+		{Name: "abstol", Default: 0.05, Range: bandit.Above(0), Doc: "absolute tolerance of the stopping rule's ε_pri and ε_dual", Source: "ADMMBO.m: ABSTOL = 0.05"},
+		{Name: "reltol", Default: 0.05, Range: bandit.AtLeast(0), Doc: "stopping rule, relative tolerance", Source: "ADMMBO.m: RELTOL = 0.05"},
+		{Name: "relax", Default: 1.5, Range: bandit.AtLeast(0), Doc: "stopping rule, factor on reltol", Source: "ADMMBO.m: relaxp = relaxd = 1.5"},
+		{Name: "tolc", Default: 0.01, Range: bandit.Finite(), Doc: "incumbent feasible when every observed g_j ≤ tolc (g_j/s_j if standardised)", Source: "ADMMBO.m: tolC = 0.01"},
+	}
+	admmboInts = []bandit.IntParam{
+		{Name: "init", Default: 2, Range: bandit.AtLeast(1), Doc: "initial points shared by f and every g (ours uniformly random)", Source: "toy1: initial_num = 2"},
+		{Name: "budget-f1", Default: 10, Range: bandit.AtLeast(1), Doc: "BO queries of the optimality subproblem in the first ADMM iteration", Source: "toy1: initial_bud_f = 10"},
+		{Name: "budget-c1", Default: 50, Range: bandit.AtLeast(1), Doc: "BO queries of each feasibility subproblem in the first ADMM iteration", Source: "toy1: initial_bud_c = 50"},
+		{Name: "budget", Default: 5, Range: bandit.AtLeast(1), Doc: "BO queries of every subproblem in later ADMM iterations", Source: "toy1: final_bud = 5"},
+		{Name: "iters", Default: 0, Range: bandit.AtLeast(0), Doc: "maximum ADMM iterations; 0: toy1's rule from the budgets (15 on gardner)", Source: "toy1; docs/parameters.md"},
+	}
+)
+
+// withoutParam returns decls without the parameter named name (admmbo takes
 // igp-ucb's model parameters but documents its own standardise).
-func withoutParam(docs []bandit.ParamDoc, name string) []bandit.ParamDoc {
-	var out []bandit.ParamDoc
-	for _, d := range docs {
-		if d.Name != name {
+func withoutParam(decls []bandit.Param, name string) []bandit.Param {
+	var out []bandit.Param
+	for _, d := range decls {
+		if d.Describe().Name != name {
 			out = append(out, d)
 		}
 	}
@@ -157,41 +166,14 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 	}
 	a := &ADMMBO{core: core, box: box, ledger: core.ledger, m: in.M, incF: math.Inf(-1),
 		pending: map[int64]*partial{}, std: core.std}
-	for _, p := range []struct {
-		k   string
-		dst *float64
-		def float64
-		min float64 // > min, or ≥ 1 for tau
-	}{{"rho", &a.rho, 0.1, 0}, {"M", &a.bigM, 50, 0}, {"mu", &a.mu, 10, 0}, {"tau", &a.tau, 2, 1},
-		{"abstol", &a.abstol, 0.05, 0}, {"reltol", &a.reltol, 0.05, -1}, {"relax", &a.relax, 1.5, -1},
-		{"tolc", &a.tolc, 0.01, math.Inf(-1)}} {
-		if *p.dst, err = ps.Float(name, p.k, p.def); err != nil {
+	for i, dst := range []*float64{&a.rho, &a.bigM, &a.mu, &a.tau, &a.abstol, &a.reltol, &a.relax, &a.tolc} {
+		if *dst, err = admmboFloats[i].Read(name, ps); err != nil {
 			return nil, err
-		}
-		v := *p.dst
-		switch {
-		case math.IsNaN(v) || math.IsInf(v, 0):
-			return nil, bandit.ParamErrorf(name, p.k, "= %v: must be finite", v)
-		case p.k == "tau" && v < 1:
-			return nil, bandit.ParamErrorf(name, "tau", "= %v: must be ≥ 1", v)
-		case p.min == 0 && !(v > 0):
-			return nil, bandit.ParamErrorf(name, p.k, "= %v: must be > 0", v)
-		case p.min == -1 && v < 0:
-			return nil, bandit.ParamErrorf(name, p.k, "= %v: must be ≥ 0", v)
 		}
 	}
-	for _, p := range []struct {
-		k   string
-		dst *int
-		def int
-		min int
-	}{{"init", &a.init, 2, 1}, {"budget-f1", &a.bf1, 10, 1}, {"budget-c1", &a.bc1, 50, 1},
-		{"budget", &a.budget, 5, 1}, {"iters", &a.iters, 0, 0}} {
-		if *p.dst, err = ps.Int(name, p.k, p.def); err != nil {
+	for i, dst := range []*int{&a.init, &a.bf1, &a.bc1, &a.budget, &a.iters} {
+		if *dst, err = admmboInts[i].Read(name, ps); err != nil {
 			return nil, err
-		}
-		if *p.dst < p.min {
-			return nil, bandit.ParamErrorf(name, p.k, "= %d: must be at least %d", *p.dst, p.min)
 		}
 	}
 	if a.iters == 0 {
@@ -521,7 +503,7 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "admmbo",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindPerRound}, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, as the authors' code (baseline)",
 		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of Shi & Eryilmaz 2022 App. E; departures in doc",
 		Params:  admmboParams,

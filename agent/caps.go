@@ -17,11 +17,11 @@ const (
 )
 
 // Constraint kinds an algorithm honours (Caps.Kinds): the violation its
-// rule is built to keep small. The names are the service's (api.Kind*).
+// rule is built to keep small (bandit.ConstraintKind).
 const (
-	KindCumulative = "cumulative" // Σ_t [g(x_t)]⁺ (Guo et al.)
-	KindLongTerm   = "long-term"  // [Σ_t g(x_t)]⁺ (Zhou & Ji (CBO), Shi & Eryilmaz 2022, Zhou & Ji 2022)
-	KindPerRound   = "stage-wise" // each round g(x_t) ≤ 0 (w.h.p. or as far as the model can tell; Pacchiano et al., safe BO)
+	KindCumulative = bandit.KindCumulative // Σ_t [g(x_t)]⁺ (Guo et al.)
+	KindLongTerm   = bandit.KindLongTerm   // [Σ_t g(x_t)]⁺ (Zhou & Ji (CBO), Shi & Eryilmaz 2022, Zhou & Ji 2022)
+	KindPerRound   = bandit.KindStageWise  // each round g(x_t) ≤ 0 (w.h.p. or as far as the model can tell; Pacchiano et al., safe BO)
 )
 
 // How an algorithm treats decisions that await feedback (Caps.Pending).
@@ -53,7 +53,7 @@ type Caps struct {
 	// Domains lists the domains the algorithm takes.
 	Domains []string
 	// Kinds lists the constraint kinds it honours.
-	Kinds []string
+	Kinds []bandit.ConstraintKind
 	// NeedsSafe: it starts from a known safe action (Info.Safe).
 	NeedsSafe bool
 	// NeedsFullInfo: it needs a constraint sample before each round (Zhou & Ji (CBO) §4).
@@ -86,7 +86,7 @@ func (c Caps) String() string {
 		parts = append(parts, "domains "+strings.Join(c.Domains, ", "))
 	}
 	if len(c.Kinds) > 0 {
-		parts = append(parts, "keeps "+strings.Join(c.Kinds, ", ")+" constraints")
+		parts = append(parts, "keeps "+bandit.JoinKinds(c.Kinds, ", ")+" constraints")
 	}
 	for _, n := range []struct {
 		on   bool
@@ -117,7 +117,7 @@ func (c Caps) String() string {
 func (c Caps) Takes(dom string) bool { return slices.Contains(c.Domains, dom) }
 
 // Honours reports whether c lists the constraint kind k.
-func (c Caps) Honours(k string) bool { return slices.Contains(c.Kinds, k) }
+func (c Caps) Honours(k bandit.ConstraintKind) bool { return slices.Contains(c.Kinds, k) }
 
 // DomainOf names the kind of an Info's domain (contextual when the stage
 // facts say the action sets change per round).
@@ -155,10 +155,10 @@ func (s Spec) Fits(in bandit.Info) error {
 
 // Choose returns the algorithm registered as the default for a constraint
 // kind (with a safe point when safe), among those that take the domain dom.
-func Choose(kind string, safe bool, dom string) (Spec, error) {
-	keys := []string{kind}
+func Choose(kind bandit.ConstraintKind, safe bool, dom string) (Spec, error) {
+	keys := []string{string(kind)}
 	if safe {
-		keys = []string{kind + "+safe", kind}
+		keys = []string{string(kind) + "+safe", string(kind)}
 	}
 	for _, k := range keys {
 		for _, s := range All() {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/problem"
 )
 
@@ -38,7 +39,7 @@ func TestCapsMatchFactories(t *testing.T) {
 // algorithm gets.
 func TestChooseByKind(t *testing.T) {
 	for _, c := range []struct {
-		kind string
+		kind bandit.ConstraintKind
 		safe bool
 		dom  string
 		want string

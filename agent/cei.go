@@ -38,7 +38,7 @@ func init() {
 		Summary: "constrained expected improvement: EI over the best feasible mean × Π P(g_j ≤ 0)",
 		Source:  "Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI (not in the five papers)",
 		Params:  CoreParams,
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
 		New:     policyOn("cei", func(c *gpCore) *CEI { return &CEI{c} }),
 	})
 }

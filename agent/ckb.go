@@ -16,22 +16,35 @@ import (
 	"github.com/cbandit/cbandit/rule"
 )
 
-// drawDoc documents how ckb-ts draws (docs/thompson.md).
-var drawDoc = bandit.ParamDoc{Name: "draw", Default: "pathwise",
-	Doc: "pathwise: Matheron's rule over every model that can (Wilson et al. 2020), O(M² + M·t); dense: the full covariance unless bare arms, O(M³) (before generation 8)"}
+// drawDoc declares how ckb-ts draws.
+var drawDoc = bandit.ChoiceParam{Name: "draw", Default: "pathwise", Choices: []string{"pathwise", "dense"},
+	Doc:    "pathwise: Matheron's rule over every model that can, O(M² + M·t); dense: the full covariance unless bare arms, O(M³) (before generation 8)",
+	Source: "Wilson et al. 2020; measured: docs/thompson.md"}
 
-// ckbParams are shared by every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou &
-// Ji 2022 Alg. 1): the practical core, every feature of it.
-var ckbParams = practicalParams([]bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (Zhou & Ji (CBO) Thm. 1); the paper leaves it open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = Zhou & Ji (CBO) Thm. 1)"},
-	{Name: "rho", Default: "4B/δ", Doc: "dual bound ρ (Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ, δ the Slater constant of Ass. 1)"},
-	{Name: "V", Default: "G√T/ρ", Doc: "dual step 1/V (Zhou & Ji (CBO) Thm. 1: V = G√T/ρ)"},
-	{Name: "eps", Default: "0 (widths=practical: 0.2δ; ckb-*-slack: δ/2)", Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V) (Zhou & Ji 2022 §4: ε ≤ δ/2)"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (Zhou & Ji (CBO) §2), the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
-	{Name: "first", Default: "random", Doc: "round 1 on a finite domain: random (Chowdhury & Gopalan's code) or safe (the known safe action)"},
-	inducingDoc,
-	{Name: "dual", Default: "1 (widths=theory: optimistic)", Doc: "ḡ in the dual step: optimistic (μ − βσ, Zhou & Ji (CBO) Alg. 1 line 7), mean, or w: μ − wσ"},
+// upToInf is (0, ∞]: the primal-dual rule takes ∞ (no bound, no step).
+var upToInf = bandit.Range{Min: 0, Max: math.Inf(1), MinEnd: bandit.Open, MaxEnd: bandit.Closed}
+
+// The parameters of every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou & Ji
+// 2022 Alg. 1).
+var (
+	ckbAlpha = failureDoc("alpha", "failure probability α in β_t", "Zhou & Ji (CBO) Thm. 1 leaves it open: our choice")
+	ckbScale = multiplierDoc("beta-scale", "multiplier on β_t", "1: Zhou & Ji (CBO) Thm. 1")
+	ckbRho   = bandit.FloatParam{Name: "rho", Computed: "4B/δ", Range: upToInf, Doc: "dual bound ρ, δ the Slater constant of Ass. 1", Source: "Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ"}
+	ckbV     = bandit.FloatParam{Name: "V", Computed: "G√T/ρ", Range: upToInf, Doc: "dual step 1/V", Source: "Zhou & Ji (CBO) Thm. 1"}
+	ckbEps   = bandit.FloatParam{Name: "eps", Computed: "0 (widths=practical: 0.2δ; ckb-ucb-slack: δ/2)", Range: zeroToInf,
+		Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V)", Source: "Zhou & Ji 2022 §4: ε ≤ δ/2; 0.2δ measured: docs/defaults.md"}
+	ckbFirst = bandit.ChoiceParam{Name: "first", Default: "random", Choices: []string{"random", "safe"},
+		Doc: "round 1 on a finite domain: random or safe (the known safe action)", Source: "Chowdhury & Gopalan's code"}
+	ckbDual = bandit.FloatParam{Name: "dual", Computed: "1 (widths=theory: optimistic)", Range: bandit.AtLeast(0), Words: []string{"optimistic", "mean"},
+		Doc: "ḡ in the dual step: optimistic (μ − βσ), mean, or w: μ − wσ", Source: "Zhou & Ji (CBO) Alg. 1 line 7; 1 measured: docs/defaults.md"}
+)
+
+// ckbParams are shared by every CKB variant: the practical core, every
+// feature of it.
+var ckbParams = practicalParams([]bandit.Param{
+	ckbAlpha, ckbScale, ckbRho, ckbV, ckbEps,
+	lambdaAs("GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value", "Zhou & Ji (CBO) §2"),
+	ckbFirst, inducingDoc, ckbDual,
 })
 
 // PracticalSlack is the slackness ε of the dual update under the practical
@@ -317,7 +330,7 @@ func (a *CKB) Dual() []float64 { return append([]float64(nil), a.rule.Phi...) }
 func init() {
 	Register(Spec{
 		Name:    "ckb-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, DefaultFor: []string{KindLongTerm}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, DefaultFor: []string{string(KindLongTerm)}, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-UCB exploration (optimistic f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, §3.1, Thm. 1 (= Zhou & Ji 2022 Alg. 1, CKB-UCB)",
 		Params:  ckbParams,
@@ -327,7 +340,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ucb-slack",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "CKB-UCB with slackness ε = δ/2 in the dual update (bounded/zero violation)",
 		Source:  "Zhou & Ji 2022 §4",
 		Params:  ckbParams,
@@ -337,7 +350,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ts",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
 		Params:  append(slices.Clone(ckbParams), drawDoc),
@@ -352,7 +365,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-rand",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per round)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 2, Cor. 3, App. D.4 (= Zhou & Ji 2022 CKB-Rand)",
 		Params:  append(slices.Clone(ckbParams), randParams...),
@@ -367,10 +380,11 @@ func init() {
 }
 
 // randParams select the distribution of Z_t for RandGP-UCB.
-var randParams = []bandit.ParamDoc{
-	{Name: "z", Default: "gaussian", Doc: "Z_t: gaussian N(0, β_t²) (Zhou & Ji (CBO) Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)"},
-	{Name: "z-points", Default: "10", Doc: "number N of grid points of z=uniform (Zhou & Ji (CBO) App. D.4 leaves N open; our choice)"},
-}
+var (
+	zDoc       = bandit.ChoiceParam{Name: "z", Default: "gaussian", Choices: []string{"gaussian", "uniform", "fixed"}, Doc: "Z_t: gaussian N(0, β_t²) (Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)", Source: "Zhou & Ji (CBO) Cor. 3, App. D.4"}
+	zPointsDoc = bandit.IntParam{Name: "z-points", Default: 10, When: "z=uniform", Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"}
+	randParams = []bandit.Param{zDoc, zPointsDoc}
+)
 
 func randOptions(name string, p bandit.Params) (ckbOptions, error) {
 	zs, err := p.String(name, "z", "gaussian")

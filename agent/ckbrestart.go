@@ -8,8 +8,11 @@ import (
 	"github.com/cbandit/cbandit/estimator"
 )
 
-var ckbRestartParams = append(slices.Clone(ckbParams),
-	bandit.ParamDoc{Name: "H", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉ with P_T = 2", Doc: "restart period: GPs reset every H rounds (Deng et al. 2022), forgetting as fast as RPOL-SWUCB's W"})
+// restartDoc declares H, the restart period of CKB-RestartUCB.
+var restartDoc = bandit.IntParam{Name: "H", Computed: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉ with P_T = 2", Range: bandit.AtLeast(1),
+	Doc: "restart period: GPs reset every H rounds, forgetting as fast as RPOL-SWUCB's W", Source: "Deng et al. 2022"}
+
+var ckbRestartParams = append(slices.Clone(ckbParams), restartDoc)
 
 // restartParam reads H, the restart period of CKB-RestartUCB.
 func restartParam(name string, cfg Config) (int, error) {
@@ -38,7 +41,7 @@ func (a *CKB) begin(t int) {
 func init() {
 	Register(Spec{
 		Name:    "ckb-restart-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "CKB-UCB with GP posteriors restarted every H rounds (non-stationary)",
 		Source:  "Deng et al. 2022 (CKB-RestartUCB), baseline of Guo et al. §7",
 		Params:  ckbRestartParams,

@@ -11,11 +11,11 @@ import (
 
 // configParams: the practical core with one refinement step and the trust
 // region, as rpol-ucb's (rpolUCBParams says why).
-var configParams = practicalParams([]bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on); our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value"},
-}, "refine", "step", "region", "trust")
+var (
+	configAlpha  = failureDoc("alpha", "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on)", "our choice")
+	configScale  = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc}, "refine", "step", "region", "trust")
+)
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
 // optimization"), the baseline of Guo et al. §7: play the maximiser of
@@ -38,11 +38,11 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if in.M < 1 {
 		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}
-	alpha, err := unitParam(name, ps, "alpha", 0.05)
+	alpha, err := configAlpha.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, ps, "beta-scale", 1)
+	scale, err := configScale.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 func init() {
 	Register(Spec{
 		Name:    "config",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindPerRound, KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindPerRound}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{string(KindPerRound)}, LearnsFailures: true},
 		Summary: "CONFIG: UCB of f over the optimistic feasible set {LCB of g ≤ 0}",
 		Source:  "Xu et al. 2023 (AISTATS), baseline of Guo et al. §7",
 		Params:  configParams,

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
@@ -55,7 +56,7 @@ func feasibleMean(g []model.Model, i int) bool {
 // g_1..g_m (model.ForAllOpts), the ledger of decisions and their feedback
 // (failures included), the pending decisions (parameter pending), the
 // initial design (init), the trust region (region, region-pending), the
-// candidates and their refinement (candidates, refine). A policy adds its
+// candidates and their refinement (candidates, refine, mixed-starts). A policy adds its
 // acquisition (or its Thompson draw: turn) and its rule's state; every
 // parameter the core reads is in CoreParams, which a policy's declaration
 // lists, or its coreOptions say why not.
@@ -73,6 +74,7 @@ type gpCore struct {
 	refine bool
 	design initDesign
 	score  []float64
+	mixed  int // mixed-starts: starts of the typed-space search
 	// std: the models see standardised values (a policy divides the costs
 	// it uses outside them by model.Scale)
 	std bool
@@ -102,19 +104,19 @@ type coreOptions struct {
 // CoreParams document the parameters the decision core reads for every GP
 // policy on it (their defaults may be overridden in a policy's declaration
 // with withDefault).
-var CoreParams = []bandit.ParamDoc{
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: the value of Guo et al. §2 (RPOL)"},
+var CoreParams = []bandit.Param{
+	lambdaDoc,
 	inducingDoc, standardiseDoc, hyperDoc, initDoc, constraintFitDoc, refitDoc, pendingDoc, candidatesDoc, refineDoc, regionDoc, regionPendingDoc,
-	regionCandidatesDoc, lengthscalePriorDoc,
+	regionCandidatesDoc, lengthscalePriorDoc, mixedStartsDoc,
 }
 
 // practicalParams is the declaration of a GP policy on the practical
 // core: its own parameters, then inducing (unless among them) and the
 // practical defaults (practicalDocs: the core's parameters and the
 // constant widths), with the defaults it changes as name, value pairs.
-func practicalParams(own []bandit.ParamDoc, defaults ...string) []bandit.ParamDoc {
-	ps := slices.Clone(own)
-	if !slices.ContainsFunc(own, func(d bandit.ParamDoc) bool { return d.Name == inducingDoc.Name }) {
+func practicalParams(decls []bandit.Param, defaults ...string) []bandit.Param {
+	ps := slices.Clone(decls)
+	if !bandit.Declares(decls, inducingDoc.Name) {
 		ps = append(ps, inducingDoc)
 	}
 	ps = append(ps, practicalDocs...)
@@ -188,6 +190,9 @@ func newGPCore(name string, cfg Config, o coreOptions) (*gpCore, error) {
 		if c.trust, err = regionParam(name, ps); err != nil {
 			return nil, err
 		}
+		if c.mixed, err = mixedStartsDoc.Read(name, ps); err != nil {
+			return nil, err
+		}
 	}
 	if !o.ownPending {
 		if c.halluc, err = pendingParam(name, ps); err != nil {
@@ -241,6 +246,12 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 	refine := c.refine && tn.fill == nil && !tn.fixed
 	ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
 		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend)}
+	if box, ok := c.info.Domain.(*domain.Box); ok && box.Mixed() && c.mixed > 1 {
+		ch.mixed = c.mixed
+		if x := incumbent(c.ledger); x != nil {
+			ch.starts = [][]float64{x}
+		}
+	}
 	act, i, err := ch.pick(c.rng, c.info.Domain)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)

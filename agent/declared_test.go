@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -10,30 +10,44 @@ import (
 	"github.com/cbandit/cbandit/problem"
 )
 
-// literal is a declared default that names a value (a number, a word, a
-// list of words); the others describe a value computed from the problem
-// ("problem's noise variance", "G√T/ρ").
-var literal = regexp.MustCompile(`^[A-Za-z0-9.+\-/]+$`)
-
 // Every algorithm decides the same with no parameters as with every
 // parameter set to its declared default, on a box (gardner) and on arms
 // (rkhs-synthetic), for the algorithms that fit them: a default read in
-// the code that differs from its declaration fails here. A literal
-// default the algorithm refuses fails too.
+// the code that differs from its declaration fails here. A declared
+// default the algorithm refuses fails too. Computed defaults (a value of
+// the problem or the horizon) are not set; a parameter that applies with
+// one setting only (When "k=v") is set with that setting, and among the
+// rest when that setting is k's default.
 func TestDeclaredDefaultsAreRead(t *testing.T) {
 	const T = 12
-	eachFitting(t, T, func(s Spec, prob string, p problem.Problem, _ bandit.Agent) {
+	eachFitting(t, T, func(s Spec, prob string, pr problem.Problem, _ bandit.Agent) {
+		defaults := map[string]bandit.ParamDoc{}
+		for _, p := range s.Params {
+			defaults[p.Describe().Name] = p.Describe()
+		}
 		declared := bandit.Params{}
-		for _, d := range s.Params {
-			if !literal.MatchString(d.Default) {
+		for _, p := range s.Params {
+			d := p.Describe()
+			if d.Computed {
 				continue
 			}
 			one := bandit.Params{d.Name: d.Default}
-			if _, err := New(s.Name, Config{Info: p.Info(), Horizon: T, Params: one, Seed: 1}); err != nil {
-				t.Errorf("%s on %s: its declared default %s = %s is refused: %v", s.Name, prob, d.Name, d.Default, err)
+			always := d.When == ""
+			if d.When != "" {
+				k, v, ok := strings.Cut(d.When, "=")
+				if !ok || defaults[k].Name == "" {
+					continue // a condition that is not one setting
+				}
+				one[k] = v
+				always = defaults[k].Default == v
+			}
+			if _, err := New(s.Name, Config{Info: pr.Info(), Horizon: T, Params: one, Seed: 1}); err != nil {
+				t.Errorf("%s on %s: its declared default %v is refused: %v", s.Name, prob, one, err)
 				continue
 			}
-			declared[d.Name] = d.Default
+			if always {
+				declared[d.Name] = d.Default
+			}
 		}
 		fs0, vs0 := replayTrial(t, prob, s.Name, nil, 1, 0, T)
 		fs1, vs1 := replayTrial(t, prob, s.Name, declared, 1, 0, T)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -132,17 +133,21 @@ func TestConstraintFitGardnerStuckTrial(t *testing.T) {
 	t.Logf("threshold: %.1f / %.1f / %.0f; centred: %.1f / %.1f / %.0f (violation by round 100 / by %d, regret)", v100, v, reg, c100, c, creg, T)
 }
 
-// constraint-fit names a choice of the fit: with hyper = fixed there is no
-// fit, and the setting is refused with an error naming it.
+// constraint-fit and refit name choices of the fit: with hyper = fixed
+// there is no fit, and either setting, whatever its value, is refused with
+// an error naming it.
 func TestConstraintFitNeedsAFit(t *testing.T) {
 	p, err := problem.New("gardner", nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := p.Info()
-	_, err = New("rpol-ucb", Config{Info: in, Horizon: 10, Params: bandit.Params{"constraint-fit": "centred", "hyper": "fixed"}, Seed: 1})
-	if err == nil || !strings.Contains(err.Error(), "constraint-fit") {
-		t.Fatalf("constraint-fit = centred with hyper = fixed: err = %v, want one naming constraint-fit", err)
+	for _, c := range [][2]string{{"constraint-fit", "centred"}, {"constraint-fit", "threshold"}, {"refit", "inline"}, {"refit", "deferred"}} {
+		_, err = New("rpol-ucb", Config{Info: in, Horizon: 10, Params: bandit.Params{c[0]: c[1], "hyper": "fixed"}, Seed: 1})
+		var pe *bandit.ParamError
+		if !errors.As(err, &pe) || pe.Name != c[0] {
+			t.Fatalf("%s = %s with hyper = fixed: err = %v, want a ParamError naming %s", c[0], c[1], err, c[0])
+		}
 	}
 	if _, err := New("rpol-ucb", Config{Info: in, Horizon: 10, Params: bandit.Params{"constraint-fit": "centred"}, Seed: 1}); err != nil {
 		t.Fatalf("constraint-fit = centred with the default hyper: %v", err)

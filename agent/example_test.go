@@ -47,7 +47,7 @@ func Example() {
 // What an algorithm can do is declared where it is registered: the service,
 // `cbandit list --fits` and package optimize read it.
 func ExampleChoose() {
-	for _, kind := range []string{agent.KindPerRound, agent.KindCumulative, agent.KindLongTerm} {
+	for _, kind := range []bandit.ConstraintKind{agent.KindPerRound, agent.KindCumulative, agent.KindLongTerm} {
 		s, err := agent.Choose(kind, false, agent.DomainBox)
 		if err != nil {
 			log.Fatal(err)

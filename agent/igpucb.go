@@ -11,18 +11,24 @@ import (
 
 // igpParams are the settings of IGP-UCB (Shi & Eryilmaz 2022 Alg. 1) shared by igp-ucb,
 // penalty-noiseless and penalty-noisy.
-var igpParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "δ in β_s = B + R√(2(γ_{s−1}+1+log(1/δ))) (Shi & Eryilmaz 2022 Alg. 1, line 3); Shi & Eryilmaz 2022 leave δ open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_s (1 = Shi & Eryilmaz 2022 Alg. 1)"},
-	{Name: "B", Default: "problem's B", Doc: "RKHS-norm bound B of the objective (Shi & Eryilmaz 2022 Alg. 1; Ass. 3/5 for F_l); App. E does not give it"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "λ of eq. (3)–(4): noise taken as N(0, λ) (Shi & Eryilmaz 2022 §2); 1+2/T: Guo et al. §2's value"},
-	{Name: "kernel", Default: "problem", Doc: "prior kernel: problem, se, matern12, matern32, matern52 (Shi & Eryilmaz 2022 eq. 1–2; App. E: Matérn 5/2)"},
-	{Name: "lengthscale", Default: "1", Doc: "u of eq. (1)–(2) when kernel ≠ problem; App. E does not give it: our choice"},
-	{Name: "variance", Default: "1", Doc: "prior variance of the kernel when kernel ≠ problem (our choice)"},
-	inducingDoc,
-	igpStandardiseDoc,
-	pendingDoc,
-}
+var (
+	igpDelta = failureDoc("delta", "δ in β_s = B + R√(2(γ_{s−1}+1+log(1/δ)))", "Shi & Eryilmaz 2022 Alg. 1, line 3, leave δ open: our choice")
+	igpScale = multiplierDoc("beta-scale", "multiplier on β_s", "1: Shi & Eryilmaz 2022 Alg. 1")
+	igpB     = bandit.FloatParam{Name: "B", Computed: "problem's B", Range: bandit.AtLeast(0),
+		Doc: "RKHS-norm bound B of the objective (Ass. 3/5 for F_l); App. E does not give it", Source: "Shi & Eryilmaz 2022 Alg. 1"}
+	igpKernelDoc = bandit.ChoiceParam{Name: "kernel", Default: "problem", Choices: []string{"problem", "se", "matern12", "matern32", "matern52"},
+		Doc: "prior kernel: the problem's, or one of these with lengthscale and variance", Source: "Shi & Eryilmaz 2022 eq. 1–2; App. E: Matérn 5/2"}
+	igpLengthscale = bandit.FloatParam{Name: "lengthscale", Default: 1, Range: bandit.Above(0), When: "kernel ≠ problem", Doc: "u of eq. (1)–(2)", Source: "App. E does not give it: our choice"}
+	igpVariance    = bandit.FloatParam{Name: "variance", Default: 1, Range: bandit.Above(0), When: "kernel ≠ problem", Doc: "prior variance of the kernel", Source: "our choice"}
+	igpParams      = []bandit.Param{
+		igpDelta, igpScale, igpB,
+		lambdaAs("λ of eq. (3)–(4): noise taken as N(0, λ); 1+2/T: Guo et al. §2's value", "Shi & Eryilmaz 2022 §2"),
+		igpKernelDoc, igpLengthscale, igpVariance,
+		inducingDoc,
+		igpStandardiseDoc,
+		pendingDoc,
+	}
+)
 
 // igpStandardiseDoc documents standardise on the agents built on igpCore
 // (igp-ucb, penalty-noiseless, penalty-noisy, admmbo): the objective's GP
@@ -31,8 +37,7 @@ var igpParams = []bandit.ParamDoc{
 // its models divided by a running scale (see each agent). The other
 // practical defaults (hyper, widths, candidates) are not taken: these agents
 // keep their papers' kernels and widths.
-var igpStandardiseDoc = bandit.ParamDoc{Name: "standardise", Default: "on",
-	Doc: "on: f standardised, costs scaled, unit-free constants; off: the papers' units"}
+var igpStandardiseDoc = withDoc(standardiseDoc, "on: f standardised, costs scaled, unit-free constants; off: the papers' units")
 
 // igpCore is IGP-UCB (Shi & Eryilmaz 2022 Alg. 1) on the decision core,
 // run on an objective that is a fixed linear combination F = y − Σ_j w_j

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -18,13 +17,18 @@ import (
 // policy.
 
 // stageParams are the parameters shared by the stage-wise agents of Pacchiano et al.
-var stageParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "failure probability δ of the confidence sets (Pacchiano et al. Thm. 10); our choice, Pacchiano et al. leave δ open"},
-	{Name: "lambda", Default: "1", Doc: "regulariser λ of Σ_t = λI + Σ XXᵀ (Pacchiano et al. eq. (3); λ = 1 in §4.5)"},
-	{Name: "alpha-r", Default: "1 + 2(1 − r₀)/min_i(τ_i − c₀⁽ⁱ⁾)", Doc: "reward scaling α_r (Pacchiano et al. Thm. 19, 24, 27); 1 + 6Δ̂_r/Δ̂_c after a warm start"},
-	{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (Pacchiano et al. Thm. 19, Thm. 24, Thm. 27)"},
-	{Name: "warm-start", Default: "false", Doc: "unknown r₀, c₀: play x₀ until they are estimated, then set α_r (Pacchiano et al. Alg. 5, App. F.1)"},
-}
+var stageParams = []bandit.Param{stageDelta, stageLambda, stageAlphaR, stageAlphaC, stageWarm}
+
+// The settings newStageCommon reads (each agent declares those it takes).
+var (
+	stageDelta  = failureDoc("delta", "failure probability δ of the confidence sets", "Pacchiano et al. Thm. 10 leave δ open: our choice")
+	stageLambda = bandit.FloatParam{Name: "lambda", Default: 1, Range: bandit.Above(0), Doc: "regulariser λ of Σ_t = λI + Σ XXᵀ", Source: "Pacchiano et al. eq. (3); λ = 1 in §4.5"}
+	stageAlphaR = bandit.FloatParam{Name: "alpha-r", Computed: "1 + 2(1 − r₀)/min_i(τ_i − c₀⁽ⁱ⁾)", Range: bandit.AtLeast(1),
+		Doc: "reward scaling α_r; 1 + 6Δ̂_r/Δ̂_c after a warm start", Source: "Pacchiano et al. Thm. 19, 24, 27; eq. (5): α_r ≥ 1"}
+	stageAlphaC = bandit.FloatParam{Name: "alpha-c", Default: 1, Range: bandit.AtLeast(1), Doc: "cost scaling α_c", Source: "Pacchiano et al. Thm. 19, 24, 27; eq. (5): α_c ≥ 1"}
+	stageWarm   = bandit.BoolParam{Name: "warm-start", Default: false,
+		Doc: "unknown r₀, c₀: play x₀ until they are estimated, then set α_r", Source: "Pacchiano et al. Alg. 5, App. F.1"}
+)
 
 // stageCommon is the state every stage-wise agent shares.
 type stageCommon struct {
@@ -70,23 +74,15 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 	c := &stageCommon{name: name, info: in, st: st, m: in.M, tau: st.Tau, horizon: cfg.Horizon,
 		ledger: NewLedger(in.M), rng: seedRand(cfg.Seed), costs: make([]float64, in.M)}
 	var err error
-	if c.delta, err = p.Float(name, "delta", 0.05); err != nil {
+	if c.delta, err = stageDelta.Read(name, p); err != nil {
 		return nil, err
 	}
-	if !(c.delta > 0 && c.delta < 1) {
-		return nil, bandit.ParamErrorf(name, "delta", "= %v: must be in (0, 1)", c.delta)
-	}
-	if c.lambda, err = p.Float(name, "lambda", 1); err != nil {
+	if c.lambda, err = stageLambda.Read(name, p); err != nil {
 		return nil, err
 	}
-	if !(c.lambda > 0) || math.IsInf(c.lambda, 0) {
-		return nil, bandit.ParamErrorf(name, "lambda", "= %v: must be a finite number > 0", c.lambda)
-	}
-	warm := false
-	if s, ok := p["warm-start"]; ok && s != "" {
-		if warm, err = strconv.ParseBool(s); err != nil {
-			return nil, bandit.ParamErrorf(name, "warm-start", "= %q: want true or false", s)
-		}
+	warm, err := stageWarm.Read(name, p)
+	if err != nil {
+		return nil, err
 	}
 	if warm && !o.warm {
 		return nil, bandit.ParamErrorf(name, "warm-start", ": not supported by %s (Pacchiano et al. App. F.1 covers lc-lucb, oplb and opb)", name)
@@ -117,13 +113,17 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 	if _, ok := p["alpha-r"]; ok {
 		c.alphaRSet = true
 	}
-	if c.alphaR, err = p.Float(name, "alpha-r", c.alphaR); err != nil {
+	c.alphaC = stageAlphaC.Default
+	if o.freeAlpha {
+		return c, nil // the agent reads its own α_r
+	}
+	if c.alphaR, err = stageAlphaR.ReadOr(name, p, c.alphaR); err != nil {
 		return nil, err
 	}
-	if c.alphaC, err = p.Float(name, "alpha-c", 1); err != nil {
+	if c.alphaC, err = stageAlphaC.Read(name, p); err != nil {
 		return nil, err
 	}
-	if !o.freeAlpha && (!(c.alphaR >= 1) || !(c.alphaC >= 1) || math.IsInf(c.alphaR, 0) || math.IsInf(c.alphaC, 0)) {
+	if math.IsInf(c.alphaR, 0) { // the computed default, with a vanishing safe margin
 		return nil, fmt.Errorf("%s: alpha-r = %v, alpha-c = %v: both must be finite and ≥ 1 (Pacchiano et al. eq. (5))", name, c.alphaR, c.alphaC)
 	}
 	return c, nil
@@ -435,7 +435,7 @@ func (a *LCLUCB) Model() *linear.Safe { return a.model }
 func init() {
 	Register(Spec{
 		Name:    "lc-lucb",
-		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Pending: PendingObserved},
+		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, NeedsStage: true, Pending: PendingObserved},
 		Summary: "LC-LUCB: optimistic reward, pessimistic cost over star-convex action sets (stage-wise constraint w.h.p.)",
 		Source:  "Pacchiano et al. Alg. 1, §4.1, Prop. 11, Lemma 14, Thm. 19; §4.4 (m constraints); Remark 12, App. F.1 (unknown r₀, c₀)",
 		Params:  stageParams,

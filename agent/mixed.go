@@ -14,6 +14,11 @@ import (
 // best candidate, in steps).
 const mixedRounds = 32
 
+// mixedStartsDoc declares mixed-starts.
+var mixedStartsDoc = bandit.IntParam{Name: "mixed-starts", Default: 5, Range: bandit.AtLeast(1),
+	Doc:    "typed spaces: the local search starts from this many best candidates, and from the best observation when more than 1",
+	Source: "SMAC's local search from several configurations, Hutter et al. 2011 §4.3; measured: docs/typed.md"}
+
 // mixedSearch maximises acq over a box with discrete coordinates (a typed
 // space) from the valid point start, as local search over a mixed space
 // does (BoTorch's optimize_acqf_mixed alternates discrete and continuous
@@ -25,10 +30,35 @@ const mixedRounds = 32
 // decisions) lose excluded. It returns nil when the models cannot be
 // evaluated off their candidates.
 func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, error) {
+	x, _, err := mixedAscent(box, start, ms, acq, grad, rep)
+	return x, err
+}
+
+// mixedMulti is mixedSearch from each of starts (valid points) in turn: the
+// best end point, first on ties (SMAC's local search from several
+// configurations, Hutter et al. 2011, §4.3).
+func mixedMulti(box *domain.Box, starts [][]float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, error) {
+	var best []float64
+	bv := math.Inf(-1)
+	for _, s := range starts {
+		x, v, err := mixedAscent(box, s, ms, acq, grad, rep)
+		if err != nil || x == nil {
+			return nil, err
+		}
+		if v > bv {
+			best, bv = x, v
+		}
+	}
+	return best, nil
+}
+
+// mixedAscent is mixedSearch, with the acquisition's value at the point
+// returned.
+func mixedAscent(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, float64, error) {
 	bps := make([]model.BatchPredictor, len(ms))
 	for j, m := range ms {
 		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil {
-			return nil, nil
+			return nil, 0, nil
 		}
 	}
 	score := func(x, mv []float64) float64 { return acq(mv) }
@@ -43,18 +73,18 @@ func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisi
 	x := append([]float64(nil), start...)
 	v, err := value([][]float64{x})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	best := v[0]
 	for range mixedRounds {
 		if sub := box.Pinned(x); sub != nil && grad.Iters > 0 {
 			y, err := refineAcqX(sub, [][]float64{x}, ms, score, grad)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if y != nil {
 				if w, err := value([][]float64{y}); err != nil {
-					return nil, err
+					return nil, 0, err
 				} else if w[0] > best {
 					x, best = y, w[0]
 				}
@@ -66,7 +96,7 @@ func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisi
 		}
 		w, err := value(ns)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		k := 0
 		for i := range w {
@@ -79,5 +109,5 @@ func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisi
 		}
 		x, best = ns[k], w[k]
 	}
-	return x, nil
+	return x, best, nil
 }

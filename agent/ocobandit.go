@@ -9,11 +9,16 @@ import (
 	"github.com/cbandit/cbandit/domain"
 )
 
-var ocoParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "T^{-3/4}", Doc: "primal-dual step α, order T^{-3/4} (bandit OCO); Shi & Eryilmaz 2022 App. E does not give it: our choice"},
-	{Name: "delta", Default: "0.1·(shortest box side)", Doc: "exploration radius δ of the one-point gradient estimate (our choice)"},
-	{Name: "eta", Default: "0.1", Doc: "dual regulariser η in λ ← [(1 − αη)λ + α ĉ]⁺ (our choice)"},
-}
+// The settings of oco-bandit, none given by Shi & Eryilmaz 2022 App. E.
+var (
+	ocoAlpha = bandit.FloatParam{Name: "alpha", Computed: "T^{-3/4}", Range: bandit.Above(0),
+		Doc: "primal-dual step α, of the order T^{-3/4} of bandit OCO", Source: "Shi & Eryilmaz 2022 App. E does not give it: our choice"}
+	ocoDelta = bandit.FloatParam{Name: "delta", Computed: "0.1·(shortest box side)", Range: bandit.Above(0),
+		Doc: "exploration radius δ of the one-point gradient estimate, below half the shortest box side", Source: "our choice"}
+	ocoEta = bandit.FloatParam{Name: "eta", Default: 0.1, Range: bandit.AtLeast(0),
+		Doc: "dual regulariser η in λ ← [(1 − αη)λ + α ĉ]⁺", Source: "our choice"}
+	ocoParams = []bandit.Param{ocoAlpha, ocoDelta, ocoEta}
+)
 
 // OCOBandit is the constrained online convex optimisation baseline with
 // bandit feedback of Shi & Eryilmaz 2022 App. E (Cao & Liu 2018, IEEE TAC), as we read it
@@ -55,26 +60,20 @@ func newOCOBandit(cfg Config) (bandit.Agent, error) {
 	for i := range box.Lo {
 		side = math.Min(side, box.Hi[i]-box.Lo[i])
 	}
-	alpha, err := ps.Float(name, "alpha", math.Pow(float64(cfg.Horizon), -0.75))
+	alpha, err := ocoAlpha.ReadOr(name, ps, math.Pow(float64(cfg.Horizon), -0.75))
 	if err != nil {
 		return nil, err
 	}
-	delta, err := ps.Float(name, "delta", 0.1*side)
+	delta, err := ocoDelta.ReadOr(name, ps, 0.1*side)
 	if err != nil {
 		return nil, err
 	}
-	eta, err := ps.Float(name, "eta", 0.1)
+	eta, err := ocoEta.Read(name, ps)
 	if err != nil {
 		return nil, err
-	}
-	if !(alpha > 0) || math.IsInf(alpha, 0) {
-		return nil, bandit.ParamErrorf(name, "alpha", "= %v: must be a finite number > 0", alpha)
 	}
 	if !(delta > 0) || !(2*delta < side) {
 		return nil, bandit.ParamErrorf(name, "delta", "= %v: must be in (0, %v) (half the shortest box side)", delta, side/2)
-	}
-	if err := checkScale(name, "eta", eta); err != nil {
-		return nil, err
 	}
 	a := &OCOBandit{rng: seedRand(cfg.Seed), box: box, alpha: alpha, delta: delta, eta: eta,
 		ledger: NewLedger(in.M), lambda: make([]float64, in.M),
@@ -154,7 +153,7 @@ func (a *OCOBandit) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "oco-bandit",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []string{KindLongTerm}, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw},
 		Summary: "constrained online convex optimisation, one-point gradients (baseline)",
 		Source:  "Cao & Liu 2018 (IEEE TAC), baseline of Shi & Eryilmaz 2022 App. E; our reading, see doc",
 		Params:  ocoParams,

@@ -49,18 +49,15 @@ type OPB struct {
 }
 
 // opbParams are the parameters of OPB (δ enters through δ′ = δ/(4KT), Thm. 31).
-var opbParams = func() []bandit.ParamDoc {
-	ps := []bandit.ParamDoc{
-		{Name: "delta", Default: "0.05", Doc: "failure probability δ, δ′ = δ/(4KT) in β_a(t) (Pacchiano et al. Thm. 31); Pacchiano et al. leave δ open: our choice"},
-		{Name: "alpha-r", Default: "m = 1: 1 + 2(1 − r̄₁)/(τ − c̄₁); m > 1: 1 + 2/min_i(τ_i − c̄₁⁽ⁱ⁾)", Doc: "reward scaling α_r (Pacchiano et al. Thm. 31; Thm. 45 for m constraints)"},
-		{Name: "alpha-c", Default: "1", Doc: "cost scaling α_c (Pacchiano et al. Thm. 31, Thm. 45)"},
+var opbParams = func() []bandit.Param {
+	alphaR, alphaC := stageAlphaR, stageAlphaC
+	alphaR.Computed = "m = 1: 1 + 2(1 − r̄₁)/(τ − c̄₁); m > 1: 1 + 2/min_i(τ_i − c̄₁⁽ⁱ⁾)"
+	alphaR.Doc, alphaR.Source = "reward scaling α_r", "Pacchiano et al. Thm. 31; Thm. 45 for m constraints"
+	alphaC.Source = "Pacchiano et al. Thm. 31, Thm. 45"
+	return []bandit.Param{
+		failureDoc("delta", "failure probability δ, δ′ = δ/(4KT) in β_a(t)", "Pacchiano et al. Thm. 31 leave δ open: our choice"),
+		alphaR, alphaC, stageWarm,
 	}
-	for _, p := range stageParams {
-		if p.Name == "warm-start" {
-			ps = append(ps, p)
-		}
-	}
-	return ps
 }()
 
 func newOPB(cfg Config) (bandit.Agent, error) {
@@ -251,7 +248,7 @@ func (a *OPB) Counts() []int { return append([]int(nil), a.nR...) }
 func init() {
 	Register(Spec{
 		Name:    "opb",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPB: optimistic–pessimistic LP over policies, K arms (stage-wise, in mean)",
 		Source:  "Pacchiano et al. Alg. 3, §5.2, (37), Lemma 30, Thm. 31; App. D.4 (m constraints); App. F.1 (unknown r̄₁, c̄₁)",
 		Params:  opbParams,

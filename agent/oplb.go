@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -88,12 +89,9 @@ func newOPLBAgent(name string, cfg Config, exact bool) (bandit.Agent, error) {
 	}
 	a := &OPLB{stageCommon: c, exact: exact}
 	if exact {
-		n, err := cfg.Params.Int(name, "nodes", 200000)
+		n, err := oplbNodes.Read(name, cfg.Params)
 		if err != nil {
 			return nil, err
-		}
-		if n < 1 {
-			return nil, bandit.ParamErrorf(name, "nodes", "= %d: must be at least 1", n)
 		}
 		a.solver.MaxNodes = n
 	} else if _, ok := cfg.Params["nodes"]; ok {
@@ -313,15 +311,16 @@ func (a *OPLB) Observe(fb bandit.Feedback) error {
 // Model returns the agent's linear models (for tests and reports).
 func (a *OPLB) Model() *linear.Safe { return a.model }
 
-var oplbParams = append(append([]bandit.ParamDoc(nil), stageParams...), bandit.ParamDoc{
-	Name: "nodes", Default: "200000",
-	Doc: "simplex budget per round for (34); beyond it the incumbent, reported in diagnostics (our choice)",
-})
+// oplbNodes declares the budget of oplb's global solver of (34).
+var oplbNodes = bandit.IntParam{Name: "nodes", Default: 200000, Range: bandit.AtLeast(1),
+	Doc: "simplex budget per round for (34); beyond it the incumbent, reported in diagnostics", Source: "our choice"}
+
+var oplbParams = append(slices.Clone(stageParams), oplbNodes)
 
 func init() {
 	Register(Spec{
 		Name:    "oplb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB: optimistic–pessimistic policies, linear actions; (34) solved exactly",
 		Source:  "Pacchiano et al. Alg. 2, §5.1, Prop. 25, Thm. 27; (34) solved globally by branch-and-bound over simplices with a certified gap (linear.PolicySolver)",
 		Params:  oplbParams,
@@ -329,7 +328,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "oplb-lp",
-		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []string{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB with (34) relaxed to the LP (37): safe, optimistic, more conservative",
 		Source:  "Pacchiano et al. Alg. 2 with the relaxation documented in agent/oplb.go (LP (37), support ≤ m+1, Lemma 30, App. D.4)",
 		Params:  stageParams,

@@ -46,11 +46,16 @@ type OPNLB struct {
 	taus       []float64
 }
 
-var opnlbParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "failure probability δ of the confidence sets (Pacchiano et al. §5.3, Cor. 54); our choice"},
-	{Name: "alpha-r", Default: "(1 − r₀)/(τ − c₀)", Doc: "weight α_r of the inflated cost width in Ṽ^r (Pacchiano et al. Lemma 37)"},
-	{Name: "gamma-scale", Default: "1", Doc: "multiplier on the radii γ_r, γ_c = 512 log(24|G| log(2t)/δ) (1 = Pacchiano et al. §5.3)"},
-}
+// The settings of OPNLB (Pacchiano et al. §5.3).
+var (
+	opnlbAlphaR = bandit.FloatParam{Name: "alpha-r", Computed: "(1 − r₀)/(τ − c₀)", Range: bandit.AtLeast(0),
+		Doc: "weight α_r of the inflated cost width in Ṽ^r", Source: "Pacchiano et al. Lemma 37"}
+	opnlbGamma  = multiplierDoc("gamma-scale", "multiplier on the radii γ_r, γ_c = 512 log(24|G| log(2t)/δ)", "1: Pacchiano et al. §5.3")
+	opnlbParams = []bandit.Param{
+		failureDoc("delta", "failure probability δ of the confidence sets", "Pacchiano et al. §5.3, Cor. 54 leave δ open: our choice"),
+		opnlbAlphaR, opnlbGamma,
+	}
+)
 
 func newOPNLB(cfg Config) (bandit.Agent, error) {
 	const name = "opnlb"
@@ -102,17 +107,14 @@ func newOPNLB(cfg Config) (bandit.Agent, error) {
 		nR: make([]int, k), nC: make([]int, k), sR: make([]float64, k), sC: make([]float64, k),
 		w: make([]float64, k), pi: make([]float64, k), bst: make([]float64, k)}
 	def := math.Max(0, 1-st.R0) / (c.tau[0] - st.C0[0])
-	if a.alphaR, err = cfg.Params.Float(name, "alpha-r", def); err != nil {
+	if a.alphaR, err = opnlbAlphaR.ReadOr(name, cfg.Params, def); err != nil {
 		return nil, err
 	}
-	if !(a.alphaR >= 0) || math.IsInf(a.alphaR, 0) {
+	if !(a.alphaR >= 0) || math.IsInf(a.alphaR, 0) { // the computed default, with a vanishing margin
 		return nil, bandit.ParamErrorf(name, "alpha-r", "= %v: must be a finite number ≥ 0", a.alphaR)
 	}
-	if a.gammaScale, err = cfg.Params.Float(name, "gamma-scale", 1); err != nil {
+	if a.gammaScale, err = opnlbGamma.Read(name, cfg.Params); err != nil {
 		return nil, err
-	}
-	if !(a.gammaScale >= 0) || math.IsInf(a.gammaScale, 0) {
-		return nil, bandit.ParamErrorf(name, "gamma-scale", "= %v: must be a finite number ≥ 0", a.gammaScale)
 	}
 	return a, nil
 }
@@ -393,7 +395,7 @@ func (a *OPNLB) SetSizes() (int, int) { return len(a.inR), len(a.inC) }
 func init() {
 	Register(Spec{
 		Name:    "opnlb",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsStage: true, NeedsClass: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, NeedsClass: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPNLB: optimistic–pessimistic policies, finite nonlinear function classes",
 		Source:  "Pacchiano et al. Alg. 4, §5.3, Lemma 37, Thm. 38",
 		Params:  opnlbParams,

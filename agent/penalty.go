@@ -3,27 +3,34 @@ package agent
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/rule"
 )
 
-var penaltyCommon = []bandit.ParamDoc{
-	{Name: "S", Default: "20", Doc: "epoch length S (Shi & Eryilmaz 2022 App. E.1.1: S = 20)"},
-	{Name: "L", Default: "⌈T/S⌉", Doc: "number of epochs L (Shi & Eryilmaz 2022 Alg. 2–3: T = LS); enters β through δ/L; L·S must cover the horizon"},
-	{Name: "history", Default: "epoch", Doc: "epoch: a fresh IGP-UCB per epoch (Shi & Eryilmaz 2022 Alg. 2–3); all: every observation kept (our variant)"},
-}
-
-var penaltyNoiselessParams = append(append(append([]bandit.ParamDoc(nil), igpParams...), penaltyCommon...),
-	bandit.ParamDoc{Name: "psi", Default: "exp", Doc: "ψ: exp = eq. (10) exp(cx), poly = eq. (9) (cx+1)^n (Shi & Eryilmaz 2022 App. E.1.1 uses ψ(x) = exp(x))"},
-	bandit.ParamDoc{Name: "c", Default: "1", Doc: "c > 0 of eq. (9)–(10) (Shi & Eryilmaz 2022 App. E.1.1: ψ(x) = exp(x), so c = 1)"},
-	bandit.ParamDoc{Name: "n", Default: "2", Doc: "n ≥ 1 of eq. (9); §5.1 needs n > 1 for a sublinear CV: our choice 2"},
-	bandit.ParamDoc{Name: "kappa-max", Default: "1e12", Doc: "overflow guard: κ_j is capped here (Shi & Eryilmaz 2022 §5.1 warns that ψ = exp overflows κ); our choice"},
+// The settings of Shi & Eryilmaz 2022 Alg. 2–3 (penalty-noiseless, penalty-noisy).
+var (
+	penaltyS = bandit.IntParam{Name: "S", Default: 20, Range: bandit.AtLeast(1), Doc: "epoch length S", Source: "Shi & Eryilmaz 2022 App. E.1.1: S = 20"}
+	penaltyL = bandit.IntParam{Name: "L", Computed: "⌈T/S⌉", Range: bandit.AtLeast(1),
+		Doc: "number of epochs L; enters β through δ/L; L·S must cover the horizon", Source: "Shi & Eryilmaz 2022 Alg. 2–3: T = LS"}
+	penaltyHistory = bandit.ChoiceParam{Name: "history", Default: "epoch", Choices: []string{"all", "epoch"},
+		Doc: "epoch: a fresh IGP-UCB per epoch; all: every observation kept (our variant)", Source: "Shi & Eryilmaz 2022 Alg. 2–3"}
+	penaltyPsi = bandit.ChoiceParam{Name: "psi", Default: "exp", Choices: []string{"exp", "poly"},
+		Doc: "ψ: exp = eq. (10) exp(cx), poly = eq. (9) (cx+1)^n", Source: "Shi & Eryilmaz 2022 App. E.1.1 uses ψ(x) = exp(x)"}
+	penaltyC        = bandit.FloatParam{Name: "c", Default: 1, Range: bandit.Above(0), Doc: "c of eq. (9)–(10)", Source: "Shi & Eryilmaz 2022 App. E.1.1: ψ(x) = exp(x), so c = 1"}
+	penaltyN        = bandit.FloatParam{Name: "n", Default: 2, When: "psi=poly", Doc: "n ≥ 1 of eq. (9); §5.1 needs n > 1 for a sublinear CV", Source: "our choice"}
+	penaltyKappaMax = bandit.FloatParam{Name: "kappa-max", Default: 1e12, Range: bandit.Range{Min: 1, Max: math.Inf(1), MinEnd: bandit.Closed, MaxEnd: bandit.Closed},
+		Doc: "overflow guard: κ_j is capped here (§5.1 warns that ψ = exp overflows κ)", Source: "our choice"}
+	penaltyMu = bandit.FloatParam{Name: "mu", Default: 0.5, Range: bandit.Above(0),
+		Doc: "step μ of the additive κ update (Thm. 2: μ = O(1/√L))", Source: "Shi & Eryilmaz 2022 App. E.1.2: μ = 0.5"}
 )
 
-var penaltyNoisyParams = append(append(append([]bandit.ParamDoc(nil), igpParams...), penaltyCommon...),
-	bandit.ParamDoc{Name: "mu", Default: "0.5", Doc: "step μ of the additive κ update (Shi & Eryilmaz 2022 App. E.1.2: μ = 0.5; Thm. 2: μ = O(1/√L))"},
-)
+var penaltyCommon = []bandit.Param{penaltyS, penaltyL, penaltyHistory}
+
+var penaltyNoiselessParams = append(append(slices.Clone(igpParams), penaltyCommon...), penaltyPsi, penaltyC, penaltyN, penaltyKappaMax)
+
+var penaltyNoisyParams = append(append(slices.Clone(igpParams), penaltyCommon...), penaltyMu)
 
 // Penalty is Shi & Eryilmaz 2022 Alg. 2 (penalty-noiseless) and Alg. 3 (penalty-noisy):
 // epochs of S rounds; inside epoch l, IGP-UCB (Alg. 1) on
@@ -73,31 +80,25 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 	if !noisy && in.RG > 0 {
 		return nil, fmt.Errorf("%s: the problem declares noisy constraint observations (cost noise scale %v); Alg. 2 needs exact g (Shi & Eryilmaz 2022 §5): use penalty-noisy (§6) or a noiseless problem setting", name, in.RG)
 	}
-	S, err := ps.Int(name, "S", 20)
+	S, err := penaltyS.Read(name, ps)
 	if err != nil {
 		return nil, err
-	}
-	if S <= 0 {
-		return nil, bandit.ParamErrorf(name, "S", "= %d: epoch length must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", S)
 	}
 	T := cfg.Horizon
-	L, err := ps.Int(name, "L", (T+S-1)/S)
+	L, err := penaltyL.ReadOr(name, ps, (T+S-1)/S)
 	if err != nil {
 		return nil, err
-	}
-	if L <= 0 {
-		return nil, bandit.ParamErrorf(name, "L", "= %d: number of epochs must be at least 1 (Shi & Eryilmaz 2022 Alg. 2–3)", L)
 	}
 	if L*S < T {
 		return nil, fmt.Errorf("%s: parameters L = %d, S = %d: L·S = %d rounds do not cover the horizon T = %d (Shi & Eryilmaz 2022: T = LS)", name, L, S, L*S, T)
 	}
-	hist, err := ps.String(name, "history", "epoch", "all", "epoch")
+	hist, err := penaltyHistory.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
 	var r *rule.Penalty
 	if noisy {
-		mu, err := ps.Float(name, "mu", 0.5)
+		mu, err := penaltyMu.Read(name, ps)
 		if err != nil {
 			return nil, err
 		}
@@ -105,19 +106,19 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	} else {
-		kind, err := ps.String(name, "psi", "exp", "exp", "poly")
+		kind, err := penaltyPsi.Read(name, ps)
 		if err != nil {
 			return nil, err
 		}
-		c, err := ps.Float(name, "c", 1)
+		c, err := penaltyC.Read(name, ps)
 		if err != nil {
 			return nil, err
 		}
-		n, err := ps.Float(name, "n", 2)
+		n, err := penaltyN.Read(name, ps)
 		if err != nil {
 			return nil, err
 		}
-		kmax, err := ps.Float(name, "kappa-max", 1e12)
+		kmax, err := penaltyKappaMax.Read(name, ps)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +212,7 @@ func (a *Penalty) Kappa() []float64 { return append([]float64(nil), a.rule.Kappa
 func init() {
 	Register(Spec{
 		Name:    "penalty-noiseless",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "GP-UCB on f − Σκ_j(ψ(g_j)−1), multiplicative κ epochs (noiseless g)",
 		Source:  "Shi & Eryilmaz 2022 §5, Alg. 2 (ψ of eq. 9–10), Thm. 1",
 		Params:  penaltyNoiselessParams,
@@ -219,7 +220,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "penalty-noisy",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "GP-UCB with noisy constraints: IGP-UCB on f − Σκ_j g_j, additive κ epochs",
 		Source:  "Shi & Eryilmaz 2022 §6, Alg. 3, Thm. 2",
 		Params:  penaltyNoisyParams,

@@ -9,9 +9,10 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-// pendingDoc documents how a GP agent treats decisions awaiting feedback.
-var pendingDoc = bandit.ParamDoc{Name: "pending", Default: "bucb",
-	Doc: "decisions awaiting feedback: bucb = GP-BUCB (Desautels et al. 2014): the GPs condition on them at their mean, f's width ×1.5; hallucinate: no widening; ignore"}
+// pendingDoc declares how a GP agent treats decisions awaiting feedback.
+var pendingDoc = bandit.ChoiceParam{Name: "pending", Default: "bucb", Choices: []string{"bucb", "hallucinate", "ignore"},
+	Doc:    "decisions awaiting feedback: bucb = GP-BUCB: the GPs condition on them at their mean, f's width ×1.5; hallucinate: no widening; ignore",
+	Source: "Desautels et al. 2014; measured: docs/parallel.md"}
 
 // PendingWiden is the factor on the objective's posterior standard
 // deviation while decisions are pending (pending = bucb; docs/parallel.md):
@@ -33,7 +34,7 @@ type pendingMode struct {
 
 // pendingParam reads pending.
 func pendingParam(name string, ps bandit.Params) (pendingMode, error) {
-	v, err := ps.String(name, "pending", "bucb", "ignore", "hallucinate", "bucb")
+	v, err := pendingDoc.Read(name, ps)
 	switch v {
 	case "bucb":
 		return pendingMode{on: true, widen: PendingWiden}, err

@@ -27,8 +27,9 @@ type Spec struct {
 	Summary string
 	// Source cites the paper and algorithm, e.g. "Zhou & Ji (CBO) Alg. 1 (GP-UCB), Thm. 1".
 	Source string
-	// Params documents the accepted parameters and their defaults.
-	Params []bandit.ParamDoc
+	// Params declares the accepted parameters: the factory reads them
+	// through these declarations, and list prints them.
+	Params []bandit.Param
 	// Can declares what the algorithm can do (domains, constraint kinds,
 	// needs, pending decisions); Fits and Choose read it.
 	Can Caps
@@ -38,9 +39,15 @@ type Spec struct {
 
 var specs = registry.New[Spec]("algorithm")
 
-// Register adds an algorithm; it panics on a duplicate name (a programming
-// error caught by every test run, never by user input).
-func Register(s Spec) { specs.Register(s.Name, s) }
+// Register adds an algorithm; it panics on a duplicate name or a malformed
+// declaration (bandit.CheckDecls): programming errors caught by every test
+// run, never by user input.
+func Register(s Spec) {
+	if err := bandit.CheckDecls(s.Name, s.Params); err != nil {
+		panic(err)
+	}
+	specs.Register(s.Name, s)
+}
 
 // Lookup returns the algorithm registered under name; the error lists the
 // accepted names.

@@ -13,12 +13,19 @@ import (
 )
 
 // rpolParams are shared by every RPOL variant (Guo et al. §3–6).
-var rpolParams = []bandit.ParamDoc{
-	{Name: "p", Default: "0.05", Doc: "failure probability p ∈ (0,1) in β_t (Guo et al. §4–6); the paper leaves it open: our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on the confidence widths (1 = Guo et al.'s β_t^f, β_t^g, v_t, Γ_t)"},
-	{Name: "lambda", Default: "1+2/T", Doc: "GP regulariser λ of V_t(λ) = K_t + λI (Guo et al. §2): the likelihood noise variance"},
-	{Name: "Q1", Default: "1", Doc: "initial penalty Q_1 (Guo et al. §3, Initialization)"},
-}
+var (
+	rpolP      = failureDoc("p", "failure probability p in β_t", "Guo et al. §4–6 leave it open: our choice")
+	rpolScale  = multiplierDoc("beta-scale", "multiplier on the confidence widths β_t^f, β_t^g, v_t, Γ_t", "1: Guo et al. §4–6")
+	rpolQ1     = bandit.FloatParam{Name: "Q1", Default: 1, Range: bandit.AtLeast(0), Doc: "initial penalty Q_1", Source: "Guo et al. §3, Initialization"}
+	rpolParams = []bandit.Param{rpolP, rpolScale, rpolLambdaDoc, rpolQ1}
+)
+
+// rpolLambdaDoc is λ with Guo et al.'s default 1 + 2/T.
+var rpolLambdaDoc = func() bandit.FloatParam {
+	d := lambdaAs("GP regulariser λ of V_t(λ) = K_t + λI: the likelihood noise variance", "Guo et al. §2")
+	d.Computed = lambdaRPOL
+	return d
+}()
 
 // rpolUCBParams: the practical core with one refinement step and the trust
 // region. The rules with a per-round constraint (rpol family, config) play
@@ -31,18 +38,22 @@ var rpolUCBParams = practicalParams(rpolParams, "refine", "step", "region", "tru
 // rpolCensoredParams: the paper's core (coreOptions.paper) with standardise
 // alone: the censored GPs take every decision at once (Guo et al. §5), so
 // no pending conditioning, initial design or trust region, and no sparse GP.
-var rpolCensoredParams = append(slices.Clone(rpolParams),
-	bandit.ParamDoc{Name: "m", Default: "30", Doc: "censoring window (Guo et al. §5): later feedback is censored; 2 × the Poisson mean 15 (§7 gives none)"},
-	bandit.ParamDoc{Name: "width", Default: "paper", Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means (docs/parameters.md)"},
-	bandit.ParamDoc{Name: "standardise", Default: "on", Doc: "on: censored GPs see standardised values, costs scaled; off: the paper's units"})
+var (
+	rpolM     = bandit.IntParam{Name: "m", Default: 30, Range: bandit.AtLeast(0), Doc: "censoring window: later feedback is censored; 2 × the Poisson mean 15", Source: "Guo et al. §5; §7 gives none: our choice"}
+	rpolWidth = bandit.ChoiceParam{Name: "width", Default: "paper", Choices: []string{"paper", "matched"},
+		Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means", Source: "Guo et al. §4–5; docs/parameters.md"}
+	rpolCensoredParams = append(slices.Clone(rpolParams), rpolM, rpolWidth,
+		withDoc(standardiseDoc, "on: censored GPs see standardised values, costs scaled; off: the paper's units"))
+)
 
 // rpolSWParams: the practical core with one refinement step (as
 // rpol-ucb's, which says why); region keeps its default, global.
-var rpolSWParams = practicalParams(append(slices.Clone(rpolParams),
-	bandit.ParamDoc{Name: "W", Default: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Doc: "sliding window (Guo et al. Thm. 4) with γ_T ≈ (ln T)^{d+1} (§2, SE kernel)"},
-	bandit.ParamDoc{Name: "PT", Default: "2", Doc: "variation budget P_T for W (Guo et al. §6); unknown in §7, we count one unit per change (two changes)"},
-	bandit.ParamDoc{Name: "variation", Default: "0", Doc: "assumed variation of f within the window, Γ_t = C·variation (Guo et al. §6); 0 switches Γ_t off"},
-), "refine", "step")
+var (
+	rpolW         = bandit.IntParam{Name: "W", Computed: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Range: bandit.AtLeast(1), Doc: "sliding window, γ_T ≈ (ln T)^{d+1} (§2, SE kernel)", Source: "Guo et al. Thm. 4"}
+	rpolPT        = bandit.FloatParam{Name: "PT", Default: 2, Range: bandit.Above(0), Doc: "variation budget P_T for W; unknown in §7, we count one unit per change (two changes)", Source: "Guo et al. §6, §7"}
+	rpolVariation = bandit.FloatParam{Name: "variation", Default: 0, Range: bandit.AtLeast(0), Doc: "assumed variation of f within the window, Γ_t = C·variation; 0 switches Γ_t off", Source: "Guo et al. §6"}
+	rpolSWParams  = practicalParams(append(slices.Clone(rpolParams), rpolW, rpolPT, rpolVariation), "refine", "step")
+)
 
 type rpolKind int
 
@@ -369,7 +380,7 @@ func (a *RPOL) Penalty() []float64 { return append([]float64(nil), a.rule.Q...) 
 func init() {
 	Register(Spec{
 		Name:    "rpol-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{KindCumulative}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{string(KindCumulative)}, LearnsFailures: true},
 		Summary: "RPOL with GP-UCB for f, GP-LCB for g and the rectified penalty",
 		Source:  "Guo et al. §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
 		Params:  rpolUCBParams,
@@ -377,7 +388,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-censored-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingCensored, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingCensored, LearnsFailures: true},
 		Summary: "RPOL with censored GP-UCB/LCB for delayed feedback",
 		Source:  "Guo et al. §5, App. C (RPOL-CensoredUCB, Thm. 3)",
 		Params:  rpolCensoredParams,
@@ -385,7 +396,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-sw-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "RPOL with sliding-window GP-UCB/LCB for drifting f and g",
 		Source:  "Guo et al. §6, App. D (RPOL-SWUCB, Thm. 4)",
 		Params:  rpolSWParams,

@@ -13,23 +13,37 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-// safeParams are shared by the safe-BO baselines.
-var safeParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05 with safe-set=lipschitz", Doc: "failure probability in β_t (Chowdhury & Gopalan 2017; R/√λ when λ < 1); our choice"},
-	{Name: "beta-scale", Default: "1 with safe-set=lipschitz", Doc: "multiplier on β_t (1 = the theory value)"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ"},
+// The settings of the safe-BO baselines' β_t (Chowdhury & Gopalan 2017
+// with the noise correction R/√λ when λ < 1) and λ.
+var (
+	safeAlpha  = failureDoc("alpha", "failure probability in β_t (R/√λ when λ < 1)", "Chowdhury & Gopalan 2017; 0.05 our choice")
+	safeScale  = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
+	safeLambda = lambdaAs("GP likelihood noise variance λ", "the problem's GP prior")
+)
+
+// safeParams are sgp-ucb's; safeChoiceParams those of SafeOpt and StageOpt,
+// whose β_t applies with safe-set=lipschitz only.
+var (
+	safeParams       = []bandit.Param{safeAlpha, safeScale, safeLambda}
+	safeChoiceParams = []bandit.Param{whenLipschitz(safeAlpha), whenLipschitz(safeScale), safeLambda}
+)
+
+// whenLipschitz is d applying with safe-set=lipschitz only.
+func whenLipschitz(d bandit.FloatParam) bandit.FloatParam {
+	d.When = "safe-set=lipschitz"
+	return d
 }
 
-// lipschitzParam is the Lipschitz constant of the safe-set rule of SafeOpt
-// and StageOpt.
-var lipschitzParam = bandit.ParamDoc{Name: "L", Default: "the problem's LipG, else G", Doc: "safe-set=lipschitz: Lipschitz constant of g in the kernel metric (Zhou & Ji (CBO) Ass. 3: G bounds it)"}
-
-// safeSetParams choose the safe-set rule of SafeOpt and StageOpt.
-var safeSetParams = []bandit.ParamDoc{
-	{Name: "safe-set", Default: "gp", Doc: "gp: SafeOpt's reference implementation (GP safe set, constant β); lipschitz: Sui et al. 2015"},
-	{Name: "beta", Default: "2", Doc: "safe-set=gp: the constant confidence multiplier β (2, the reference implementation's default)"},
-	lipschitzParam,
-}
+// The safe-set rule of SafeOpt and StageOpt and its constants.
+var (
+	safeSetDoc = bandit.ChoiceParam{Name: "safe-set", Default: "gp", Choices: []string{"gp", "lipschitz"},
+		Doc: "gp: the reference implementation's GP safe set, constant β; lipschitz: the paper's rule", Source: "Sui et al. 2015; Berkenkamp et al.'s safeopt"}
+	safeBetaDoc = bandit.FloatParam{Name: "beta", Default: 2, Range: bandit.Above(0), When: "safe-set=gp",
+		Doc: "the constant confidence multiplier β", Source: "the reference implementation's default"}
+	lipschitzParam = bandit.FloatParam{Name: "L", Computed: "the problem's LipG, else G", Range: bandit.Above(0), When: "safe-set=lipschitz",
+		Doc: "Lipschitz constant of g in the kernel metric", Source: "Zhou & Ji (CBO) Ass. 3: G bounds it"}
+	safeSetParams = []bandit.Param{safeSetDoc, safeBetaDoc, lipschitzParam}
+)
 
 // safeCore is the machinery of the safe-BO baselines (Sui et al. 2015,
 // 2018; Amani et al. 2020): GP models of f and g_j, confidence intervals
@@ -114,11 +128,11 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 	if !(in.B > 0) || !(in.G > 0) {
 		return nil, fmt.Errorf("%s: the problem must state bounds B > 0 and G > 0 (got B = %v, G = %v)", name, in.B, in.G)
 	}
-	alpha, err := unitParam(name, p, "alpha", 0.05)
+	alpha, err := safeAlpha.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, p, "beta-scale", 1)
+	scale, err := safeScale.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +173,7 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 	c.safe[c.seed] = true
 	lipschitz := rule == ruleLipschitz
 	if rule == ruleChoice {
-		mode, err := p.String(name, "safe-set", "gp", "gp", "lipschitz")
+		mode, err := safeSetDoc.Read(name, p)
 		if err != nil {
 			return nil, err
 		}
@@ -172,12 +186,9 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 				return nil, bandit.ParamErrorf(name, k, "is used only with safe-set=lipschitz (safe-set=gp uses the constant beta)")
 			}
 		}
-		beta, err := p.Float(name, "beta", 2)
+		beta, err := safeBetaDoc.Read(name, p)
 		if err != nil {
 			return nil, err
-		}
-		if !(beta > 0) || math.IsInf(beta, 0) {
-			return nil, bandit.ParamErrorf(name, "beta", "= %v: must be a finite number > 0", beta)
 		}
 		c.beta, c.lam, c.col = beta, lambda, make([]float64, n)
 		for _, m := range append([]model.Model{c.f}, c.g...) {
@@ -203,12 +214,9 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 		if in.LipG > 0 {
 			defL = in.LipG
 		}
-		L, err := p.Float(name, "L", defL)
+		L, err := lipschitzParam.ReadOr(name, p, defL)
 		if err != nil {
 			return nil, err
-		}
-		if !(L > 0) || math.IsInf(L, 0) {
-			return nil, bandit.ParamErrorf(name, "L", "= %v: the Lipschitz constant must be a finite number > 0", L)
 		}
 		c.L = L
 		d := kernelMetric(in, fin)

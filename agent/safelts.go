@@ -52,13 +52,23 @@ type SafeLTS struct {
 	sqrtD float64
 }
 
-var safeLTSParams = []bandit.ParamDoc{
-	{Name: "delta", Default: "0.05", Doc: "failure probability δ with delta-schedule=fixed (δ′ = δ/(4T), Moradipari et al. 2019)"},
-	{Name: "delta-schedule", Default: "authors", Doc: "authors: δ_t = 1/(1+t), as Pacchiano et al. ran it (constrainedBandits); fixed: δ′ = δ/(4T)"},
-	{Name: "lambda", Default: "1", Doc: "regulariser λ (Pacchiano et al. §4.5: λ = 1 for both algorithms; the authors' scripts use 0.1)"},
-	{Name: "kappa", Default: "1/min(1, τ − c₀)", Doc: "inflation of the noise part of the TS radius (constrainedBandits LinTS: 1/min(1, τ))"},
-	{Name: "sqrt-d", Default: "true", Doc: "sample with covariance d·ρ_t²Σ_t⁻¹ (constrainedBandits LinTS) instead of ρ_t²Σ_t⁻¹"},
-}
+// The settings of Safe-LTS as Pacchiano et al. ran it (constrainedBandits).
+var (
+	ltsSchedule = bandit.ChoiceParam{Name: "delta-schedule", Default: "authors", Choices: []string{"authors", "fixed"},
+		Doc: "authors: δ_t = 1/(1+t), as Pacchiano et al. ran it; fixed: δ′ = δ/(4T)", Source: "constrainedBandits; Moradipari et al. 2019"}
+	ltsKappa = bandit.FloatParam{Name: "kappa", Computed: "1/min(1, τ − c₀)", Range: bandit.Above(0),
+		Doc: "inflation of the noise part of the TS radius", Source: "constrainedBandits LinTS: 1/min(1, τ)"}
+	ltsSqrtD = bandit.BoolParam{Name: "sqrt-d", Default: true,
+		Doc: "sample with covariance d·ρ_t²Σ_t⁻¹ instead of ρ_t²Σ_t⁻¹", Source: "constrainedBandits LinTS"}
+	safeLTSParams = []bandit.Param{
+		bandit.FloatParam{Name: "delta", Default: stageDelta.Default, Range: stageDelta.Range, When: "delta-schedule=fixed",
+			Doc: "failure probability δ, δ′ = δ/(4T)", Source: "Moradipari et al. 2019; 0.05 our choice"},
+		ltsSchedule,
+		bandit.FloatParam{Name: "lambda", Default: stageLambda.Default, Range: stageLambda.Range,
+			Doc: "regulariser λ; the authors' scripts use 0.1", Source: "Pacchiano et al. §4.5: λ = 1 for both algorithms"},
+		ltsKappa, ltsSqrtD,
+	}
+)
 
 func newSafeLTS(cfg Config) (bandit.Agent, error) {
 	const name = "safe-lts"
@@ -85,25 +95,21 @@ func newSafeLTS(cfg Config) (bandit.Agent, error) {
 	a := &SafeLTS{stageCommon: c, d: d, x0: append([]float64(nil), x0...), star: st.StarConvex,
 		chol: make([]float64, d*d), z: make([]float64, d), th: make([]float64, d),
 		u: make([]float64, d), xb: make([]float64, d)}
-	if a.kappa, err = cfg.Params.Float(name, "kappa", 1/math.Min(1, gap)); err != nil {
+	if a.kappa, err = ltsKappa.ReadOr(name, cfg.Params, 1/math.Min(1, gap)); err != nil {
 		return nil, err
 	}
-	sched, err := cfg.Params.String(name, "delta-schedule", "authors", "authors", "fixed")
+	sched, err := ltsSchedule.Read(name, cfg.Params)
 	if err != nil {
 		return nil, err
 	}
 	a.fixed = sched == "fixed"
-	sqs, err := cfg.Params.String(name, "sqrt-d", "true", "true", "false")
+	sq, err := ltsSqrtD.Read(name, cfg.Params)
 	if err != nil {
 		return nil, err
 	}
-	sq := sqs == "true"
 	a.sqrtD = 1
 	if sq {
 		a.sqrtD = math.Sqrt(float64(d))
-	}
-	if !(a.kappa > 0) || math.IsInf(a.kappa, 0) {
-		return nil, bandit.ParamErrorf(name, "kappa", "= %v: must be a finite number > 0", a.kappa)
 	}
 	c.alphaR, c.alphaC = 1, 1
 	deltaP := c.delta / (4 * float64(cfg.Horizon))
@@ -245,7 +251,7 @@ func (a *SafeLTS) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "safe-lts",
-		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []string{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "Safe-LTS: linear Thompson sampling in the estimated safe set (baseline)",
 		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code Pacchiano et al. ran (constrainedBandits LinTS); the baseline of their §4.5",
 		Params:  safeLTSParams,

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 )
@@ -64,10 +65,10 @@ func (a *SafeOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 func init() {
 	Register(Spec{
 		Name:    "safeopt",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingExclude, DefaultFor: []string{KindPerRound + "+safe"}},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, Pending: PendingExclude, DefaultFor: []string{string(KindPerRound) + "+safe"}},
 		Summary: "SafeOpt: safe exploration with maximisers and expanders; GP safe set as the reference implementation (or the Lipschitz rule of the paper) (needs a safe seed)",
 		Source:  "Sui, Gotovos, Burdick, Krause 2015 (ICML), Alg. 1; Berkenkamp et al.'s reference implementation (safeopt); baseline of Zhou & Ji (CBO) §5",
-		Params:  append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...),
+		Params:  append(slices.Clone(safeChoiceParams), safeSetParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
 			c, err := newSafeCore("safeopt", cfg, ruleChoice)
 			if err != nil {

@@ -13,14 +13,16 @@ import (
 	"github.com/cbandit/cbandit/rule"
 )
 
-var scgpParams = []bandit.ParamDoc{
-	{Name: "alpha", Default: "0.05", Doc: "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (Zhou & Ji (CBO) Thm. 3 writes ln(2/δ)); our choice"},
-	{Name: "beta-scale", Default: "1", Doc: "multiplier on β_t (1 = Zhou & Ji (CBO) Thm. 3)"},
-	{Name: "V-scale", Default: "1", Doc: "multiplier on V_t = δ√t/(8B) (Zhou & Ji (CBO) Thm. 3)"},
-	{Name: "eps-scale", Default: "1", Doc: "multiplier on ε_t = 1/√t (Zhou & Ji (CBO) Thm. 3)"},
-	{Name: "lambda", Default: "problem's noise variance", Doc: "GP likelihood noise variance λ (Zhou & Ji (CBO) §2)"},
-	{Name: "standardise", Default: "on", Doc: "on: f standardised, constraint samples scaled, unit-free; off: the paper's units"},
-}
+// The settings of SCGP-UCB (Zhou & Ji (CBO) Alg. 2, Thm. 3).
+var (
+	scgpAlpha  = failureDoc("alpha", "failure probability in β_t = B + R√(2(γ_{t−1}+1+ln(2/α))) (Thm. 3 writes ln(2/δ))", "Zhou & Ji (CBO) Thm. 3 leaves it open: our choice")
+	scgpScale  = multiplierDoc("beta-scale", "multiplier on β_t", "1: Zhou & Ji (CBO) Thm. 3")
+	scgpV      = bandit.FloatParam{Name: "V-scale", Default: 1, Range: bandit.Above(0), Doc: "multiplier on V_t = δ√t/(8B)", Source: "1: Zhou & Ji (CBO) Thm. 3"}
+	scgpEps    = multiplierDoc("eps-scale", "multiplier on ε_t = 1/√t", "1: Zhou & Ji (CBO) Thm. 3")
+	scgpParams = []bandit.Param{scgpAlpha, scgpScale, scgpV, scgpEps,
+		lambdaAs("GP likelihood noise variance λ", "Zhou & Ji (CBO) §2"),
+		withDoc(standardiseDoc, "on: f standardised, constraint samples scaled, unit-free; off: the paper's units")}
+)
 
 // SCGP is SCGP-UCB, Zhou & Ji (CBO) Algorithm 2: GP-UCB for f, the i.i.d. constraint
 // sample g_t(·) given before each decision (stochastic full constraint
@@ -67,19 +69,19 @@ func newSCGP(cfg Config) (*SCGP, error) {
 	if !(in.B > 0) {
 		return nil, fmt.Errorf("%s: the problem must state B > 0 (got %v)", name, in.B)
 	}
-	alpha, err := unitParam(name, p, "alpha", 0.05)
+	alpha, err := scgpAlpha.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, p, "beta-scale", 1)
+	scale, err := scgpScale.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := p.Float(name, "V-scale", 1)
+	vs, err := scgpV.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	es, err := p.Float(name, "eps-scale", 1)
+	es, err := scgpEps.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +186,7 @@ func (a *SCGP) Queue() []float64 { return append([]float64(nil), a.rule.Q...) }
 func init() {
 	Register(Spec{
 		Name:    "scgp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []string{KindLongTerm}, NeedsFullInfo: true, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsFullInfo: true, Pending: PendingHallucinate},
 		Summary: "SCGP-UCB: GP-UCB with a virtual queue on sampled constraints (full info)",
 		Source:  "Zhou & Ji (CBO) Alg. 2, §4, Thm. 3",
 		Params:  scgpParams,

@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -81,25 +81,25 @@ func (a *SGPUCB) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return c.record(r.T, x), nil
 }
 
+// sgpExplore declares the length of SGP-UCB's exploration phase.
+var sgpExplore = bandit.IntParam{Name: "explore", Computed: "⌈√T⌉", Range: bandit.AtLeast(0),
+	Doc: "length T' of the pure-exploration phase", Source: "Amani et al. 2020 derive it; Zhou & Ji (CBO) do not state it: our choice"}
+
 func init() {
 	Register(Spec{
 		Name:    "sgp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Randomised: true, Pending: PendingExclude},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, Randomised: true, Pending: PendingExclude},
 		Summary: "SGP-UCB: random exploration of the known safe set (certified from the safe seed's stated cost), then GP-UCB in the pessimistic safe set (needs a safe seed)",
 		Source:  "Amani, Alizadeh, Thrampoulidis 2020 (L4DC), SGP-UCB; baseline of Zhou & Ji (CBO) §5",
-		Params: append(append([]bandit.ParamDoc(nil), safeParams...),
-			bandit.ParamDoc{Name: "explore", Default: "⌈√T⌉", Doc: "length T' of the pure-exploration phase (Amani et al. 2020 derive it; Zhou & Ji (CBO) do not state it)"}),
+		Params:  append(slices.Clone(safeParams), sgpExplore),
 		New: func(cfg Config) (bandit.Agent, error) {
 			c, err := newSafeCore("sgp-ucb", cfg, ruleNone)
 			if err != nil {
 				return nil, err
 			}
-			e, err := cfg.Params.Int("sgp-ucb", "explore", int(math.Ceil(math.Sqrt(float64(cfg.Horizon)))))
+			e, err := sgpExplore.ReadOr("sgp-ucb", cfg.Params, int(math.Ceil(math.Sqrt(float64(cfg.Horizon)))))
 			if err != nil {
 				return nil, err
-			}
-			if e < 0 {
-				return nil, fmt.Errorf("sgp-ucb: parameter explore = %d: must be ≥ 0", e)
 			}
 			return &SGPUCB{safeCore: c, Explore: e, known: knownSafeSet(c)}, nil
 		},

@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 )
@@ -46,36 +46,33 @@ func (a *StageOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return c.record(r.T, x), nil
 }
 
-var stageOptParams = []bandit.ParamDoc{
-	{Name: "T0", Default: "⌈T/10⌉", Doc: "length of the safe-expansion stage (an input of Sui et al. 2018; Zhou & Ji (CBO) do not state it)"},
-	{Name: "eps", Default: "0", Doc: "stop expanding when every expander's interval is narrower than ε (Sui et al. 2018, §4)"},
-}
+var (
+	stageOptT0 = bandit.IntParam{Name: "T0", Computed: "⌈T/10⌉", Range: bandit.AtLeast(0),
+		Doc: "length of the safe-expansion stage (an input of the algorithm)", Source: "Sui et al. 2018; Zhou & Ji (CBO) do not state it: our choice"}
+	stageOptEps = bandit.FloatParam{Name: "eps", Default: 0, Range: zeroToInf,
+		Doc: "stop expanding when every expander's interval is narrower than ε", Source: "Sui et al. 2018, §4"}
+	stageOptParams = []bandit.Param{stageOptT0, stageOptEps}
+)
 
 func init() {
 	Register(Spec{
 		Name:    "stageopt",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []string{KindPerRound}, NeedsSafe: true, Pending: PendingExclude},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, Pending: PendingExclude},
 		Summary: "StageOpt: safe expansion for T0 rounds, then GP-UCB inside the safe set; GP safe set as SafeOpt's reference implementation (or the Lipschitz rule) (needs a safe seed)",
 		Source:  "Sui, Zhuang, Burdick, Yue 2018 (ICML), Alg. 1; safe set and expanders as safeopt's reference implementation; baseline of Zhou & Ji (CBO) §5",
-		Params:  append(append(append([]bandit.ParamDoc(nil), safeParams...), safeSetParams...), stageOptParams...),
+		Params:  append(append(slices.Clone(safeChoiceParams), safeSetParams...), stageOptParams...),
 		New: func(cfg Config) (bandit.Agent, error) {
 			c, err := newSafeCore("stageopt", cfg, ruleChoice)
 			if err != nil {
 				return nil, err
 			}
-			t0, err := cfg.Params.Int("stageopt", "T0", int(math.Ceil(float64(cfg.Horizon)/10)))
+			t0, err := stageOptT0.ReadOr("stageopt", cfg.Params, int(math.Ceil(float64(cfg.Horizon)/10)))
 			if err != nil {
 				return nil, err
 			}
-			if t0 < 0 {
-				return nil, fmt.Errorf("stageopt: parameter T0 = %d: must be ≥ 0", t0)
-			}
-			eps, err := cfg.Params.Float("stageopt", "eps", 0)
+			eps, err := stageOptEps.Read("stageopt", cfg.Params)
 			if err != nil {
 				return nil, err
-			}
-			if !(eps >= 0) {
-				return nil, fmt.Errorf("stageopt: parameter eps = %v: must be ≥ 0", eps)
 			}
 			return &StageOpt{safeCore: c, T0: t0, Eps: eps}, nil
 		},

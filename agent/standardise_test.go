@@ -102,20 +102,12 @@ func TestStandardiseEveryGPAgent(t *testing.T) {
 	}
 	n := 0
 	for _, s := range All() {
-		has := false
-		for _, d := range s.Params {
-			has = has || d.Name == "standardise"
-		}
-		if !has {
+		if !bandit.Declares(s.Params, "standardise") {
 			continue
 		}
 		n++
 		ps := bandit.Params{"standardise": "on"}
-		hasHyper := false
-		for _, d := range s.Params {
-			hasHyper = hasHyper || d.Name == "hyper"
-		}
-		if hasHyper {
+		if bandit.Declares(s.Params, "hyper") {
 			ps["hyper"] = "fit"
 		}
 		for _, p := range probs {
@@ -128,7 +120,7 @@ func TestStandardiseEveryGPAgent(t *testing.T) {
 			runDecisions(t, s.Name, p, ps, 20)
 		}
 		key := "standardise"
-		if hasHyper {
+		if bandit.Declares(s.Params, "hyper") {
 			key = "hyper"
 		}
 		if _, err := New(s.Name, Config{Info: probs[0].Info(), Horizon: 20}); err != nil {

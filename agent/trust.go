@@ -10,9 +10,10 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-// regionDoc documents region (docs/defaults.md, "Generation 6").
-var regionDoc = bandit.ParamDoc{Name: "region", Default: "global",
-	Doc: "trust (3+ dims): search SCBO's trust region about the best feasible observation (Eriksson & Poloczek 2021); global: the whole box"}
+// regionDoc declares region.
+var regionDoc = bandit.ChoiceParam{Name: "region", Default: "global", Choices: []string{"global", "trust"},
+	Doc:    "trust (3+ dims): search SCBO's trust region about the best feasible observation; global: the whole box",
+	Source: "Eriksson & Poloczek 2021; measured: docs/defaults.md, \"Generation 6\""}
 
 // SCBO's trust region (Eriksson & Poloczek 2021, AISTATS, §3; TuRBO's
 // rules, Eriksson et al. 2019, NeurIPS, §2): a box of side L (a fraction
@@ -104,10 +105,10 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 	return &region{box: b, centre: c}
 }
 
-// regionPendingDoc documents region-pending (docs/defaults.md,
-// "Generation 7").
-var regionPendingDoc = bandit.ParamDoc{Name: "region-pending", Default: "trust",
-	Doc: "with region=trust, where a decision searches while others are pending: trust: the same region; global: the whole box (generation 6)"}
+// regionPendingDoc declares region-pending.
+var regionPendingDoc = bandit.ChoiceParam{Name: "region-pending", Default: "trust", Choices: []string{"trust", "global"}, When: "region=trust",
+	Doc:    "where a decision searches while others are pending: trust: the same region; global: the whole box (generation 6)",
+	Source: "measured: docs/defaults.md, \"Generation 7\""}
 
 // regionMode is what the parameters region and region-pending select.
 type regionMode uint8
@@ -122,9 +123,10 @@ const (
 	regionFresh regionMode = 1 << 4
 )
 
-// regionCandidatesDoc documents region-candidates.
-var regionCandidatesDoc = bandit.ParamDoc{Name: "region-candidates", Default: "fresh",
-	Doc: "in 7+ dims, with region=trust: fresh: SCBO's candidates drawn in the region each decision (Eriksson & Poloczek 2021); fixed: the box's candidates alone (generation 7)"}
+// regionCandidatesDoc declares region-candidates.
+var regionCandidatesDoc = bandit.ChoiceParam{Name: "region-candidates", Default: "fresh", Choices: []string{"fresh", "fixed"}, When: "region=trust",
+	Doc:    "in 7+ dims: fresh: SCBO's candidates drawn in the region each decision; fixed: the box's candidates alone (generation 7)",
+	Source: "Eriksson & Poloczek 2021; measured: docs/systems.md"}
 
 // FreshDim is the dimension from which region-candidates=fresh draws
 // candidates in the trust region: below it the practical-defaults suite
@@ -133,15 +135,15 @@ const FreshDim = 7
 
 // regionParam reads region and region-pending.
 func regionParam(name string, ps bandit.Params) (regionMode, error) {
-	mode, err := ps.String(name, "region", paramDefault(name, regionDoc), "global", "trust")
+	mode, err := own(name, regionDoc).Read(name, ps)
 	if err != nil {
 		return regionGlobal, err
 	}
-	pend, err := ps.String(name, "region-pending", regionPendingDoc.Default, "trust", "global")
+	pend, err := regionPendingDoc.Read(name, ps)
 	if err != nil {
 		return regionGlobal, err
 	}
-	cands, err := ps.String(name, "region-candidates", regionCandidatesDoc.Default, "fresh", "fixed")
+	cands, err := regionCandidatesDoc.Read(name, ps)
 	var fresh regionMode
 	if cands == "fresh" {
 		fresh = regionFresh
@@ -226,4 +228,25 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 		}
 	}
 	return [][]float64{xs[best]}
+}
+
+// incumbent is the best feasible observed point, the least violating while
+// none is feasible (nil before any observation).
+func incumbent(l *Ledger) []float64 {
+	var best *entry
+	bestV := math.Inf(1)
+	for _, id := range l.done {
+		e := &l.entries[id-1]
+		var v float64
+		for _, c := range e.costs {
+			v += math.Max(c, 0)
+		}
+		if v < bestV || (v == 0 && e.reward > best.reward) {
+			best, bestV = e, v
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return best.action.X
 }

@@ -20,4 +20,9 @@
 // point to try, a past measurement — enter through Imposer, as if the agent
 // had chosen them; the state stays a pure function of the calls, abandons
 // and impositions included.
+//
+// Every parameter of an algorithm or a problem is declared once as a Param
+// (name, type, default, range or choices, what and why, source); the
+// factory reads its value through the declaration, which validates it, and
+// listings print the same declaration.
 package bandit

@@ -21,7 +21,7 @@ func ExampleParseParams() {
 	fmt.Println(h, n, missing)
 	_, err = p.Float("gardner", "noise_f", 0)
 	fmt.Println(err)
-	err = p.Check("gardner", []bandit.ParamDoc{{Name: "noise_f"}})
+	err = p.Check("gardner", []bandit.Param{bandit.FloatParam{Name: "noise_f"}})
 	fmt.Println(err)
 	// Output:
 	// 0.5 30 1

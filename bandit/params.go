@@ -13,14 +13,6 @@ import (
 // the command line or in an experiment file.
 type Params map[string]string
 
-// ParamDoc documents one accepted parameter: its default and where the
-// default comes from (paper, section, equation).
-type ParamDoc struct {
-	Name    string
-	Default string
-	Doc     string
-}
-
 // ParseParams turns "k=v" strings into Params; the error names the bad entry.
 func ParseParams(kvs []string) (Params, error) {
 	p := Params{}
@@ -40,26 +32,19 @@ func ParseParams(kvs []string) (Params, error) {
 	return p, nil
 }
 
-// Check returns an error naming the first key not among the documented ones,
+// Check returns an error naming the first key not among the declared ones,
 // with the accepted names.
-func (p Params) Check(owner string, docs []ParamDoc) error {
+func (p Params) Check(owner string, docs []Param) error {
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		found := false
-		for _, d := range docs {
-			if d.Name == k {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !Declares(docs, k) {
 			names := make([]string, len(docs))
 			for i, d := range docs {
-				names[i] = d.Name
+				names[i] = d.Describe().Name
 			}
 			if len(names) == 0 {
 				return &ParamError{Name: k, text: fmt.Sprintf("%s: unknown parameter %q: it takes no parameters", owner, k)}
@@ -86,7 +71,8 @@ func ParamErrorf(owner, name, format string, args ...any) error {
 	return &ParamError{Name: name, text: owner + ": parameter " + name + " " + fmt.Sprintf(format, args...)}
 }
 
-// Float returns the value of key as a float64, or def when absent.
+// Float returns the value of key as a float64, or def when absent: the
+// parsing under FloatParam, which also checks the range.
 func (p Params) Float(owner, key string, def float64) (float64, error) {
 	s, ok := p[key]
 	if !ok || s == "" {
@@ -143,17 +129,4 @@ func (p Params) Clone() Params {
 		q[k] = v
 	}
 	return q
-}
-
-// IntAtLeast returns the value of key as an int (def when absent) and fails,
-// naming the key and value, when it is below min.
-func (p Params) IntAtLeast(owner, key string, def, min int) (int, error) {
-	v, err := p.Int(owner, key, def)
-	if err != nil {
-		return 0, err
-	}
-	if v < min {
-		return 0, ParamErrorf(owner, key, "= %d: must be at least %d", v, min)
-	}
-	return v, nil
 }

@@ -14,7 +14,7 @@ func TestParams(t *testing.T) {
 	if _, err := ParseParams([]string{"h"}); err == nil || !strings.Contains(err.Error(), `"h": want key=value`) {
 		t.Fatalf("missing '=': %v", err)
 	}
-	docs := []ParamDoc{{Name: "h"}, {Name: "n"}, {Name: "g"}}
+	docs := []Param{FloatParam{Name: "h"}, IntParam{Name: "n"}, StringParam{Name: "g"}}
 	if err := p.Check("x", docs); err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +30,11 @@ func TestParams(t *testing.T) {
 	if _, err := (Params{"h": "x"}).Float("o", "h", 0); err == nil || !strings.Contains(err.Error(), `o: parameter h = "x": not a number`) {
 		t.Fatalf("Float bad: %v", err)
 	}
-	if v, err := p.IntAtLeast("x", "n", 1, 2); err != nil || v != 30 {
-		t.Fatalf("IntAtLeast = %v, %v", v, err)
+	if v, err := (IntParam{Name: "n", Default: 1, Range: AtLeast(2)}).Read("x", p); err != nil || v != 30 {
+		t.Fatalf("IntParam = %v, %v", v, err)
 	}
-	if _, err := p.IntAtLeast("o", "n", 1, 31); err == nil || !strings.Contains(err.Error(), "o: parameter n = 30: must be at least 31") {
-		t.Fatalf("IntAtLeast below min: %v", err)
+	if _, err := (IntParam{Name: "n", Default: 1, Range: AtLeast(31)}).Read("o", p); err == nil || !strings.Contains(err.Error(), "o: parameter n = 30: must be at least 31") {
+		t.Fatalf("IntParam below min: %v", err)
 	}
 	if _, err := p.String("o", "g", "neg-f", "neg-f", "other"); err == nil || !strings.Contains(err.Error(), `g = "rkhs": accepted are neg-f, other`) {
 		t.Fatalf("String choices: %v", err)

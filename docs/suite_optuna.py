@@ -573,11 +573,13 @@ def check_systems():
     assert abs(f.max() - typed["opt"]) <= 1e-9 * typed["opt"], (f.max(), typed["opt"])
 
 
-def systems_observe(k, p, fa, x, seed, t):
+def systems_observe(k, p, fa, x, seed, t, noise_free=False):
     """Noisy metrics at x in round t (natural units; std 2 % of each range), from a stream of
-    (seed, 100 + problem index, round)."""
+    (seed, 100 + problem index, round); exact with noise_free (cbandit suite --noise-free)."""
     m = len(p["cons"])
     noise = [0.02 * (fa["obj_range"][1] - fa["obj_range"][0])] + [0.02 * (r[1] - r[0]) for r in fa["cons_range"]]
+    if noise_free:
+        noise = [0.0] * (1 + m)
     z = np.random.default_rng([seed, 100 + k, t, 11]).standard_normal(1 + m)
     return p["obj"](x) + noise[0] * z[0], [p["cons"][j][0](x) + noise[1 + j] * z[1 + j] for j in range(m)]
 
@@ -608,7 +610,7 @@ def systems_score(p, fa, xs):
             "bad": bad / T, "bad_late": bad_late / late}
 
 
-def systems_run_one(k, p, fa, seed, T, sampler_name):
+def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False):
     d = len(p["lo"])
     names, dists = [], {}
     if "params" in p:
@@ -646,7 +648,7 @@ def systems_run_one(k, p, fa, seed, T, sampler_name):
             # A crash: the trial fails (Optuna's samplers learn nothing from it).
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             continue
-        fobs, cobs = systems_observe(k, p, fa, x, seed, t)
+        fobs, cobs = systems_observe(k, p, fa, x, seed, t, noise_free)
         trial.set_user_attr("constraints", [float(cobs[j] - thr[j]) for j in range(len(thr))])
         study.tell(trial, float(fobs))
     secs = time.time() - t0
@@ -665,7 +667,7 @@ def run_systems(args):
             sys.exit("unknown sampler %s (have %s)" % (s, ", ".join(SAMPLERS)))
     probs = [(k, p) for k, p in enumerate(SYSTEMS) if not args.problems or p["name"] in args.problems.split(",")]
     out = {"made_by": "docs/suite_optuna.py " + " ".join(sys.argv[1:]), "optuna": optuna.__version__,
-           "numpy": np.__version__, "python": sys.version.split()[0], "T": args.T,
+           "numpy": np.__version__, "python": sys.version.split()[0], "T": args.T, "noise_free": args.noise_free,
            "seeds": list(range(1, args.seeds + 1)), "samplers": {}, "wall_seconds": {}}
     start = time.time()
     facts = {p["name"]: systems_facts(p) for _, p in probs}
@@ -675,7 +677,7 @@ def run_systems(args):
         for k, p in probs:
             per = []
             for seed in out["seeds"]:
-                r = systems_run_one(k, p, facts[p["name"]], seed, args.T, s)
+                r = systems_run_one(k, p, facts[p["name"]], seed, args.T, s, args.noise_free)
                 per.append(r)
                 print("%s %s seed %d: best %s gap %s failed %.3f bad %.3f bad late %.3f %.1f ms/trial" % (
                     s, p["name"], seed, r["best"], r["gap"], r["failed"], r["bad"], r["bad_late"],
@@ -709,6 +711,8 @@ def write_systems_md(out, path):
          " |best − f*|/|f*| (absolute when f* = 0), mean and median over the same seeds; failed = share of the T"
          " evaluations that crashed; bad = share that crashed or broke a limit; late = over t > T/2; shares mean"
          " over seeds." % (out["made_by"], out["optuna"], out["numpy"], out["python"], T, seeds), ""]
+    if out.get("noise_free"):
+        L += ["**Noise-free** (`--noise-free`): the values told are the true metrics, as `cbandit suite --noise-free` tells them.", ""]
     L += ["| problem | sampler | f* | best | gap (mean) | gap (median) | found | failed | failed late | bad | bad late | ms/trial |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     names = list(next(iter(out["samplers"].values())))
@@ -741,6 +745,7 @@ def main():
     ap.add_argument("--problems", default="", help="comma-separated names (default: all six)")
     ap.add_argument("--samplers", default=",".join(SAMPLERS), help="systems: comma-separated, of: " + ", ".join(SAMPLERS))
     ap.add_argument("--T", type=int, default=200)
+    ap.add_argument("--noise-free", action="store_true", help="systems: tell the metrics without noise (cbandit suite --noise-free)")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--units", default=",".join(UNITS), help="natural,scaled (default both)")
     ap.add_argument("--json", default="docs/suite_optuna.json")

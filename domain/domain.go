@@ -49,11 +49,7 @@ func Arms(n int) (*Finite, error) {
 
 // Grid returns n evenly spaced points on [lo, hi] (n ≥ 2), as 1-D points.
 func Grid(lo, hi float64, n int) [][]float64 {
-	pts := make([][]float64, n)
-	for i := range pts {
-		pts[i] = []float64{lo + (hi-lo)*float64(i)/float64(n-1)}
-	}
-	return pts
+	return GridPoints([]float64{lo}, []float64{hi}, []int{n})
 }
 
 // Dim implements Domain.

@@ -292,10 +292,8 @@ func (c *Config) algoParams(a AlgoConfig) (bandit.Params, error) {
 		if _, set := ps[k]; set {
 			continue
 		}
-		for _, d := range spec.Params {
-			if d.Name == k {
-				ps[k] = defs[k]
-			}
+		if bandit.Declares(spec.Params, k) {
+			ps[k] = defs[k]
 		}
 	}
 	return ps, nil

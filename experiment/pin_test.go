@@ -34,7 +34,7 @@ func TestReproductionsPinThePapersSettings(t *testing.T) {
 				}
 				takes := map[string]bool{}
 				for _, d := range spec.Params {
-					takes[d.Name] = true
+					takes[d.Describe().Name] = true
 				}
 				for k, v := range want {
 					switch {

@@ -3,10 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"weak"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -164,11 +161,15 @@ type Adaptive struct {
 	// from is swapped in at count due (0: none pending).
 	deferFit  bool
 	from, due int
-	// ard is the fitted kernel (a.k after a fit). As a field of its own
-	// type it also makes gp.ARD reachable from a fresh Adaptive, which the
-	// service's snapshot codec (service/snap) needs to restore a fitted one.
-	ard gp.ARD
+	// job is the refit started at from, running off the caller's path.
+	// Not part of the state (transient to the snapshot codec,
+	// service/snap): without it, join recomputes the same refit.
+	job *fitJob `snap:"-"`
 }
+
+// SnapshotTypes declares to the service's snapshot codec (service/snap)
+// the kernel a fit puts in place of the prior one: gp.ARD.
+func (*Adaptive) SnapshotTypes() []any { return []any{gp.ARD{}} }
 
 // AdaptiveOptions configure NewAdaptive.
 type AdaptiveOptions struct {
@@ -205,8 +206,8 @@ type AdaptiveOptions struct {
 // noise variance λ: an exact GP (Arms or Box, as For; a SparseBox with
 // o.Inducing) wrapped with standardisation and hyperparameter fitting as o
 // says. Fitting needs coordinates (a box, or arms with points). The model
-// holds data only (no closures), so the service's snapshot codec can save
-// and restore it.
+// holds data only (no closures) besides its running refit, so the
+// service's snapshot codec can save and restore it.
 func NewAdaptive(dom domain.Domain, k gp.Kernel, lam float64, o AdaptiveOptions) (*Adaptive, error) {
 	a := &Adaptive{dom: dom, inducing: o.Inducing, cands: o.Candidates, k0: k, lam0: lam, k: k, lam: lam,
 		std: o.Standardise, fit: o.Fit, deferFit: o.Defer, dimPrior: o.DimPrior, constraint: o.Constraint, centredFit: o.CentredFit && o.Constraint, s: 1, next: 1}
@@ -345,7 +346,6 @@ func (a *Adaptive) Kernel() (gp.Kernel, float64) { return a.k, a.lam }
 type refreshed struct {
 	m, s  float64
 	theta []float64 // nil: not fitted
-	ard   gp.ARD
 	k     gp.Kernel
 	lam   float64
 	inner Model
@@ -371,7 +371,7 @@ func (a *Adaptive) refresh() error {
 func (a *Adaptive) apply(r *refreshed) {
 	a.m, a.s, a.k, a.lam, a.inner = r.m, r.s, r.k, r.lam, r.inner
 	if r.theta != nil {
-		a.theta, a.ard = r.theta, r.ard
+		a.theta = r.theta
 	}
 }
 
@@ -391,10 +391,11 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 	}
 	if fit {
 		var err error
-		if r.theta, r.ard, r.lam, err = a.refit(acts, ys, theta, fits); err != nil {
+		var ard gp.ARD
+		if r.theta, ard, r.lam, err = a.refit(acts, ys, theta, fits); err != nil {
 			return nil, err
 		}
-		r.k = r.ard
+		r.k = ard
 	}
 	inner, err := a.newInner(r.k, r.lam)
 	if err != nil {
@@ -422,9 +423,9 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 // DeferFrom is the count from which refit = deferred defers a refit in d
 // dimensions: 8(d+2), the third fit of the doubling schedule (32 in 2-D).
 // The fits before it see at most 8(d+2) points and cost little; made in
-// the ask, as generation 4 made them, they set the early exploration,
-// which a lag there changed enough to send a gardner trial to the far
-// feasible disk for good (docs/defaults.md, "No stuck runs").
+// the ask, they set the early exploration, which a lag there changed
+// enough to send a gardner trial to the far feasible disk for good
+// (docs/defaults.md, "No stuck runs").
 func DeferFrom(d int) int { return 4 * FirstFit(d) }
 
 // deferred reports whether the refit at count n is deferred.
@@ -439,19 +440,14 @@ func (a *Adaptive) deferred(n int) bool { return a.deferFit && n >= DeferFrom(le
 func RefitLag(n int) int { return max(1, n/4) }
 
 // fitJob is a deferred refit running off the path: its result once done
-// is closed.
+// is closed; taken once join has used it.
 type fitJob struct {
-	from int
-	done chan struct{}
-	r    *refreshed
-	err  error
+	from  int
+	done  chan struct{}
+	r     *refreshed
+	err   error
+	taken bool
 }
-
-// fitJobs holds the running refits by model (weak keys: a model dropped
-// with a job pending does not keep it). They live outside the model, whose
-// state stays plain data (the service's snapshot codec, service/snap,
-// saves it; a restored model recomputes its pending refit at the swap).
-var fitJobs sync.Map // weak.Pointer[Adaptive] → *fitJob
 
 // start begins the refit due at the current count n: from the first n
 // observations, off the path, swapped in by join at n + RefitLag(n).
@@ -462,9 +458,7 @@ func (a *Adaptive) start() {
 	k, lam, theta, fits := a.k, a.lam, a.theta, a.fits
 	a.fits++
 	j := &fitJob{from: n, done: make(chan struct{})}
-	key := weak.Make(a)
-	fitJobs.Store(key, j)
-	runtime.AddCleanup(a, func(k weak.Pointer[Adaptive]) { fitJobs.Delete(k) }, key)
+	a.job = j
 	c := *a // the job reads a copy: a's fields are rewritten (Observe's undo)
 	go func() {
 		j.r, j.err = c.compute(acts, ys, k, lam, theta, fits, true)
@@ -473,13 +467,16 @@ func (a *Adaptive) start() {
 }
 
 // takeJob removes and returns a's running refit started at from (nil if
-// there is none: it was never started in this process, or was taken).
-func takeJob(a *Adaptive, from int) *fitJob {
-	v, ok := fitJobs.LoadAndDelete(weak.Make(a))
-	if !ok || v.(*fitJob).from != from {
+// there is none: it was never started in this process — a model restored
+// from a snapshot — or was taken, also by a join that Observe undid).
+func (a *Adaptive) takeJob() *fitJob {
+	j := a.job
+	a.job = nil
+	if j == nil || j.from != a.from || j.taken {
 		return nil
 	}
-	return v.(*fitJob)
+	j.taken = true
+	return j
 }
 
 // join swaps in the pending refit (waiting for it, or computing it when no
@@ -487,7 +484,7 @@ func takeJob(a *Adaptive, from int) *fitJob {
 func (a *Adaptive) join() error {
 	var r *refreshed
 	var err error
-	if j := takeJob(a, a.from); j != nil {
+	if j := a.takeJob(); j != nil {
 		<-j.done
 		r, err = j.r, j.err
 	} else {
@@ -674,10 +671,7 @@ func (a *Adaptive) Reset() {
 		}
 		a.k, a.lam = a.k0, a.lam0
 	}
-	if a.due > 0 {
-		takeJob(a, a.from) // its result is not needed
-	}
-	a.m, a.s, a.next, a.theta, a.fits, a.ard, a.from, a.due = 0, 1, 1, nil, 0, gp.ARD{}, 0, 0
+	a.m, a.s, a.next, a.theta, a.fits, a.from, a.due, a.job = 0, 1, 1, nil, 0, 0, 0, nil
 	a.inner.Reset()
 }
 

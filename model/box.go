@@ -36,30 +36,13 @@ type BatchPredictor interface {
 const DefaultCandidates = 1024
 
 // GridPoints returns the regular grid with n points per side (n ≥ 2) over
-// the box, first coordinate slowest.
+// the box, first coordinate slowest (domain.GridPoints).
 func GridPoints(b *domain.Box, n int) [][]float64 {
-	d := b.Dim()
-	total := 1
-	for i := 0; i < d; i++ {
-		total *= n
+	sides := make([]int, b.Dim())
+	for i := range sides {
+		sides[i] = n
 	}
-	pts := make([][]float64, total)
-	idx := make([]int, d)
-	for k := range pts {
-		x := make([]float64, d)
-		for i := range x {
-			x[i] = b.Lo[i] + (b.Hi[i]-b.Lo[i])*float64(idx[i])/float64(n-1)
-		}
-		pts[k] = x
-		for i := d - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < n {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-	return pts
+	return domain.GridPoints(b.Lo, b.Hi, sides)
 }
 
 // RandomPoints returns n points drawn uniformly from the box with rng.
@@ -345,13 +328,7 @@ func SpaceFilling(b *domain.Box) [][]float64 {
 }
 
 // HaltonPoints returns the first n points of domain.Halton scaled to the
-// box.
+// box (domain.HaltonPoints).
 func HaltonPoints(b *domain.Box, n int) [][]float64 {
-	pts := domain.Halton(n, b.Dim())
-	for _, x := range pts {
-		for i := range x {
-			x[i] = b.Lo[i] + (b.Hi[i]-b.Lo[i])*x[i]
-		}
-	}
-	return pts
+	return domain.HaltonPoints(b.Lo, b.Hi, n, nil)
 }

@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"weak"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/service/snap"
 )
 
 // TestDeferredRefitTiming: with refit=deferred the posterior after every
@@ -40,10 +40,10 @@ func TestDeferredRefitTiming(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if v, ok := fitJobs.Load(weak.Make(early)); ok {
-			<-v.(*fitJob).done
+		if early.job != nil {
+			<-early.job.done
 		}
-		fitJobs.LoadAndDelete(weak.Make(absent))
+		absent.job = nil
 		for _, a := range []*Adaptive{natural, absent} {
 			for i, m := range early.Mean() {
 				if a.Mean()[i] != m || a.Var()[i] != early.Var()[i] {
@@ -88,5 +88,67 @@ func TestObserveAllEqualsReplay(t *testing.T) {
 		if d := math.Max(math.Abs(one.Mean()[i]-all.Mean()[i]), math.Abs(one.Var()[i]-all.Var()[i])); d > 1e-10 {
 			t.Fatalf("candidate %d: differs by %g", i, d)
 		}
+	}
+}
+
+// TestDeferredRefitSnapshot: a model saved by the snapshot codec while a
+// deferred refit runs (started at 32, due at 40) is restored without it
+// (transient) and recomputes it at the swap: from there on its posterior
+// is the original's to the bit. The fitted kernel's type is declared
+// (SnapshotTypes), so a fresh model and a fitted one have one fingerprint.
+func TestDeferredRefitSnapshot(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	newA := func() *Adaptive {
+		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	orig, restored := newA(), (*Adaptive)(nil)
+	fresh, _ := snap.Fingerprint(newA())
+	rng := rand.New(rand.NewPCG(7, 9))
+	for n := 1; n <= 48; n++ {
+		x := []float64{2 * rng.Float64(), rng.Float64()}
+		y := math.Cos(2*x[0]) - x[1] + 0.05*rng.NormFloat64()
+		for _, a := range []*Adaptive{orig, restored} {
+			if a == nil {
+				continue
+			}
+			if err := a.Observe(bandit.PointAction(x), y); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n == 35 {
+			if orig.job == nil || orig.due != 40 {
+				t.Fatalf("n = 35: no refit running (due %d)", orig.due)
+			}
+			if fp, _ := snap.Fingerprint(orig); fp != fresh {
+				t.Fatal("a fitted model's fingerprint differs from a fresh one's")
+			}
+			data, err := snap.Encode(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored = newA()
+			if err := snap.Decode(data, restored); err != nil {
+				t.Fatal(err)
+			}
+			if restored.job != nil || restored.due != 40 {
+				t.Fatalf("restored: job %v, due %d", restored.job, restored.due)
+			}
+		}
+		if restored == nil {
+			continue
+		}
+		for i, m := range orig.Mean() {
+			if restored.Mean()[i] != m || restored.Var()[i] != orig.Var()[i] {
+				t.Fatalf("n = %d, candidate %d: (%v, %v), want (%v, %v)", n, i, restored.Mean()[i], restored.Var()[i], m, orig.Var()[i])
+			}
+		}
+	}
+	if !slices.Equal(orig.theta, restored.theta) || orig.due != 0 {
+		t.Fatalf("after the swap: θ %v, restored %v (due %d)", orig.theta, restored.theta, orig.due)
 	}
 }

@@ -6,24 +6,25 @@ import (
 	"strings"
 
 	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/bandit"
 )
 
 // Kind says which violation of a constraint metric ≤ limit is to be kept
-// small. Its values are the registry's (agent.Kind*) and the service's
-// (api.Kind*): "stage-wise", "cumulative", "long-term".
-type Kind string
+// small: the one constraint kind of the registry (agent.Kind*) and the
+// service (api.Kind*), spelled "stage-wise", "cumulative", "long-term".
+type Kind = bandit.ConstraintKind
 
 // Constraint kinds, strictest first.
 const (
 	// StageWise: every round within the limit (a latency SLO): g(x_t) ≤ 0
 	// in each round, as far as the algorithm's models can tell (Pacchiano et al., safe
 	// BO, CONFIG).
-	StageWise Kind = agent.KindPerRound
+	StageWise = bandit.KindStageWise
 	// Cumulative: the sum of the violations Σ_t [g(x_t)]⁺ kept small (Guo et al.).
-	Cumulative Kind = agent.KindCumulative
+	Cumulative = bandit.KindCumulative
 	// LongTerm: the average within the limit, [Σ_t g(x_t)]⁺ kept small:
 	// slack in some rounds may pay for violations in others (Zhou & Ji (CBO), Shi & Eryilmaz 2022, Zhou & Ji 2022).
-	LongTerm Kind = agent.KindLongTerm
+	LongTerm = bandit.KindLongTerm
 )
 
 // strictness orders the kinds: a bound on a stricter violation bounds the
@@ -67,7 +68,7 @@ func ValidKind(k Kind) error {
 // that lists no kind keeps none (it ignores its constraints, e.g. igp-ucb).
 func Keeps(s agent.Spec, k Kind) bool {
 	for _, h := range s.Can.Kinds {
-		if strictness(Kind(h)) >= strictness(k) && strictness(k) > 0 {
+		if strictness(h) >= strictness(k) && strictness(k) > 0 {
 			return true
 		}
 	}
@@ -78,8 +79,8 @@ func Keeps(s agent.Spec, k Kind) bool {
 func Strictest(s agent.Spec) Kind {
 	var best Kind
 	for _, h := range s.Can.Kinds {
-		if strictness(Kind(h)) > strictness(best) {
-			best = Kind(h)
+		if strictness(h) > strictness(best) {
+			best = h
 		}
 	}
 	return best
@@ -107,7 +108,7 @@ func CheckKeeps(s agent.Spec, k Kind) error {
 		return nil
 	}
 	return fmt.Errorf("%s does not keep %s constraints (%s): it keeps %s; for %s constraints name %s, or name no algorithm and one is chosen",
-		s.Name, k, meaning(k), strings.Join(s.Can.Kinds, " and "), k, defaultsFor(k))
+		s.Name, k, meaning(k), bandit.JoinKinds(s.Can.Kinds, " and "), k, defaultsFor(k))
 }
 
 // defaultsFor names the algorithms declared as the defaults for kind k.
@@ -177,7 +178,7 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 		}
 		return Choice{}, fmt.Errorf("no algorithm without constraints takes a %s domain", dom)
 	}
-	s, err := agent.Choose(string(strict), safe, dom)
+	s, err := agent.Choose(strict, safe, dom)
 	if err != nil {
 		return Choice{}, err
 	}
@@ -191,11 +192,7 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 	if len(distinct) == 1 {
 		fmt.Fprintf(&b, "%s constraints (%s%s)", strict, meaning(strict), note)
 	} else {
-		names := make([]string, len(distinct))
-		for i, k := range distinct {
-			names[i] = string(k)
-		}
-		fmt.Fprintf(&b, "constraints of kinds %s, the strictest %s (%s%s)", strings.Join(names, " and "), strict, meaning(strict), note)
+		fmt.Fprintf(&b, "constraints of kinds %s, the strictest %s (%s%s)", bandit.JoinKinds(distinct, " and "), strict, meaning(strict), note)
 	}
 	fmt.Fprintf(&b, ": %s, the default declared for them", s.Name)
 	if safe && slices.Contains(s.Can.DefaultFor, string(strict)+"+safe") {

@@ -32,8 +32,9 @@
 // them — StageWise (every round within the limit, a latency SLO): config,
 // or safeopt with a safe point on a finite set; Cumulative (the sum of the
 // violations): rpol-ucb; LongTerm (the average): ckb-ucb; no constraints:
-// igp-ucb — and Result.Reason says why in a line. The kinds are the
-// registry's and the service's ("stage-wise", "cumulative", "long-term").
+// igp-ucb — and Result.Reason says why in a line. Kind is the one
+// constraint kind of the project (bandit.ConstraintKind), the registry's
+// and the service's ("stage-wise", "cumulative", "long-term").
 // A constraint without a kind gets the strictest kind its algorithm keeps
 // (DefaultKind), StageWise when none is named; a kind the named algorithm
 // does not keep is refused, naming both (CheckKeeps). An algorithm keeps

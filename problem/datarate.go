@@ -25,13 +25,19 @@ import (
 // U_i(0) = 0 and increasing); the parameters slope and shift move them for
 // the sensitivity run of `cbandit reproduce penalty`. Only the budget
 // weights (0.2, 0.4, 0.8, 1.2), the bound B = 3 and the noise are Shi & Eryilmaz's.
-var dataRateParams = []bandit.ParamDoc{
-	{Name: "noise_u", Default: "0.1", Doc: "std of each server's utility measurement error (Shi & Eryilmaz 2022 App. E.2: N(0, 0.01)); the reward noise is the sum over the 4 servers, std 2·noise_u"},
-	{Name: "noise_g", Default: "0", Doc: "half-width a of the uniform cost noise U[−a, a]: 0 = noiseless (Shi & Eryilmaz 2022 App. E.2.1), 0.2 = App. E.2.2"},
-	{Name: "slope", Default: "1", Doc: "OUR SURROGATE (Shi & Eryilmaz 2022 give no a_i): multiplies every a_i of eq. (35)–(36); d_i of the sigmoids is reset so U_i(0) = 0. Default a = (6, 3, 4, 5)"},
-	{Name: "shift", Default: "0", Doc: "OUR SURROGATE (Shi & Eryilmaz 2022 give no b_i): added to the inflection points b₁ = 1, b₃ = 1.2 of the sigmoids (eq. 35); must keep them in (0, 2)"},
-	{Name: "lengthscale", Default: "1", Doc: "lengthscale of the problem's SE prior kernel (not given in Shi & Eryilmaz 2022: our choice; the reproduction sets Matérn 5/2 on the agents)"},
-}
+var (
+	rateNoiseU = bandit.FloatParam{Name: "noise_u", Default: 0.1, Range: bandit.AtLeast(0),
+		Doc: "std of each server's utility measurement error; the reward noise is the sum over the 4 servers, std 2·noise_u", Source: "Shi & Eryilmaz 2022 App. E.2: N(0, 0.01)"}
+	rateNoiseG = bandit.FloatParam{Name: "noise_g", Default: 0, Range: bandit.AtLeast(0),
+		Doc: "half-width a of the uniform cost noise U[−a, a]: 0 = noiseless, 0.2 = App. E.2.2", Source: "Shi & Eryilmaz 2022 App. E.2.1"}
+	rateSlope = bandit.FloatParam{Name: "slope", Default: 1, Range: bandit.Above(0),
+		Doc: "OUR SURROGATE: multiplies every a_i of eq. (35)–(36); d_i of the sigmoids is reset so U_i(0) = 0. Default a = (6, 3, 4, 5)", Source: "Shi & Eryilmaz 2022 give no a_i: our choice"}
+	rateShift = bandit.FloatParam{Name: "shift", Default: 0, Range: bandit.In(-1, 0.8),
+		Doc: "OUR SURROGATE: added to the inflection points b₁ = 1, b₃ = 1.2 of the sigmoids (eq. 35), which stay in (0, 2)", Source: "Shi & Eryilmaz 2022 give no b_i: our choice"}
+	rateLength = bandit.FloatParam{Name: "lengthscale", Default: 1, Range: bandit.Above(0),
+		Doc: "lengthscale of the problem's SE prior kernel; the reproduction sets Matérn 5/2 on the agents", Source: "not given in Shi & Eryilmaz 2022: our choice"}
+	dataRateParams = []bandit.Param{rateNoiseU, rateNoiseG, rateSlope, rateShift, rateLength}
+)
 
 // DataRateConst are (a_i, b_i, c_i, d_i) of eq. (35)–(36): OUR SURROGATE,
 // not Shi & Eryilmaz's (see above); slope = 1, shift = 0.
@@ -177,39 +183,28 @@ type DataRate struct {
 
 func newDataRate(p bandit.Params) (Problem, error) {
 	const name = "data-rate"
-	nu, err := p.Float(name, "noise_u", 0.1)
+	nu, err := rateNoiseU.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	ng, err := p.Float(name, "noise_g", 0)
+	ng, err := rateNoiseG.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	ls, err := p.Float(name, "lengthscale", 1)
+	ls, err := rateLength.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	slope, err := p.Float(name, "slope", 1)
+	slope, err := rateSlope.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	if !(slope > 0) || math.IsInf(slope, 0) {
-		return nil, bandit.ParamErrorf(name, "slope", "= %v: must be a finite number > 0", slope)
-	}
-	shift, err := p.Float(name, "shift", 0)
+	shift, err := rateShift.Read(name, p)
 	if err != nil {
 		return nil, err
-	}
-	if !(shift > -1 && shift < 0.8) {
-		return nil, bandit.ParamErrorf(name, "shift", "= %v: must be in (−1, 0.8) so the inflections 1 + shift, 1.2 + shift stay in (0, 2)", shift)
 	}
 	cs := DataRateConstFor(slope, shift)
 	f := func(x []float64) float64 { return dataRateF(&cs, x) }
-	for k, v := range map[string]float64{"noise_u": nu, "noise_g": ng} {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return nil, bandit.ParamErrorf(name, k, "= %v: must be a finite number ≥ 0", v)
-		}
-	}
 	k, err := gp.NewSE(ls, 1)
 	if err != nil {
 		return nil, fmt.Errorf("%s: parameter lengthscale: %w", name, err)

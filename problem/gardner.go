@@ -3,6 +3,7 @@ package problem
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,16 +15,27 @@ import (
 
 // gardner: Guo et al. §7 (after Gardner et al. 2014): f = −sin x₁ − x₂,
 // g = sin x₁ sin x₂ + 0.95 on [0,6]².
-var gardnerParams = []bandit.ParamDoc{
-	{Name: "noise_f", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian reward noise; Guo et al. §7 says N(0, 0.05), which we read as variance 0.05 (the N(μ, σ²) convention)"},
-	{Name: "noise_g", Default: "0.2236 (= √0.05)", Doc: "std of the Gaussian cost noise (Guo et al. §7, as noise_f)"},
-	{Name: "lengthscale", Default: "1", Doc: "SE kernel lengthscale u (Guo et al. §2 uses the SE kernel; §7 does not give u: our choice)"},
-	{Name: "scale", Default: "1", Doc: "a > 0: the metrics in other units: reward a·f + b, cost metric a·g + b with threshold b (so g' = a·g, the 0 level mapped with the units); noise, B, G, R, RG, Slater and the noise variance scale with them, the kernel does not"},
-	{Name: "offset", Default: "0", Doc: "b: the offset of the metrics' units (see scale)"},
-}
+var (
+	gardnerNoiseF = bandit.FloatParam{Name: "noise_f", Default: math.Sqrt(0.05), Range: bandit.AtLeast(0),
+		Doc: "std of the Gaussian reward noise, √0.05", Source: "Guo et al. §7 says N(0, 0.05), which we read as variance 0.05 (the N(μ, σ²) convention)"}
+	gardnerNoiseG = bandit.FloatParam{Name: "noise_g", Default: math.Sqrt(0.05), Range: bandit.AtLeast(0),
+		Doc: "std of the Gaussian cost noise, √0.05", Source: "Guo et al. §7, as noise_f"}
+	gardnerLength = bandit.FloatParam{Name: "lengthscale", Default: 1, Range: bandit.Above(0),
+		Doc: "SE kernel lengthscale u", Source: "Guo et al. §2 uses the SE kernel; §7 does not give u: our choice"}
+	gardnerChange = bandit.StringParam{Name: "change_points", Default: "101,301",
+		Doc: "first rounds of the 2nd and 3rd pieces", Source: "Guo et al. §7: f, g change after rounds 100 and 300"}
+)
 
-var gardnerDriftParams = append(append([]bandit.ParamDoc(nil), gardnerParams...),
-	bandit.ParamDoc{Name: "change_points", Default: "101,301", Doc: "first rounds of the 2nd and 3rd pieces (Guo et al. §7: f, g change after rounds 100 and 300)"})
+// scaleDoc and offsetDoc put a problem's metrics in other units (unitsParams).
+var (
+	scaleDoc = bandit.FloatParam{Name: "scale", Default: 1, Range: bandit.Above(0),
+		Doc: "a: the metrics in other units: reward a·f + b, cost metrics a·g + b against threshold b (so g' = a·g); noise, B, G, R, RG, Slater and the noise variance scale with them, the kernel does not", Source: "our choice (a test of unit-free defaults)"}
+	offsetDoc = bandit.FloatParam{Name: "offset", Default: 0, Range: bandit.Finite(), Doc: "b: the offset of the metrics' units (see scale)", Source: "our choice"}
+)
+
+var gardnerParams = []bandit.Param{gardnerNoiseF, gardnerNoiseG, gardnerLength, scaleDoc, offsetDoc}
+
+var gardnerDriftParams = append(slices.Clone(gardnerParams), gardnerChange)
 
 func init() {
 	Register(Spec{
@@ -80,15 +92,15 @@ var gardnerPieces = sync.OnceValues(func() ([]Piece, error) {
 })
 
 func newGardner(name string, p bandit.Params, drift bool) (Problem, error) {
-	nf, err := p.Float(name, "noise_f", math.Sqrt(0.05))
+	nf, err := gardnerNoiseF.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	ng, err := p.Float(name, "noise_g", math.Sqrt(0.05))
+	ng, err := gardnerNoiseG.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	ls, err := p.Float(name, "lengthscale", 1)
+	ls, err := gardnerLength.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +122,7 @@ func newGardner(name string, p bandit.Params, drift bool) (Problem, error) {
 	}
 	starts := []int{1}
 	if drift {
-		cp, _ := p.String(name, "change_points", "101,301")
+		cp := gardnerChange.Read(name, p)
 		for _, s := range strings.Split(cp, ",") {
 			v, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
@@ -172,17 +184,11 @@ func rescalePieces(ps []Piece, a, b float64) []Piece {
 // unitsParams reads the scale and offset that put a problem's metrics in
 // other units (metric·scale + offset): scale finite and > 0, offset finite.
 func unitsParams(name string, p bandit.Params) (scale, offset float64, err error) {
-	if scale, err = p.Float(name, "scale", 1); err != nil {
+	if scale, err = scaleDoc.Read(name, p); err != nil {
 		return 0, 0, err
 	}
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		return 0, 0, bandit.ParamErrorf(name, "scale", "= %v: must be a finite number > 0", scale)
-	}
-	if offset, err = p.Float(name, "offset", 0); err != nil {
+	if offset, err = offsetDoc.Read(name, p); err != nil {
 		return 0, 0, err
-	}
-	if math.IsNaN(offset) || math.IsInf(offset, 0) {
-		return 0, 0, bandit.ParamErrorf(name, "offset", "= %v: must be finite", offset)
 	}
 	return scale, offset, nil
 }

@@ -12,11 +12,13 @@ import (
 // gpu-allocation: Zhou & Ji (CBO) App. A, first example. The paper fixes only the shape
 // (two nodes, x = GPU shares, f = energy cost, g_t(x) = ω(t) − Σ h_i(x_i),
 // Poisson arrivals ω(t)); every number below is our choice.
-var gpuParams = []bandit.ParamDoc{
-	{Name: "arrival", Default: "2.5", Doc: "mean λ of the Poisson job arrivals ω(t) per round (Zhou & Ji (CBO) App. A leaves it open; our choice)"},
-	{Name: "grid", Default: "11", Doc: "GPU shares x_i ∈ {0, 1/(n−1), …, 1} per node, n² arms (our choice)"},
-	{Name: "noise", Default: "0.05", Doc: "std R of the Gaussian noise of the energy-cost feedback (our choice)"},
-}
+var (
+	gpuArrival = bandit.FloatParam{Name: "arrival", Default: 2.5, Range: bandit.InHalfOpen(0, 50),
+		Doc: "mean λ of the Poisson job arrivals ω(t) per round", Source: "Zhou & Ji (CBO) App. A leaves it open: our choice"}
+	gpuGrid   = bandit.IntParam{Name: "grid", Default: 11, Range: bandit.InClosed(2, 41), Doc: "GPU shares x_i ∈ {0, 1/(n−1), …, 1} per node, n² arms", Source: "our choice"}
+	gpuNoise  = bandit.FloatParam{Name: "noise", Default: 0.05, Range: bandit.Above(0), Doc: "std R of the Gaussian noise of the energy-cost feedback", Source: "our choice"}
+	gpuParams = []bandit.Param{gpuArrival, gpuGrid, gpuNoise}
+)
 
 func init() {
 	Register(Spec{
@@ -49,25 +51,17 @@ type GPU struct {
 
 func newGPU(ps bandit.Params, _ uint64) (Problem, error) {
 	const name = "gpu-allocation"
-	lam, err := ps.Float(name, "arrival", 2.5)
+	lam, err := gpuArrival.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	n, err := ps.Int(name, "grid", 11)
+	n, err := gpuGrid.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	R, err := ps.Float(name, "noise", 0.05)
+	R, err := gpuNoise.Read(name, ps)
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case !(lam > 0) || lam > 50:
-		return nil, bandit.ParamErrorf(name, "arrival", "= %v: must be in (0, 50]", lam)
-	case n < 2 || n > 41:
-		return nil, bandit.ParamErrorf(name, "grid", "= %d: must be in [2, 41]", n)
-	case !(R > 0) || math.IsInf(R, 0):
-		return nil, bandit.ParamErrorf(name, "noise", "= %v: must be a finite number > 0", R)
 	}
 	var pts [][]float64
 	for a := 0; a < n; a++ {

@@ -18,13 +18,15 @@ import (
 // x₁ + x₂ ≈ 0.5998, lies on the boundary of c₁. Here f = −(x₁ + x₂) is
 // maximised (a constrained BO test problem with two constraints, in the
 // practical-defaults suite).
-var gramacyParams = []bandit.ParamDoc{
-	{Name: "noise_f", Default: "0.02", Doc: "std of the Gaussian reward noise (1 % of f's range 2; the paper's problem is noiseless: our choice)"},
-	{Name: "noise_g", Default: "0.04", Doc: "std of the Gaussian cost noise (1 % of c₁'s range ≈ 4: our choice)"},
-	{Name: "lengthscale", Default: "0.2", Doc: "SE prior kernel lengthscale (0.2 × the box side, the prior scale of the other box problems: our choice)"},
-	{Name: "scale", Default: "1", Doc: "a > 0: metrics in other units: reward a·f + b, cost metrics a·c_j + b against thresholds b, so g' = a·g (as gardner's scale)"},
-	{Name: "offset", Default: "0", Doc: "b: the offset of the metrics' units (see scale)"},
-}
+var (
+	gramacyNoiseF = bandit.FloatParam{Name: "noise_f", Default: 0.02, Range: bandit.AtLeast(0),
+		Doc: "std of the Gaussian reward noise, 1 % of f's range 2", Source: "the paper's problem is noiseless: our choice"}
+	gramacyNoiseG = bandit.FloatParam{Name: "noise_g", Default: 0.04, Range: bandit.AtLeast(0),
+		Doc: "std of the Gaussian cost noise, 1 % of c₁'s range ≈ 4", Source: "our choice"}
+	gramacyLength = bandit.FloatParam{Name: "lengthscale", Default: 0.2, Range: bandit.Above(0),
+		Doc: "SE prior kernel lengthscale, 0.2 × the box side (the prior scale of the other box problems)", Source: "our choice"}
+	gramacyParams = []bandit.Param{gramacyNoiseF, gramacyNoiseG, gramacyLength, scaleDoc, offsetDoc}
+)
 
 func init() {
 	Register(Spec{
@@ -73,18 +75,15 @@ type gramacyFacts struct {
 
 func newGramacy(p bandit.Params) (Problem, error) {
 	const name = "gramacy-toy"
-	nf, err := p.Float(name, "noise_f", 0.02)
+	nf, err := gramacyNoiseF.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	ng, err := p.Float(name, "noise_g", 0.04)
+	ng, err := gramacyNoiseG.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	if !(nf >= 0) || !(ng >= 0) || math.IsInf(nf, 0) || math.IsInf(ng, 0) {
-		return nil, fmt.Errorf("%s: parameters noise_f = %v, noise_g = %v: must be finite and ≥ 0", name, nf, ng)
-	}
-	ls, err := p.Float(name, "lengthscale", 0.2)
+	ls, err := gramacyLength.Read(name, p)
 	if err != nil {
 		return nil, err
 	}

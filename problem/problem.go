@@ -42,7 +42,8 @@ type Spec struct {
 	Summary string
 	// Source cites the paper and section the problem comes from.
 	Source string
-	Params []bandit.ParamDoc
+	// Params declares the accepted parameters (read through them).
+	Params []bandit.Param
 	// New builds one instance; seed drives any randomness in the instance
 	// itself (e.g. the random RKHS function of a trial).
 	New func(p bandit.Params, seed uint64) (Problem, error)
@@ -50,8 +51,14 @@ type Spec struct {
 
 var specs = registry.New[Spec]("problem")
 
-// Register adds a problem; it panics on a duplicate name.
-func Register(s Spec) { specs.Register(s.Name, s) }
+// Register adds a problem; it panics on a duplicate name or a malformed
+// declaration (bandit.CheckDecls).
+func Register(s Spec) {
+	if err := bandit.CheckDecls(s.Name, s.Params); err != nil {
+		panic(err)
+	}
+	specs.Register(s.Name, s)
+}
 
 // Lookup returns the named problem; the error lists the accepted names.
 func Lookup(name string) (Spec, error) { return specs.Lookup(name) }

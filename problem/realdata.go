@@ -31,7 +31,7 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 	if err != nil {
 		return nil, err
 	}
-	norm, err := ps.String(name, "normalise", "max", "max", "none")
+	norm, err := realNorm.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +72,11 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 	}
 	f2 /= float64(n)
 	nv /= float64(n)
-	kvar, err := dataParam(ps, name, "kernel-var", 1, f2)
+	kvar, err := dataParam(ps, name, realKernelVar, f2)
 	if err != nil {
 		return nil, err
 	}
-	lambda, err := dataParam(ps, name, "noise-var", 1, nv)
+	lambda, err := dataParam(ps, name, realNoiseVar, nv)
 	if err != nil {
 		return nil, err
 	}
@@ -130,21 +130,29 @@ func samplesProblem(name string, ps bandit.Params, header []string, kernelRows, 
 }
 
 // realScaleParams set the scale of the real-data problems (see samplesProblem).
-var realScaleParams = []bandit.ParamDoc{
-	{Name: "normalise", Default: "max", Doc: "max: f, the samples and h divided by max|f| (B = 1), as Chowdhury & Gopalan's public code normalises f; none: raw units"},
-	{Name: "kernel-var", Default: "1", Doc: "signal variance s² multiplying the correlation kernel C (Zhou & Ji (CBO) App. F.1 takes C itself: 1); data = mean of f² over the arms"},
-	{Name: "noise-var", Default: "1", Doc: "GP likelihood noise variance λ (1: Chowdhury & Gopalan's public code for these data sets); data = mean over the arms of the variance of the recorded samples"},
+var (
+	realNorm = bandit.ChoiceParam{Name: "normalise", Default: "max", Choices: []string{"max", "none"},
+		Doc: "max: f, the samples and h divided by max|f| (B = 1); none: raw units", Source: "Chowdhury & Gopalan's public code normalises f"}
+	realKernelVar = bandit.FloatParam{Name: "kernel-var", Default: 1, Range: bandit.Above(0), Words: []string{"data"},
+		Doc: "signal variance s² multiplying the correlation kernel C; data = mean of f² over the arms", Source: "Zhou & Ji (CBO) App. F.1 takes C itself: 1"}
+	realNoiseVar = bandit.FloatParam{Name: "noise-var", Default: 1, Range: bandit.Above(0), Words: []string{"data"},
+		Doc: "GP likelihood noise variance λ; data = mean over the arms of the variance of the recorded samples", Source: "1: Chowdhury & Gopalan's public code for these data sets"}
+	realScaleParams = []bandit.Param{realNorm, realKernelVar, realNoiseVar}
+)
+
+// dataDoc declares the data directory of a real-data problem holding files.
+func dataDoc(files string) bandit.StringParam {
+	return bandit.StringParam{Name: "data", Computed: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding " + files, Source: "../shared/data/README.md"}
 }
 
-var lightParams = append([]bandit.ParamDoc{
-	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (Zhou & Ji (CBO) App. F.1: h = B/2)"},
-	{Name: "data", Default: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding lightsensor/{train,test,coords}.csv"},
-}, realScaleParams...)
-
-var stockParams = append([]bandit.ParamDoc{
-	{Name: "h", Default: "100", Doc: "threshold of g = −f + h, in price units (Zhou & Ji (CBO) App. F.2: h = 100 ≈ B/2)"},
-	{Name: "data", Default: "$" + DataEnv + " or ../shared/data", Doc: "data directory holding stocks/prices.csv"},
-}, realScaleParams...)
+var (
+	lightH      = bandit.FloatParam{Name: "h", Default: 0.5, Doc: "threshold of g = −f + h·B as a fraction of B", Source: "Zhou & Ji (CBO) App. F.1: h = B/2"}
+	lightData   = dataDoc("lightsensor/{train,test,coords}.csv")
+	lightParams = append([]bandit.Param{lightH, lightData}, realScaleParams...)
+	stockH      = bandit.FloatParam{Name: "h", Default: 100, Doc: "threshold of g = −f + h, in price units", Source: "Zhou & Ji (CBO) App. F.2: h = 100 ≈ B/2"}
+	stockData   = dataDoc("stocks/prices.csv")
+	stockParams = append([]bandit.Param{stockH, stockData}, realScaleParams...)
+)
 
 func init() {
 	Register(Spec{
@@ -154,11 +162,11 @@ func init() {
 		Params:  lightParams,
 		New: func(ps bandit.Params, _ uint64) (Problem, error) {
 			const name = "light-sensor"
-			h, err := ps.Float(name, "h", 0.5)
+			h, err := lightH.Read(name, ps)
 			if err != nil {
 				return nil, err
 			}
-			dir, _ := ps.String(name, "data", "")
+			dir := lightData.ReadOr(ps, "")
 			train, err := readTable(name, dir, "lightsensor/train.csv", 0)
 			if err != nil {
 				return nil, err
@@ -184,11 +192,11 @@ func init() {
 		Params:  stockParams,
 		New: func(ps bandit.Params, _ uint64) (Problem, error) {
 			const name = "stocks"
-			h, err := ps.Float(name, "h", 100)
+			h, err := stockH.Read(name, ps)
 			if err != nil {
 				return nil, err
 			}
-			dir, _ := ps.String(name, "data", "")
+			dir := stockData.ReadOr(ps, "")
 			prices, err := readTable(name, dir, "stocks/prices.csv", 1)
 			if err != nil {
 				return nil, err
@@ -198,18 +206,11 @@ func init() {
 	})
 }
 
-// dataParam reads a positive number (def when absent), or "data" for the
-// value measured from the data set (measured).
-func dataParam(ps bandit.Params, problem, key string, def, measured float64) (float64, error) {
-	if s, _ := ps.String(problem, key, ""); s == "data" {
+// dataParam reads d: a positive number, or "data" for the value measured
+// from the data set (measured).
+func dataParam(ps bandit.Params, problem string, d bandit.FloatParam, measured float64) (float64, error) {
+	if ps[d.Name] == "data" {
 		return measured, nil
 	}
-	v, err := ps.Float(problem, key, def)
-	if err != nil {
-		return 0, err
-	}
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, bandit.ParamErrorf(problem, key, "= %v: must be a finite number > 0 or \"data\"", v)
-	}
-	return v, nil
+	return d.Read(problem, ps)
 }

@@ -11,15 +11,18 @@ import (
 )
 
 // rkhs-synthetic: Zhou & Ji (CBO) App. F.1 (and Zhou & Ji 2022 §5.1 for the independent constraint).
-var rkhsParams = []bandit.ParamDoc{
-	{Name: "h", Default: "0.5", Doc: "threshold of g = −f + h·B as a fraction of B (Zhou & Ji (CBO) App. F.1 uses 1/4 and 1/2)"},
-	{Name: "g", Default: "neg-f", Doc: "constraint: neg-f (g = −f + h·B, Zhou & Ji (CBO) App. F.1) or rkhs (an independent RKHS function, Zhou & Ji 2022 §5.1)"},
-	{Name: "n", Default: "100", Doc: "number of evenly spaced arms in [0,1] (Zhou & Ji (CBO) App. F.1: 100)"},
-	{Name: "support", Default: "100", Doc: "number p of support points of f (Zhou & Ji (CBO) App. F.1: p = 100)"},
-	{Name: "lengthscale", Default: "0.2", Doc: "SE kernel lengthscale l (Zhou & Ji (CBO) App. F.1: 0.2)"},
-	{Name: "noise", Default: "0.1", Doc: "std R of the Gaussian observation noise; the paper does not state it (our choice, see report)"},
-	{Name: "normalise", Default: "max", Doc: "max: f ← f / max|f| and B = max|f| = 1, the protocol of Chowdhury & Gopalan's public code (main_synthetic.m: f_test = f/max(abs(f)), B = max(abs(f_test))) that Zhou & Ji (CBO) App. F.1 cites for B, R, γ_t; none: raw f with B = its RKHS norm √(aᵀK_pa)"},
-}
+var (
+	rkhsH       = bandit.FloatParam{Name: "h", Default: 0.5, Range: bandit.Finite(), Doc: "threshold of g = −f + h·B as a fraction of B", Source: "Zhou & Ji (CBO) App. F.1 uses 1/4 and 1/2"}
+	rkhsG       = bandit.ChoiceParam{Name: "g", Default: "neg-f", Choices: []string{"neg-f", "rkhs"}, Doc: "constraint: neg-f (g = −f + h·B) or rkhs (an independent RKHS function)", Source: "Zhou & Ji (CBO) App. F.1; Zhou & Ji 2022 §5.1"}
+	rkhsN       = bandit.IntParam{Name: "n", Default: 100, Range: bandit.AtLeast(2), Doc: "number of evenly spaced arms in [0,1]", Source: "Zhou & Ji (CBO) App. F.1: 100"}
+	rkhsSupport = bandit.IntParam{Name: "support", Default: 100, Range: bandit.AtLeast(1), Doc: "number p of support points of f", Source: "Zhou & Ji (CBO) App. F.1: p = 100"}
+	rkhsLength  = bandit.FloatParam{Name: "lengthscale", Default: 0.2, Range: bandit.Above(0), Doc: "SE kernel lengthscale l", Source: "Zhou & Ji (CBO) App. F.1: 0.2"}
+	rkhsNoise   = bandit.FloatParam{Name: "noise", Default: 0.1, Range: bandit.AtLeast(0), Doc: "std R of the Gaussian observation noise", Source: "the paper does not state it: our choice, see report"}
+	rkhsNorm    = bandit.ChoiceParam{Name: "normalise", Default: "max", Choices: []string{"max", "none"},
+		Doc:    "max: f ← f / max|f| and B = max|f| = 1 (main_synthetic.m: f_test = f/max(abs(f)), B = max(abs(f_test))); none: raw f with B = its RKHS norm √(aᵀK_pa)",
+		Source: "Chowdhury & Gopalan's public code, which Zhou & Ji (CBO) App. F.1 cites for B, R, γ_t"}
+	rkhsParams = []bandit.Param{rkhsH, rkhsG, rkhsN, rkhsSupport, rkhsLength, rkhsNoise, rkhsNorm}
+)
 
 func init() {
 	Register(Spec{
@@ -83,47 +86,37 @@ func normaliseMax(v []float64) float64 {
 
 func newRKHS(ps bandit.Params, s uint64) (Problem, error) {
 	const name = "rkhs-synthetic"
-	h, err := ps.Float(name, "h", 0.5)
+	h, err := rkhsH.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	gkind, err := ps.String(name, "g", "neg-f", "neg-f", "rkhs")
+	gkind, err := rkhsG.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	n, err := ps.Int(name, "n", 100)
+	n, err := rkhsN.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	p, err := ps.Int(name, "support", 100)
+	p, err := rkhsSupport.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	ls, err := ps.Float(name, "lengthscale", 0.2)
+	ls, err := rkhsLength.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	R, err := ps.Float(name, "noise", 0.1)
+	R, err := rkhsNoise.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	norm, err := ps.String(name, "normalise", "max", "max", "none")
+	norm, err := rkhsNorm.Read(name, ps)
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case n < 2:
-		return nil, bandit.ParamErrorf(name, "n", "= %d: need at least 2 arms", n)
-	case p < 1:
-		return nil, bandit.ParamErrorf(name, "support", "= %d: must be at least 1", p)
-	case !(R >= 0) || math.IsInf(R, 0):
-		return nil, bandit.ParamErrorf(name, "noise", "= %v: must be a finite number ≥ 0", R)
-	case math.IsNaN(h) || math.IsInf(h, 0):
-		return nil, bandit.ParamErrorf(name, "h", "= %v: must be finite", h)
 	}
 	k, err := gp.NewSE(ls, 1)
 	if err != nil {
-		return nil, bandit.ParamErrorf(name, "lengthscale", ": %v", err)
+		return nil, err
 	}
 	pts := domain.Grid(0, 1, n)
 	dom, err := domain.NewFinite(pts)

@@ -3,14 +3,18 @@ package problem
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 )
 
 // rkhs-synthetic-full: the synthetic problem of Zhou & Ji (CBO) App. F.1 in the
 // stochastic full-information setting of Zhou & Ji (CBO) §4.
-var rkhsFullParams = append(append([]bandit.ParamDoc(nil), rkhsParams...),
-	bandit.ParamDoc{Name: "sample-noise", Default: "noise", Doc: "std of the bounded i.i.d. perturbation of each constraint sample, g_t(x) = g(x) + ξ_t(x), ξ_t(x) ~ U[−√3·s, √3·s] independently per arm and round (Zhou & Ji (CBO) Ass. 5–6 ask for i.i.d. bounded samples; the distribution is our choice)"},
+var (
+	sampleNoise = bandit.FloatParam{Name: "sample-noise", Computed: "noise", Range: bandit.AtLeast(0),
+		Doc:    "std s of the bounded i.i.d. perturbation of each constraint sample, g_t(x) = g(x) + ξ_t(x), ξ_t(x) ~ U[−√3·s, √3·s] independently per arm and round",
+		Source: "Zhou & Ji (CBO) Ass. 5–6 ask for i.i.d. bounded samples; the distribution is our choice"}
+	rkhsFullParams = append(slices.Clone(rkhsParams), sampleNoise)
 )
 
 func init() {
@@ -37,21 +41,15 @@ type FullInfoFinite struct {
 func newRKHSFull(ps bandit.Params, s uint64) (Problem, error) {
 	const name = "rkhs-synthetic-full"
 	base := ps.Clone()
-	sn, hasSN := base["sample-noise"]
-	delete(base, "sample-noise")
+	delete(base, sampleNoise.Name)
 	p, err := newRKHS(base, s)
 	if err != nil {
 		return nil, err
 	}
 	fin := p.(*Finite)
-	std := fin.In.RG
-	if hasSN && sn != "" {
-		if std, err = ps.Float(name, "sample-noise", std); err != nil {
-			return nil, err
-		}
-	}
-	if !(std >= 0) || math.IsInf(std, 0) {
-		return nil, bandit.ParamErrorf(name, "sample-noise", "= %v: must be a finite number ≥ 0", std)
+	std, err := sampleNoise.ReadOr(name, ps, fin.In.RG)
+	if err != nil {
+		return nil, err
 	}
 	return NewFullInfoFinite(fin, math.Sqrt(3)*std), nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -48,50 +47,40 @@ func init() {
 	})
 }
 
+// The settings of the stage-wise problems of Pacchiano et al. A threshold
+// τ is any number here: one at or below the safe action's cost is refused
+// with the reason (no safe margin, Ass. 5).
 var (
-	noiseDoc = bandit.ParamDoc{Name: "noise", Default: "0.1", Doc: "std of the Gaussian reward and cost noise (sub-Gaussian R of Pacchiano et al. Ass. 1); §4.5 does not state it (our choice)"}
-	knownDoc = bandit.ParamDoc{Name: "known", Default: "true", Doc: "disclose r₀ and c₀ of the safe action (Pacchiano et al. Ass. 5); false exercises the warm start of Remark 12 / App. F.1"}
+	noiseDoc = bandit.FloatParam{Name: "noise", Default: 0.1, Range: bandit.AtLeast(0),
+		Doc: "std of the Gaussian reward and cost noise (sub-Gaussian R of Ass. 1)", Source: "Pacchiano et al. §4.5 does not state it: our choice"}
+	knownDoc = bandit.BoolParam{Name: "known", Default: true,
+		Doc: "disclose r₀ and c₀ of the safe action (Ass. 5); false exercises the warm start", Source: "Pacchiano et al. Remark 12, App. F.1"}
+
+	shiftsD   = bandit.IntParam{Name: "d", Default: 10, Range: bandit.AtLeast(2), Doc: "dimension", Source: "Pacchiano et al. Fig. 1: 10; App. B: 3, 5, 10"}
+	shiftsTau = bandit.FloatParam{Name: "tau", Default: 0.5, Doc: "threshold τ", Source: "Pacchiano et al. Fig. 1: 0.2, 0.5, 0.8"}
+
+	ballD        = bandit.IntParam{Name: "d", Default: 5, Range: bandit.AtLeast(2), Doc: "dimension", Source: "Pacchiano et al. Fig. 2: 5 and 10"}
+	ballRays     = bandit.IntParam{Name: "rays", Default: 100, Range: bandit.AtLeast(1), Doc: "number of random rays approximating the ball", Source: "Pacchiano et al. §4.5: 100"}
+	ballTau      = bandit.FloatParam{Name: "tau", Computed: "U[0,1] per instance", Doc: "threshold τ of every constraint; a number fixes it", Source: "Pacchiano et al. §4.5 draws τ ~ U[0,1] per instance"}
+	ballM        = bandit.IntParam{Name: "m", Default: 1, Range: bandit.AtLeast(1), Doc: "number of constraints (μ*⁽ⁱ⁾ uniform on the sphere, τ_i ~ U[0,1])", Source: "Pacchiano et al. §4.4"}
+	ballResample = bandit.BoolParam{Name: "resample", Default: false, Doc: "draw new rays every round (contextual action sets A_t)",
+		Source: "Pacchiano et al. §4.5 is ambiguous: our default keeps one set per instance"}
+
+	mabK   = bandit.IntParam{Name: "k", Default: 5, Range: bandit.AtLeast(2), Doc: "number of arms K (the safe arm and another at least)", Source: "Pacchiano et al. §5.2; Fig. 3: 5, 10, 20"}
+	mabTau = bandit.FloatParam{Name: "tau", Default: 0.5, Doc: "threshold τ > 0", Source: "Pacchiano et al. Fig. 3: 0.2, 0.5, 0.8"}
+	mabM   = bandit.IntParam{Name: "m", Default: 1, Range: bandit.AtLeast(1), Doc: "number of cost signals; the same τ for each", Source: "Pacchiano et al. App. D.4"}
+
+	fourTau   = bandit.FloatParam{Name: "tau", Default: 0.8, Doc: "threshold τ", Source: "Pacchiano et al. Fig. 4: 0.8 and 0.2; Fig. 8: 0.5 and 0.6"}
+	fourClass = bandit.IntParam{Name: "class", Default: 0, Range: bandit.AtLeast(0),
+		Doc: "size of finite function classes G_r, G_c for OPNLB: the true means plus class−1 random alternatives with the same safe-arm values; 0 gives none", Source: "Pacchiano et al. §5.3"}
 )
 
-var shiftsParams = []bandit.ParamDoc{
-	{Name: "d", Default: "10", Doc: "dimension (Pacchiano et al. Fig. 1: 10; App. B: 3, 5, 10)"},
-	{Name: "tau", Default: "0.5", Doc: "threshold τ (Pacchiano et al. Fig. 1: 0.2, 0.5, 0.8)"},
-	noiseDoc, knownDoc,
-}
-
-var unitBallParams = []bandit.ParamDoc{
-	{Name: "d", Default: "5", Doc: "dimension (Pacchiano et al. Fig. 2: 5 and 10)"},
-	{Name: "rays", Default: "100", Doc: "number of random rays approximating the ball (Pacchiano et al. §4.5: 100)"},
-	{Name: "tau", Default: "U[0,1] per instance", Doc: "threshold τ (Pacchiano et al. §4.5 draws τ ~ U[0,1] per instance); a number fixes it"},
-	{Name: "m", Default: "1", Doc: "number of constraints (μ*⁽ⁱ⁾ uniform on the sphere, τ_i ~ U[0,1]); Pacchiano et al. §4.4"},
-	{Name: "resample", Default: "false", Doc: "draw new rays every round (contextual action sets A_t); Pacchiano et al. §4.5 is ambiguous, our default keeps one set per instance"},
-	noiseDoc, knownDoc,
-}
-
-var randomMABParams = []bandit.ParamDoc{
-	{Name: "k", Default: "5", Doc: "number of arms K ≥ 2 (Pacchiano et al. Fig. 3: 5, 10, 20)"},
-	{Name: "tau", Default: "0.5", Doc: "threshold τ > 0 (Pacchiano et al. Fig. 3: 0.2, 0.5, 0.8)"},
-	{Name: "m", Default: "1", Doc: "number of cost signals (Pacchiano et al. App. D.4); the same τ for each"},
-	knownDoc,
-}
-
-var fourArmParams = []bandit.ParamDoc{
-	{Name: "tau", Default: "0.8", Doc: "threshold τ (Pacchiano et al. Fig. 4: 0.8 and 0.2; Fig. 8: 0.5 and 0.6)"},
-	{Name: "class", Default: "0", Doc: "size of finite function classes G_r, G_c for OPNLB (Pacchiano et al. §5.3): the true means plus class−1 random alternatives with the same safe-arm values; 0 gives none"},
-	knownDoc,
-}
-
-func boolParam(owner string, p bandit.Params, key string, def bool) (bool, error) {
-	s, ok := p[key]
-	if !ok || s == "" {
-		return def, nil
-	}
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, bandit.ParamErrorf(owner, key, "= %q: want true or false", s)
-	}
-	return v, nil
-}
+var (
+	shiftsParams    = []bandit.Param{shiftsD, shiftsTau, noiseDoc, knownDoc}
+	unitBallParams  = []bandit.Param{ballD, ballRays, ballTau, ballM, ballResample, noiseDoc, knownDoc}
+	randomMABParams = []bandit.Param{mabK, mabTau, mabM, knownDoc}
+	fourArmParams   = []bandit.Param{fourTau, fourClass, knownDoc}
+)
 
 // linStage is a linear bandit over a finite star-convex set around x₀ = 0
 // (Pacchiano et al. §2, Def. 13): A_t = ∪_i [0, x_i].
@@ -139,9 +128,6 @@ func dotp(a, b []float64) float64 {
 
 func newLinStage(owner string, d int, theta []float64, mu [][]float64, tau []float64, rays [][]float64, resample bool, noise float64, known bool) (*linStage, error) {
 	m := len(mu)
-	if !(noise >= 0) || math.IsInf(noise, 0) {
-		return nil, bandit.ParamErrorf(owner, "noise", "= %v: must be a finite number ≥ 0", noise)
-	}
 	for i, t := range tau {
 		if !(t > 0) || math.IsInf(t, 0) {
 			return nil, fmt.Errorf("%s: tau_%d = %v ≤ c₀ = 0: no safe margin (Pacchiano et al. Ass. 5 requires c₀ < τ; x₀ = 0 costs 0)", owner, i+1, t)
@@ -167,19 +153,19 @@ func newLinStage(owner string, d int, theta []float64, mu [][]float64, tau []flo
 
 func newShifts(ps bandit.Params, _ uint64) (Problem, error) {
 	const owner = "star-convex-shifts"
-	d, err := ps.IntAtLeast(owner, "d", 10, 2)
+	d, err := shiftsD.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	tau, err := ps.Float(owner, "tau", 0.5)
+	tau, err := shiftsTau.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	noise, err := ps.Float(owner, "noise", 0.1)
+	noise, err := noiseDoc.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	known, err := boolParam(owner, ps, "known", true)
+	known, err := knownDoc.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -209,27 +195,27 @@ func newShifts(ps bandit.Params, _ uint64) (Problem, error) {
 
 func newUnitBall(ps bandit.Params, s uint64) (Problem, error) {
 	const owner = "unit-ball"
-	d, err := ps.IntAtLeast(owner, "d", 5, 2)
+	d, err := ballD.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	nr, err := ps.IntAtLeast(owner, "rays", 100, 1)
+	nr, err := ballRays.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	m, err := ps.IntAtLeast(owner, "m", 1, 1)
+	m, err := ballM.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	noise, err := ps.Float(owner, "noise", 0.1)
+	noise, err := noiseDoc.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	known, err := boolParam(owner, ps, "known", true)
+	known, err := knownDoc.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	resample, err := boolParam(owner, ps, "resample", false)
+	resample, err := ballResample.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +228,7 @@ func newUnitBall(ps bandit.Params, s uint64) (Problem, error) {
 		tau[i] = rng.Float64()
 	}
 	if _, set := ps["tau"]; set {
-		t, err := ps.Float(owner, "tau", 0)
+		t, err := ballTau.ReadOr(owner, ps, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -470,22 +456,19 @@ func newMAB(owner string, r []float64, c [][]float64, tau []float64, known bool,
 
 func newRandomMAB(ps bandit.Params, s uint64) (Problem, error) {
 	const owner = "random-mab"
-	k, err := ps.Int(owner, "k", 5)
+	k, err := mabK.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	if k < 2 {
-		return nil, bandit.ParamErrorf(owner, "k", "= %d: need at least 2 arms (the safe arm and another, Pacchiano et al. §5.2)", k)
-	}
-	tau, err := ps.Float(owner, "tau", 0.5)
+	tau, err := mabTau.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	m, err := ps.IntAtLeast(owner, "m", 1, 1)
+	m, err := mabM.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	known, err := boolParam(owner, ps, "known", true)
+	known, err := knownDoc.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -510,20 +493,17 @@ func newRandomMAB(ps bandit.Params, s uint64) (Problem, error) {
 
 func newFourArm(ps bandit.Params, s uint64) (Problem, error) {
 	const owner = "bernoulli-4arm"
-	tau, err := ps.Float(owner, "tau", 0.8)
+	tau, err := fourTau.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	known, err := boolParam(owner, ps, "known", true)
+	known, err := knownDoc.Read(owner, ps)
 	if err != nil {
 		return nil, err
 	}
-	class, err := ps.Int(owner, "class", 0)
+	class, err := fourClass.Read(owner, ps)
 	if err != nil {
 		return nil, err
-	}
-	if class < 0 {
-		return nil, bandit.ParamErrorf(owner, "class", "= %d: must be ≥ 0", class)
 	}
 	return newMAB(owner, []float64{0.1, 0.2, 0.4, 0.7}, [][]float64{{0, 0.4, 0.5, 0.2}}, []float64{tau}, known, class, s)
 }

@@ -334,11 +334,7 @@ func suiteFactsOf(p *SuiteProblem) (SuiteFacts, error) {
 	minMax := math.Inf(1)
 	cons := make([]float64, m)
 	sign := p.Sign()
-	for _, u := range domain.Halton(SuiteHaltonN, d) {
-		x := make([]float64, d)
-		for k := range x {
-			x[k] = p.Lo[k] + (p.Hi[k]-p.Lo[k])*u[k]
-		}
+	for _, x := range domain.HaltonPoints(p.Lo, p.Hi, SuiteHaltonN, nil) {
 		f := p.Eval(x, cons)
 		fa.ObjRange[0], fa.ObjRange[1] = math.Min(fa.ObjRange[0], f), math.Max(fa.ObjRange[1], f)
 		worst := math.Inf(-1)
@@ -468,11 +464,16 @@ func suitePattern(p *SuiteProblem, x []float64, h func([]float64) float64, rng *
 }
 
 // suiteParams are the parameters of the registered suite-<name> problems.
-var suiteParams = []bandit.ParamDoc{
-	{Name: "noise", Default: "0.02", Doc: "std of the Gaussian noise of every metric, as a fraction of that metric's range over the box (2 %)"},
-	{Name: "scale", Default: "1", Doc: "a > 0: the metrics in other units: every metric m ↦ a·m + b, thresholds likewise (so g' = a·g); noise scales with a"},
-	{Name: "offset", Default: "0", Doc: "b: the offset of the metrics' units (see scale)"},
-}
+var (
+	suiteNoise = bandit.FloatParam{Name: "noise", Default: 0.02, Range: bandit.AtLeast(0),
+		Doc: "std of the Gaussian noise of every metric, as a fraction of that metric's range over the box (2 %)", Source: "our choice"}
+	suiteScale = func() bandit.FloatParam {
+		d := scaleDoc
+		d.Doc = "a: the metrics in other units: every metric m ↦ a·m + b, thresholds likewise (so g' = a·g); noise scales with a"
+		return d
+	}()
+	suiteParams = []bandit.Param{suiteNoise, suiteScale, offsetDoc}
+)
 
 func init() {
 	for _, sp := range Suite() {
@@ -504,12 +505,9 @@ type suiteInstance struct {
 
 func newSuiteInstance(sp SuiteProblem, p bandit.Params) (Problem, error) {
 	name := "suite-" + sp.Name
-	frac, err := p.Float(name, "noise", 0.02)
+	frac, err := suiteNoise.Read(name, p)
 	if err != nil {
 		return nil, err
-	}
-	if !(frac >= 0) || math.IsInf(frac, 0) {
-		return nil, bandit.ParamErrorf(name, "noise", "= %v: must be a finite number ≥ 0", frac)
 	}
 	a, b, err := unitsParams(name, p)
 	if err != nil {

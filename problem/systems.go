@@ -417,17 +417,13 @@ func systemsFactsOf(p *SuiteProblem) (SuiteFacts, error) {
 		fa.Slater = systemsSlater(p)
 		return fa, nil
 	}
-	d, m := len(p.Lo), len(p.Constraints)
+	m := len(p.Constraints)
 	fa := SuiteFacts{ObjRange: [2]float64{math.Inf(1), math.Inf(-1)}, ConRanges: make([][2]float64, m)}
 	for j := range fa.ConRanges {
 		fa.ConRanges[j] = [2]float64{math.Inf(1), math.Inf(-1)}
 	}
 	cons := make([]float64, m)
-	for _, u := range domain.Halton(SuiteHaltonN, d) {
-		x := make([]float64, d)
-		for k := range x {
-			x[k] = p.Lo[k] + (p.Hi[k]-p.Lo[k])*u[k]
-		}
+	for _, x := range domain.HaltonPoints(p.Lo, p.Hi, SuiteHaltonN, nil) {
 		x = p.SnapParams(x)
 		f := p.Eval(x, cons)
 		fa.ObjRange[0], fa.ObjRange[1] = math.Min(fa.ObjRange[0], f), math.Max(fa.ObjRange[1], f)
@@ -447,13 +443,8 @@ func systemsFactsOf(p *SuiteProblem) (SuiteFacts, error) {
 // Halton sample, leaving out points that crash (0 when none is strictly
 // feasible).
 func systemsSlater(p *SuiteProblem) float64 {
-	d := len(p.Lo)
 	best := math.Inf(1)
-	for _, u := range domain.Halton(SuiteHaltonN, d) {
-		x := make([]float64, d)
-		for k := range x {
-			x[k] = p.Lo[k] + (p.Hi[k]-p.Lo[k])*u[k]
-		}
+	for _, x := range domain.HaltonPoints(p.Lo, p.Hi, SuiteHaltonN, nil) {
 		x = p.SnapParams(x)
 		if p.CrashAt(x) != "" {
 			continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/store"
 )
@@ -22,7 +23,7 @@ func TestChooseAlgorithmFromConstraints(t *testing.T) {
 	con := func(kinds ...string) []api.Constraint {
 		var cs []api.Constraint
 		for j, k := range kinds {
-			cs = append(cs, api.Constraint{Name: "c" + string(rune('a'+j)), Threshold: 0.5, Kind: k})
+			cs = append(cs, api.Constraint{Name: "c" + string(rune('a'+j)), Threshold: 0.5, Kind: bandit.ConstraintKind(k)})
 		}
 		return cs
 	}
@@ -67,7 +68,7 @@ func TestChooseAlgorithmFromConstraints(t *testing.T) {
 			t.Errorf("%s: algorithm %q, want %q (%s)", c.name, st.Spec.Algorithm, c.want, st.Spec.AlgorithmChoice)
 		}
 		for j, k := range c.kinds {
-			if st.Spec.Constraints[j].Kind != k {
+			if string(st.Spec.Constraints[j].Kind) != k {
 				t.Errorf("%s: constraints[%d].kind = %q, want %q", c.name, j, st.Spec.Constraints[j].Kind, k)
 			}
 		}

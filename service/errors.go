@@ -76,7 +76,7 @@ func decodeJSON(b []byte, dst any) *apiError {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return jsonError(err)
+		return jsonError(b, reflect.TypeOf(dst), err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return invalid("body", "unexpected data after the JSON value")
@@ -215,23 +215,35 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return m
 }
 
-func jsonError(err error) *apiError {
+// jsonError names the field of a decoding error of body b, decoded into a
+// value of type t: the JSON path of a value of the wrong type
+// ("constraints[1].threshold"), of an unknown key ("space.tpye"), or the
+// body for malformed JSON.
+func jsonError(b []byte, t reflect.Type, err error) *apiError {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
 		return invalid("body", "invalid JSON at byte %d: %v", se.Offset, se)
 	case errors.As(err, &te):
-		field := te.Field
+		field := valuePath(b, te.Offset)
+		if field == "" {
+			field = te.Field
+		}
 		if field == "" {
 			field = "body"
 		}
-		return invalid(field, "cannot use JSON %s as %s", te.Value, te.Type)
+		return invalid(clip(field, 200), "cannot use JSON %s as %s", te.Value, te.Type)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return invalid("body", "truncated JSON")
 	}
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		// checkKeys finds the key with its path (an empty key at the top
+		// has none: the body is named).
+		if e := checkKeys(b, t); e != nil && e.field != "" {
+			return e
+		}
 		name := strings.Trim(rest, `"`)
 		if name == "" {
 			return invalid("body", "unknown field %s", rest)
@@ -239,6 +251,58 @@ func jsonError(err error) *apiError {
 		return invalid(name, "unknown field %s", rest)
 	}
 	return invalid("body", "%s", strings.TrimPrefix(msg, "json: "))
+}
+
+// valuePath is the JSON path ("space.lo[1]") of the value of b whose first
+// token ends at byte off — where encoding/json reports a value of the wrong
+// type: after a number, string or literal, after the '{' or '[' of an
+// object or array — or "" when none does.
+func valuePath(b []byte, off int64) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	path, _ := walkTo(dec, off, "")
+	return path
+}
+
+// walkTo reads one value at path; found says that the value ending at off
+// was found (its path is path) or that the walk cannot go on.
+func walkTo(dec *json.Decoder, off int64, path string) (string, bool) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", true
+	}
+	if dec.InputOffset() == off {
+		return path, true
+	}
+	switch tok {
+	case json.Delim('{'):
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return "", true
+			}
+			key, _ := kt.(string)
+			sub := key
+			if path != "" {
+				sub = path + "." + key
+			}
+			if p, found := walkTo(dec, off, sub); found {
+				return p, true
+			}
+		}
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if p, found := walkTo(dec, off, fmt.Sprintf("%s[%d]", path, i)); found {
+				return p, true
+			}
+		}
+	default:
+		return "", false
+	}
+	if _, err := dec.Token(); err != nil { // the closing delimiter
+		return "", true
+	}
+	return "", false
 }
 
 // clip shortens what a client sent before it is echoed in an answer or a

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -239,8 +238,11 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request) error {
 			}
 			l.queue = append(l.queue, x)
 			resp = api.EnqueueResponse{Queued: len(l.queue), X: x, Params: l.params(x)}
-			data, _ := json.Marshal(enqueueEvent{X: x})
-			return []store.Event{{Kind: store.KindEnqueue, Data: data}}, nil
+			ev, err := newEvent(store.KindEnqueue, enqueueEvent{X: x})
+			if err != nil {
+				return nil, err
+			}
+			return []store.Event{ev}, nil
 		})
 		return err
 	})
@@ -293,9 +295,15 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 				return nil, algorithmFailed(l.id, fmt.Errorf("observe: %w", err))
 			}
 			resp = l.suggestion(int(a.ID - 1))
-			ask, _ := json.Marshal(a)
-			tell, _ := json.Marshal(t)
-			return []store.Event{{Kind: store.KindAsk, Data: ask}, {Kind: store.KindTell, Data: tell}}, nil
+			ask, err := newEvent(store.KindAsk, a)
+			if err != nil {
+				return nil, err
+			}
+			tell, err := newEvent(store.KindTell, t)
+			if err != nil {
+				return nil, err
+			}
+			return []store.Event{ask, tell}, nil
 		})
 		if err == nil && len(evs) > 0 {
 			// Created is when the log took the decision, as a replay reads it.

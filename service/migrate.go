@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/store"
 )
@@ -54,7 +55,25 @@ func migrateSpec(s *api.StudySpec) bool {
 	return true
 }
 
-// migrated returns rec with its definition migrated (migrateSpec) and
+// migrateStored migrates a stored definition: migrateSpec, and the
+// parameters of a fit (agent.FitParams) dropped where the study fits
+// none — earlier builds accepted them there, and pinned them by migration,
+// without effect; now they are refused.
+func migrateStored(s *api.StudySpec) bool {
+	changed := migrateSpec(s)
+	if ps, e := params(s.Params); e != nil || fitsHyper(ps) {
+		return changed
+	}
+	for _, k := range agent.FitParams {
+		if _, ok := s.Params[k]; ok {
+			delete(s.Params, k)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// migrated returns rec with its definition migrated (migrateStored) and
 // stored: the store's compare-and-set makes one replica's migration the
 // one every replica reads.
 func (s *Server) migrated(ctx context.Context, rec store.Study) (store.Study, error) {
@@ -63,7 +82,7 @@ func (s *Server) migrated(ctx context.Context, rec store.Study) (store.Study, er
 		if err := json.Unmarshal(rec.Spec, &spec); err != nil {
 			return rec, fmt.Errorf("study %s: stored definition: %w", rec.ID, err)
 		}
-		if !migrateSpec(&spec) {
+		if !migrateStored(&spec) {
 			return rec, nil
 		}
 		raw, err := json.Marshal(spec)
@@ -72,7 +91,7 @@ func (s *Server) migrated(ctx context.Context, rec store.Study) (store.Study, er
 		}
 		err = s.st.SetSpec(ctx, rec.ID, rec.Spec, raw)
 		if err == nil {
-			s.log.Info("study migrated to the current defaults generation", "study", rec.ID, "generation", api.DefaultsPractical)
+			s.log.Info("study definition migrated", "study", rec.ID, "generation", api.DefaultsPractical)
 			rec.Spec = raw
 			return rec, nil
 		}

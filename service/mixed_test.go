@@ -32,8 +32,8 @@ func quickstartSpec() api.StudySpec {
 func TestQuickstartFindsItsOptimum(t *testing.T) {
 	s := newTestServer(t, store.NewMemory(), Options{})
 	st := s.create(quickstartSpec())
-	if !st.Spec.Space.Native || st.Spec.Defaults != api.DefaultsMixed {
-		t.Fatalf("space %+v, defaults %d: want the encoded cube (native) of generation %d", st.Spec.Space, st.Spec.Defaults, api.DefaultsMixed)
+	if !st.Spec.Space.Native || st.Spec.Defaults != api.DefaultsPractical {
+		t.Fatalf("space %+v, defaults %d: want the encoded cube (native) of generation %d", st.Spec.Space, st.Spec.Defaults, api.DefaultsPractical)
 	}
 	for range 60 {
 		sg := s.ask(st.ID, 1)[0]

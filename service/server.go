@@ -434,20 +434,11 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 	if e := resolveAlgorithm(&spec); e != nil {
 		return spec, nil, e
 	}
-	// A box with neither native nor candidates given — a box space, or
-	// typed parameters (only floats before generation 8) — is optimised as
-	// a box by an algorithm whose declaration takes one (the practical
-	// defaults); the others get the candidate set.
-	box := spec.Space.Type == api.SpaceBox && len(spec.Parameters) == 0
-	if len(spec.Parameters) > 0 {
-		box = true
-		for _, p := range spec.Parameters {
-			box = box && (p.Type == ParamFloat || spec.Defaults >= api.DefaultsMixed)
-		}
-	}
+	// A box with neither native nor candidates given is optimised as a box
+	// by an algorithm whose declaration takes one (nativeByDefault); the
+	// others get the candidate set.
 	if as, err := agent.Lookup(spec.Algorithm); err == nil && as.Can.Takes(agent.DomainBox) &&
-		spec.Defaults >= api.DefaultsNativeBox && box && !spec.Space.Native &&
-		spec.Space.Candidates == 0 && !spec.FullInfo && (len(spec.Parameters) == 0 || spec.Space.Type == "") {
+		!spec.Space.Native && nativeByDefault(&spec) && (len(spec.Parameters) == 0 || spec.Space.Type == "") {
 		spec.Space.Native = true
 	}
 	if e := normalize(&spec); e != nil {
@@ -865,9 +856,9 @@ func (s *Server) refreshSpec(ctx context.Context, l *live) error {
 
 // expire returns the abandon events of the decisions pending for longer
 // than the TTL.
-func (s *Server) expire(l *live, now time.Time) []store.Event {
+func (s *Server) expire(l *live, now time.Time) ([]store.Event, error) {
 	if s.opt.PendingTTL <= 0 {
-		return nil
+		return nil, nil
 	}
 	cut := now.Add(-s.opt.PendingTTL)
 	var evs []store.Event
@@ -879,136 +870,237 @@ func (s *Server) expire(l *live, now time.Time) []store.Event {
 		if d.abandoned || l.complete(d) {
 			continue
 		}
-		data, _ := json.Marshal(abandonEvent{ID: int64(i + 1), Reason: "ttl"})
-		evs = append(evs, store.Event{Kind: store.KindAbandon, Data: data})
+		ev, err := newEvent(store.KindAbandon, abandonEvent{ID: int64(i + 1), Reason: "ttl"})
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
 	}
-	return evs
+	return evs, nil
 }
 
+// ask is a parsed POST /studies/{id}/suggestions.
+type ask struct {
+	study string
+	key   string // the Idempotency-Key, if any
+	hash  string // the request's fingerprint, for the key
+	req   api.SuggestRequest
+}
+
+// asked is what an ask made under the study's lock.
+type asked struct {
+	sugg     []api.Suggestion
+	ids      []int64 // the decisions made, in order
+	replayed bool    // answered from the log by the idempotency key
+}
+
+// suggest answers POST /studies/{id}/suggestions in steps: parse the
+// request; under the study's lock, check the round's input, answer a known
+// idempotency key from the log, check the horizon and the server's limits,
+// abandon expired decisions, decide, commit the decisions to the log; then
+// answer.
 func (s *Server) suggest(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	key, e := idempotencyKey(r)
+	a, e := parseAsk(r, s.opt.MaxAskCount)
 	if e != nil {
 		return e
 	}
-	body, e := readBody(r)
-	if e != nil {
-		return e
-	}
-	req, e := decodeSuggest(body, s.opt.MaxAskCount)
-	if e != nil {
-		return e
-	}
-	ctx := r.Context()
-	hash := requestHash("ask", req)
-	var resp api.SuggestResponse
-	replayed := false
-	err := s.withStudy(r.Context(), id, false, func(l *live) error {
-		if e := l.checkRound(req); e != nil {
-			return e
-		}
-		if h := l.horizon(); h > 0 && len(l.decs)+req.Count > h {
-			if err := s.refreshSpec(r.Context(), l); err != nil {
-				return err
-			}
-		}
-		var sugg []api.Suggestion
-		var asked []int64 // the decisions made, in order
-		evs, err := s.update(r.Context(), l, func() ([]store.Event, error) {
-			sugg, asked = sugg[:0], asked[:0] // a store may run this again
-			if key != "" {
-				if rec, ok := l.keys[key]; ok {
-					if rec.op != "ask" || rec.req != hash {
-						return nil, keyReused(key)
-					}
-					for i := rec.first - 1; i < rec.first-1+int64(rec.count) && i < int64(len(l.decs)); i++ {
-						sugg = append(sugg, l.suggestion(int(i)))
-					}
-					replayed = true
-					return nil, nil
-				}
-			}
-			if h := l.horizon(); h > 0 && len(l.decs)+req.Count > h {
-				return nil, conflict("horizon_reached", "count",
-					"the study has made %d of its %d decisions (horizon): %d more requested; PATCH /studies/%s raises the horizon",
-					len(l.decs), h, req.Count, l.id)
-			}
-			if e := s.checkLimits(l, req.Count); e != nil {
-				return nil, e
-			}
-			now := time.Now().UTC()
-			evs := s.expire(l, now)
-			for _, ev := range evs {
-				var a abandonEvent
-				if err := json.Unmarshal(ev.Data, &a); err != nil {
-					return evs, internal(fmt.Errorf("study %s: an expired decision's event: %w", l.id, err))
-				}
-				if err := l.abandon(a.ID, false); err != nil {
-					return evs, algorithmFailed(l.id, fmt.Errorf("abandon: %w", err))
-				}
-			}
-			begin := time.Now()
-			for k := 0; k < req.Count; k++ {
-				// Before each decision: is anybody still waiting, and is
-				// the ask within its time? If not, the decisions made so
-				// far are not committed: the error drops the live study
-				// (moved), which is rebuilt from the log as it was.
-				if err := ctx.Err(); err != nil {
-					s.metrics.refused("client_gone")
-					s.log.Info("ask stopped: the client went away", "study", l.id, "count", req.Count, "decided", k,
-						"seconds", time.Since(begin).Seconds())
-					return evs, &apiError{status: 499, code: "client_gone", field: "count",
-						msg: fmt.Sprintf("the client closed the request after %d of %d decisions; none was committed", k, req.Count)}
-				}
-				if el := time.Since(begin); k > 0 && s.opt.MaxAskTime > 0 && el > s.opt.MaxAskTime {
-					s.metrics.refused("ask_time_limit")
-					s.log.Warn("ask stopped at the time limit", "study", l.id, "count", req.Count, "decided", k,
-						"seconds", el.Seconds(), "limit", s.opt.MaxAskTime)
-					return evs, &apiError{status: http.StatusUnprocessableEntity, code: "ask_time_limit", field: "count",
-						msg: fmt.Sprintf("= %d: the ask had made %d decision(s) in %.1f s, beyond this server's limit of %v per ask (--max-ask-time); none was committed: ask for fewer at a time (count ≤ %d)",
-							req.Count, k, el.Seconds(), s.opt.MaxAskTime, max(k-1, 1))}
-				}
-				var a askEvent
-				var err error
-				if len(l.queue) > 0 { // a point a person enqueued comes first
-					a, err = l.impose(now, l.queue[0], imposedQueued)
-				} else {
-					a, err = l.decide(now, roundInput{arms: req.Arms, sample: req.ConstraintSample})
-				}
-				if err != nil {
-					return evs, algorithmFailed(l.id, fmt.Errorf("decide: %w", err))
-				}
-				if k == 0 && key != "" {
-					a.Key, a.Req, a.Of = key, hash, req.Count
-					l.setKey(key, idemRecord{op: "ask", req: hash, first: a.ID, count: req.Count})
-				}
-				data, _ := json.Marshal(a)
-				evs = append(evs, store.Event{Kind: store.KindAsk, Data: data})
-				sugg = append(sugg, l.suggestion(int(a.ID-1)))
-				asked = append(asked, a.ID)
-			}
-			return evs, nil
-		})
-		if err != nil {
-			return err
-		}
-		k := 0
-		for _, ev := range evs { // the log's time of each decision, in the order asked
-			if ev.Kind == store.KindAsk && k < len(asked) {
-				l.decs[asked[k]-1].created = ev.Time
-				k++
-			}
-		}
-		resp.Suggestions = sugg
-		return nil
+	var out asked
+	err := s.withStudy(r.Context(), a.study, false, func(l *live) error {
+		var err error
+		out, err = s.askStudy(r.Context(), l, a)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	if replayed {
+	if out.replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	return writeJSON(w, http.StatusOK, resp)
+	return writeJSON(w, http.StatusOK, api.SuggestResponse{Suggestions: out.sugg})
+}
+
+// parseAsk reads the ask's study, idempotency key and body.
+func parseAsk(r *http.Request, maxCount int) (ask, *apiError) {
+	a := ask{study: r.PathValue("id")}
+	var e *apiError
+	if a.key, e = idempotencyKey(r); e != nil {
+		return a, e
+	}
+	body, e := readBody(r)
+	if e != nil {
+		return a, e
+	}
+	if a.req, e = decodeSuggest(body, maxCount); e != nil {
+		return a, e
+	}
+	a.hash = requestHash("ask", a.req)
+	return a, nil
+}
+
+// askStudy runs an ask on the live study l, under its lock, and commits
+// the decisions: the log's time of each becomes its creation time.
+func (s *Server) askStudy(ctx context.Context, l *live, a ask) (asked, error) {
+	if e := l.checkRound(a.req); e != nil {
+		return asked{}, e
+	}
+	if h := l.horizon(); h > 0 && len(l.decs)+a.req.Count > h {
+		if err := s.refreshSpec(ctx, l); err != nil {
+			return asked{}, err
+		}
+	}
+	var out asked
+	evs, err := s.update(ctx, l, func() ([]store.Event, error) {
+		var evs []store.Event // a store may run this again: out starts afresh
+		var err error
+		out, evs, err = s.decideAsk(ctx, l, a)
+		return evs, err
+	})
+	if err != nil {
+		return asked{}, err
+	}
+	k := 0
+	for _, ev := range evs { // the log's time of each decision, in the order asked
+		if ev.Kind == store.KindAsk && k < len(out.ids) {
+			l.decs[out.ids[k]-1].created = ev.Time
+			k++
+		}
+	}
+	return out, nil
+}
+
+// decideAsk is an ask's work under the store's lock, with l up to date with
+// the log: the answer to a known idempotency key, else the events to
+// append — expired decisions abandoned, then the decisions. Events returned
+// with an error changed the live study, which the error drops (update).
+func (s *Server) decideAsk(ctx context.Context, l *live, a ask) (asked, []store.Event, error) {
+	out, replayed, e := l.replayAsk(a)
+	if e != nil {
+		return asked{}, nil, e
+	}
+	if replayed {
+		return out, nil, nil
+	}
+	if e := s.admitAsk(l, a.req.Count); e != nil {
+		return asked{}, nil, e
+	}
+	now := time.Now().UTC()
+	evs, err := s.abandonExpired(l, now)
+	if err != nil {
+		return asked{}, evs, err
+	}
+	return s.decideLoop(ctx, l, a, now, evs)
+}
+
+// replayAsk answers an ask whose idempotency key the study knows with the
+// decisions it made then (ok); a key used for another request is refused.
+func (l *live) replayAsk(a ask) (asked, bool, *apiError) {
+	if a.key == "" {
+		return asked{}, false, nil
+	}
+	rec, ok := l.keys[a.key]
+	if !ok {
+		return asked{}, false, nil
+	}
+	if rec.op != "ask" || rec.req != a.hash {
+		return asked{}, false, keyReused(a.key)
+	}
+	out := asked{replayed: true}
+	for i := rec.first - 1; i < rec.first-1+int64(rec.count) && i < int64(len(l.decs)); i++ {
+		out.sugg = append(out.sugg, l.suggestion(int(i)))
+	}
+	return out, true, nil
+}
+
+// admitAsk refuses an ask of count decisions beyond the study's horizon or
+// the server's limits.
+func (s *Server) admitAsk(l *live, count int) *apiError {
+	if h := l.horizon(); h > 0 && len(l.decs)+count > h {
+		return conflict("horizon_reached", "count",
+			"the study has made %d of its %d decisions (horizon): %d more requested; PATCH /studies/%s raises the horizon",
+			len(l.decs), h, count, l.id)
+	}
+	return s.checkLimits(l, count)
+}
+
+// abandonExpired abandons the decisions pending beyond the TTL and returns
+// their events.
+func (s *Server) abandonExpired(l *live, now time.Time) ([]store.Event, error) {
+	evs, err := s.expire(l, now)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range evs {
+		var a abandonEvent
+		if err := json.Unmarshal(ev.Data, &a); err != nil {
+			return evs, internal(fmt.Errorf("study %s: an expired decision's event: %w", l.id, err))
+		}
+		if err := l.abandon(a.ID, false); err != nil {
+			return evs, algorithmFailed(l.id, fmt.Errorf("abandon: %w", err))
+		}
+	}
+	return evs, nil
+}
+
+// decideLoop makes the ask's decisions — a point a person enqueued first,
+// else the agent's — and appends their events to evs. Before each it
+// checks that the client still waits and that the ask is within its time;
+// if not, nothing is committed: the error drops the live study (its
+// events moved it), which is rebuilt from the log as it was.
+func (s *Server) decideLoop(ctx context.Context, l *live, a ask, now time.Time, evs []store.Event) (asked, []store.Event, error) {
+	var out asked
+	count := a.req.Count
+	begin := time.Now()
+	for k := 0; k < count; k++ {
+		if err := ctx.Err(); err != nil {
+			s.metrics.refused("client_gone")
+			s.log.Info("ask stopped: the client went away", "study", l.id, "count", count, "decided", k,
+				"seconds", time.Since(begin).Seconds())
+			return out, evs, &apiError{status: 499, code: "client_gone", field: "count",
+				msg: fmt.Sprintf("the client closed the request after %d of %d decisions; none was committed", k, count)}
+		}
+		if el := time.Since(begin); k > 0 && s.opt.MaxAskTime > 0 && el > s.opt.MaxAskTime {
+			s.metrics.refused("ask_time_limit")
+			s.log.Warn("ask stopped at the time limit", "study", l.id, "count", count, "decided", k,
+				"seconds", el.Seconds(), "limit", s.opt.MaxAskTime)
+			return out, evs, &apiError{status: http.StatusUnprocessableEntity, code: "ask_time_limit", field: "count",
+				msg: fmt.Sprintf("= %d: the ask had made %d decision(s) in %.1f s, beyond this server's limit of %v per ask (--max-ask-time); none was committed: ask for fewer at a time (count ≤ %d)",
+					count, k, el.Seconds(), s.opt.MaxAskTime, max(k-1, 1))}
+		}
+		var d askEvent
+		var err error
+		if len(l.queue) > 0 { // a point a person enqueued comes first
+			d, err = l.impose(now, l.queue[0], imposedQueued)
+		} else {
+			d, err = l.decide(now, roundInput{arms: a.req.Arms, sample: a.req.ConstraintSample})
+		}
+		if err != nil {
+			return out, evs, algorithmFailed(l.id, fmt.Errorf("decide: %w", err))
+		}
+		if k == 0 && a.key != "" {
+			d.Key, d.Req, d.Of = a.key, a.hash, count
+			l.setKey(a.key, idemRecord{op: "ask", req: a.hash, first: d.ID, count: count})
+		}
+		ev, err := newEvent(store.KindAsk, d)
+		if err != nil {
+			return out, evs, err
+		}
+		evs = append(evs, ev)
+		out.sugg = append(out.sugg, l.suggestion(int(d.ID-1)))
+		out.ids = append(out.ids, d.ID)
+	}
+	return out, evs, nil
+}
+
+// newEvent encodes v as a log event of the given kind. A value JSON cannot
+// hold (a NaN) is the server's fault: the error is not an *apiError, so
+// update drops the live study it changed, nothing is appended, and the
+// answer is a 500.
+func newEvent(kind string, v any) (store.Event, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("encode a %s event: %w", kind, err)
+	}
+	return store.Event{Kind: kind, Data: data}, nil
 }
 
 // checkLimits refuses an ask of count decisions that would take the study
@@ -1042,19 +1134,20 @@ func (s *Server) checkLimits(l *live, count int) *apiError {
 // answered with one: asking for none is a caller's bug (a free-worker count
 // gone to 0) to surface, and an ask that decides nothing has no use.
 func decodeSuggest(body []byte, maxCount int) (api.SuggestRequest, *apiError) {
-	var req api.SuggestRequest
-	given := false
-	if body != nil {
-		if e := decodeJSON(body, &req); e != nil {
-			return req, e
-		}
-		var c struct {
-			Count *int `json:"count"`
-		}
-		given = json.Unmarshal(body, &c) == nil && c.Count != nil
+	// The request with its count as a pointer: absent or null is nil.
+	var in struct {
+		api.SuggestRequest
+		Count *int `json:"count"`
 	}
-	if req.Count == 0 && !given {
-		req.Count = 1
+	if body != nil {
+		if e := decodeJSON(body, &in); e != nil {
+			return in.SuggestRequest, e
+		}
+	}
+	req := in.SuggestRequest
+	req.Count = 1
+	if in.Count != nil {
+		req.Count = *in.Count
 	}
 	if req.Count < 1 || req.Count > maxCount {
 		return req, invalid("count", "= %d: must be in [1, %d] (this server's limit per ask, --max-ask-count)", req.Count, maxCount)
@@ -1265,8 +1358,11 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 			if key != "" {
 				l.setKey(key, idemRecord{op: "tell", req: hash, resp: t.Resp})
 			}
-			data, _ := json.Marshal(t)
-			return []store.Event{{Kind: store.KindTell, Data: data}}, nil
+			ev, err := newEvent(store.KindTell, t)
+			if err != nil {
+				return nil, err
+			}
+			return []store.Event{ev}, nil
 		})
 		return err
 	})
@@ -1304,8 +1400,11 @@ func (s *Server) abandonDecision(w http.ResponseWriter, r *http.Request) error {
 			if err := l.abandon(did, false); err != nil {
 				return nil, algorithmFailed(l.id, fmt.Errorf("abandon: %w", err))
 			}
-			data, _ := json.Marshal(abandonEvent{ID: did, Reason: "deleted"})
-			return []store.Event{{Kind: store.KindAbandon, Data: data}}, nil
+			ev, err := newEvent(store.KindAbandon, abandonEvent{ID: did, Reason: "deleted"})
+			if err != nil {
+				return nil, err
+			}
+			return []store.Event{ev}, nil
 		})
 		return err
 	})

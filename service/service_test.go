@@ -261,7 +261,7 @@ func TestValidation(t *testing.T) {
 		{"space type", "POST", "/studies", mod(func(m map[string]any) { sp(m)["type"] = "ball" }), 400, "space.type"},
 		{"hi dim", "POST", "/studies", mod(func(m map[string]any) { sp(m)["hi"] = []float64{1} }), 400, "space.hi"},
 		{"empty box", "POST", "/studies", mod(func(m map[string]any) { sp(m)["lo"] = []float64{0, 2} }), 400, "space.hi[1]"},
-		{"overflow", "POST", "/studies", strings.Replace(mod(func(map[string]any) {}), `"lo":[0,0]`, `"lo":[0,1e999]`, 1), 400, "space.lo"},
+		{"overflow", "POST", "/studies", strings.Replace(mod(func(map[string]any) {}), `"lo":[0,0]`, `"lo":[0,1e999]`, 1), 400, "space.lo[1]"},
 		{"candidates", "POST", "/studies", mod(func(m map[string]any) { sp(m)["candidates"] = 1e6 }), 400, "space.candidates"},
 		{"points ragged", "POST", "/studies", mod(func(m map[string]any) {
 			m["space"] = map[string]any{"type": "points", "points": [][]float64{{0, 1}, {1}}}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -501,10 +500,10 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 	}
 	kinds := make([]optimize.Kind, len(s.Constraints))
 	for j, c := range s.Constraints {
-		if optimize.ValidKind(optimize.Kind(c.Kind)) != nil {
+		if optimize.ValidKind(c.Kind) != nil {
 			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: accepted are %q, %q, %q", c.Kind, api.KindStageWise, api.KindCumulative, api.KindLongTerm)
 		}
-		kinds[j] = optimize.Kind(c.Kind)
+		kinds[j] = c.Kind
 	}
 	if s.Algorithm == "" {
 		ch, err := optimize.Choose(kinds, s.Prior.Safe != nil, requestDomain(s))
@@ -513,7 +512,7 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 		}
 		s.Algorithm, s.AlgorithmChoice = ch.Algorithm, "no algorithm named; "+ch.Reason
 		for j := range s.Constraints {
-			s.Constraints[j].Kind = string(ch.Kinds[j])
+			s.Constraints[j].Kind = ch.Kinds[j]
 		}
 		return nil
 	}
@@ -524,10 +523,10 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 	for j := range s.Constraints {
 		c := &s.Constraints[j]
 		if c.Kind == "" {
-			c.Kind = string(optimize.DefaultKind(&spec))
+			c.Kind = optimize.DefaultKind(&spec)
 			continue
 		}
-		if err := optimize.CheckKeeps(spec, optimize.Kind(c.Kind)); err != nil {
+		if err := optimize.CheckKeeps(spec, c.Kind); err != nil {
 			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: %v", c.Kind, err)
 		}
 	}
@@ -535,25 +534,39 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 }
 
 // requestDomain is the kind of domain (agent.Domain*) a definition gives
-// its learner, read before normalization (decodeStudy's rule): a box — a
-// box space, or parameters that are all floats — unless a candidate set,
-// full information or the defaults of generation 1 make it finite; points;
-// contextual.
+// its learner, read before normalization (decodeStudy's rule): a box
+// (boxSpace) that is native or nativeByDefault; points; contextual.
 func requestDomain(s *api.StudySpec) string {
-	box := s.Space.Type == api.SpaceBox && len(s.Parameters) == 0
-	if len(s.Parameters) > 0 {
-		box = true
-		for _, p := range s.Parameters {
-			box = box && (p.Type == ParamFloat || s.Defaults >= api.DefaultsMixed)
-		}
-	}
 	switch {
 	case s.Space.Type == api.SpaceContextual:
 		return agent.DomainContextual
-	case box && (s.Space.Native || (s.Space.Candidates == 0 && !s.FullInfo && s.Defaults >= api.DefaultsNativeBox)):
+	case boxSpace(s) && (s.Space.Native || nativeByDefault(s)):
 		return agent.DomainBox
 	}
 	return agent.DomainFinite
+}
+
+// boxSpace reports whether a definition, before normalization, describes a
+// box: a box space, or typed parameters (only floats before
+// api.DefaultsMixed).
+func boxSpace(s *api.StudySpec) bool {
+	if len(s.Parameters) == 0 {
+		return s.Space.Type == api.SpaceBox
+	}
+	for _, p := range s.Parameters {
+		if p.Type != ParamFloat && s.Defaults < api.DefaultsMixed {
+			return false
+		}
+	}
+	return true
+}
+
+// nativeByDefault reports whether a definition's box is searched as a box
+// by an algorithm that takes one, space.native unsaid: unless a candidate
+// set, full information or a generation before api.DefaultsNativeBox make
+// it finite.
+func nativeByDefault(s *api.StudySpec) bool {
+	return boxSpace(s) && s.Space.Candidates == 0 && !s.FullInfo && s.Defaults >= api.DefaultsNativeBox
 }
 
 // normalizeStage checks what stage-wise algorithms are told (Pacchiano et al. §2): the
@@ -784,7 +797,8 @@ var laterDefaults = map[int][]defaultsPin{
 	// values' mean (no stuck runs); CKB's dual step on the posterior mean
 	// less one σ; a multi-step box refinement in 3+ dims; GP-BUCB's wider
 	// bound for f while decisions are pending (pending=bucb).
-	4: {{params: map[string]string{"constraint-fit": "threshold", "dual": "optimistic", "refine": "step", "refit": "inline", "pending": "hallucinate"}}},
+	4: {{params: map[string]string{"dual": "optimistic", "refine": "step", "pending": "hallucinate"}},
+		{fitted: true, params: map[string]string{"constraint-fit": "threshold", "refit": "inline"}}},
 	// 5 → 6 (docs/defaults.md, "Generation 6"): rpol-ucb and config decide in SCBO's trust region
 	// in 3+ dims.
 	5: {{params: map[string]string{"region": "global"}}},
@@ -795,15 +809,25 @@ var laterDefaults = map[int][]defaultsPin{
 	// typed parameters searched as a mixed space (normalization:
 	// api.DefaultsMixed).
 	7: {{params: map[string]string{"draw": "dense", "region-candidates": "fixed"}}},
+	// 8 → 9 (docs/typed.md): the typed-space search starts from several
+	// candidates and the best observation.
+	8: {{params: map[string]string{"mixed-starts": "1"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are
 // the earlier values, for every algorithm that takes them except those that
-// take the parameter unless (as declared in their Params).
+// take the parameter unless (as declared in their Params), and with fitted
+// only for a study that fits hyperparameters (fitsHyper).
 type defaultsPin struct {
 	unless string
+	fitted bool
 	params map[string]string
 }
+
+// fitsHyper reports whether an agent with parameters ps fits
+// hyperparameters: unless hyper = fixed, since every study's domain has
+// coordinates (agent.FitParams apply only then).
+func fitsHyper(ps bandit.Params) bool { return ps["hyper"] != "fixed" }
 
 // pinEarlierDefaults sets on ps, for a study of generation gen, the values
 // of every later generation's change (laterDefaults) where the algorithm
@@ -819,13 +843,14 @@ func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
 	}
 	for g := gen; g < api.DefaultsPractical; g++ {
 		for _, pin := range laterDefaults[g] {
-			if pin.unless != "" && slices.ContainsFunc(spec.Params, func(d bandit.ParamDoc) bool { return d.Name == pin.unless }) {
+			if pin.unless != "" && bandit.Declares(spec.Params, pin.unless) || pin.fitted && !fitsHyper(ps) {
 				continue
 			}
 			for _, d := range spec.Params {
-				if v, ok := pin.params[d.Name]; ok {
-					if _, set := ps[d.Name]; !set {
-						ps[d.Name] = v
+				name := d.Describe().Name
+				if v, ok := pin.params[name]; ok {
+					if _, set := ps[name]; !set {
+						ps[name] = v
 					}
 				}
 			}
@@ -903,43 +928,19 @@ func (b *built) newAgent(s *api.StudySpec, horizon int, seed uint64) (bandit.Age
 // boxCandidates is the deterministic candidate set of a box: a regular grid
 // in one and two dimensions (k points per side, k = round(n^(1/d)), one
 // point on a side of zero width), a Halton sequence (bases 2, 3, 5, …, from
-// index 1) in three and more.
+// index 1) in three and more (domain.GridPoints, domain.HaltonPoints).
 func boxCandidates(lo, hi []float64, n int) [][]float64 {
 	d := len(lo)
-	if d <= 2 {
-		k := int(math.Round(math.Pow(float64(n), 1/float64(d))))
-		if k < 1 {
-			k = 1
-		}
-		axes := make([][]float64, d)
-		for i := range axes {
-			if hi[i] == lo[i] || k == 1 {
-				axes[i] = []float64{lo[i] + (hi[i]-lo[i])/2}
-				continue
-			}
-			for j := 0; j < k; j++ {
-				axes[i] = append(axes[i], lo[i]+(hi[i]-lo[i])*float64(j)/float64(k-1))
-			}
-		}
-		var pts [][]float64
-		if d == 1 {
-			for _, x := range axes[0] {
-				pts = append(pts, []float64{x})
-			}
-			return pts
-		}
-		for _, x := range axes[0] {
-			for _, y := range axes[1] {
-				pts = append(pts, []float64{x, y})
-			}
-		}
-		return pts
+	if d > 2 {
+		return domain.HaltonPoints(lo, hi, n, nil)
 	}
-	pts := domain.Halton(n, d)
-	for _, p := range pts {
-		for j := range p {
-			p[j] = lo[j] + (hi[j]-lo[j])*p[j]
+	k := max(int(math.Round(math.Pow(float64(n), 1/float64(d)))), 1)
+	sides := make([]int, d)
+	for i := range sides {
+		sides[i] = k
+		if hi[i] == lo[i] {
+			sides[i] = 1
 		}
 	}
-	return pts
+	return domain.GridPoints(lo, hi, sides)
 }

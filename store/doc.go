@@ -4,7 +4,11 @@
 // is rebuilt by replaying it (package service), so a store only has to keep
 // the log complete, ordered and consistent.
 //
-// Three implementations share the Store interface:
+// Backends register by URL scheme (Register, in the init of the backend's
+// file) and Open picks one by the scheme of its URL, so a new backend is one
+// file; the contract every backend keeps is checked by one exported test,
+// storetest.Run, which each backend's tests call. Three implementations
+// share the Store interface:
 //
 //   - SQLite (Open("sqlite:FILE")): an embedded file, the default. It uses
 //     the pure-Go driver modernc.org/sqlite in WAL mode. One process owns

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 )
@@ -18,6 +19,15 @@ type memStudy struct {
 	Study
 	events []Event
 	snap   *Snapshot
+}
+
+func init() {
+	Register("memory", func(_ context.Context, url string) (Store, error) {
+		if url != "memory" && url != "memory:" {
+			return nil, fmt.Errorf("store: --db %q: a memory store takes no options (memory:)", url)
+		}
+		return NewMemory(), nil
+	})
 }
 
 // NewMemory returns an empty in-memory store.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -43,6 +44,21 @@ CREATE TABLE IF NOT EXISTS cbandit_snapshots (
 );
 CREATE INDEX IF NOT EXISTS cbandit_studies_created ON cbandit_studies (created, id);
 `
+
+func init() {
+	open := func(ctx context.Context, url string) (Store, error) {
+		if _, rest, _ := strings.Cut(url, ":"); !strings.HasPrefix(rest, "//") {
+			return nil, fmt.Errorf("store: --db %q: want postgres://…", url)
+		}
+		p, err := OpenPostgres(ctx, url)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	Register("postgres", open)
+	Register("postgresql", open)
+}
 
 // OpenPostgres connects to the database at dsn and creates the tables if
 // they are missing (under an advisory lock, so replicas starting together

@@ -72,6 +72,20 @@ CREATE INDEX IF NOT EXISTS studies_created ON studies (created, id);
 // sqliteReaders is the size of the read pool.
 const sqliteReaders = 4
 
+func init() {
+	Register("sqlite", func(ctx context.Context, url string) (Store, error) {
+		path, ok := strings.CutPrefix(url, "sqlite:")
+		if !ok {
+			return nil, fmt.Errorf("store: --db %q: want sqlite:FILE", url)
+		}
+		s, err := OpenSQLite(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	})
+}
+
 // OpenSQLite opens (creating if needed) the database file at path. The
 // default synchronous=FULL makes a committed append durable across power
 // loss and OS crashes (an fsync of the WAL per commit; SQLite's

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -174,18 +177,49 @@ type Store interface {
 	Close() error
 }
 
-// Open opens a store from a URL: "sqlite:FILE[?sync=full]", "postgres://…"
-// (or "postgresql://…"), or "memory:".
-func Open(ctx context.Context, url string) (Store, error) {
-	switch {
-	case strings.HasPrefix(url, "sqlite:"):
-		return OpenSQLite(ctx, strings.TrimPrefix(url, "sqlite:"))
-	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return OpenPostgres(ctx, url)
-	case url == "memory:" || url == "memory":
-		return NewMemory(), nil
+// Opener opens a backend's store from the whole URL given to Open.
+type Opener func(ctx context.Context, url string) (Store, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Opener{}
+)
+
+// Register makes a backend available to Open under a URL scheme (the part
+// of the URL before its first ':'), as database/sql's drivers register by
+// name: a backend is one file whose init calls Register. Register panics
+// when the scheme is empty or already taken.
+func Register(scheme string, open Opener) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if scheme == "" || open == nil {
+		panic("store: Register needs a scheme and an opener")
 	}
-	return nil, fmt.Errorf("store: --db %q: want sqlite:FILE, postgres://… or memory:", url)
+	if _, dup := registry[scheme]; dup {
+		panic("store: Register called twice for scheme " + scheme)
+	}
+	registry[scheme] = open
+}
+
+// Schemes returns the registered URL schemes, sorted.
+func Schemes() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return slices.Sorted(maps.Keys(registry))
+}
+
+// Open opens a store from a URL, by the backend registered for its scheme:
+// "sqlite:FILE[?sync=full]", "postgres://…" (or "postgresql://…"), or
+// "memory:".
+func Open(ctx context.Context, url string) (Store, error) {
+	scheme, _, _ := strings.Cut(url, ":")
+	registryMu.RLock()
+	open := registry[scheme]
+	registryMu.RUnlock()
+	if open == nil {
+		return nil, fmt.Errorf("store: --db %q: want sqlite:FILE, postgres://… or memory: (the schemes registered: %s)", url, strings.Join(Schemes(), ", "))
+	}
+	return open(ctx, url)
 }
 
 // countAsks counts the events of kind KindAsk.

@@ -58,7 +58,7 @@ func list(w io.Writer, verbose bool) error {
 		nameW = max(nameW, utf8.RuneCountInString(s.Name))
 	}
 	indent := 2 + nameW + 2
-	entry := func(name, summary, source, can string, ps []bandit.ParamDoc) {
+	entry := func(name, summary, source, can string, ps []bandit.Param) {
 		head := "  " + name + strings.Repeat(" ", nameW-utf8.RuneCountInString(name)+2)
 		if !verbose {
 			fmt.Fprintln(bw, head+cut(summary, listWidth-indent))
@@ -68,13 +68,14 @@ func list(w io.Writer, verbose bool) error {
 		if can != "" {
 			writeWrapped(bw, strings.Repeat(" ", indent)+"can: ", strings.Repeat(" ", indent+5), can)
 		}
-		for _, p := range ps {
+		for _, q := range ps {
+			p := q.Describe()
 			first := strings.Repeat(" ", indent) + p.Name + "=" + p.Default + "  "
 			if utf8.RuneCountInString(first) > listWidth/2 { // a long default: its doc below
 				writeWrapped(bw, strings.Repeat(" ", indent), strings.Repeat(" ", indent+4), p.Name+"="+p.Default)
 				first = strings.Repeat(" ", indent+4)
 			}
-			writeWrapped(bw, first, strings.Repeat(" ", indent+4), p.Doc)
+			writeWrapped(bw, first, strings.Repeat(" ", indent+4), p.Values()+": "+p.Doc+" ["+p.Source+"]")
 		}
 	}
 	more := " (--verbose: sources, parameters)"
@@ -294,8 +295,8 @@ func writePacked(w io.Writer, indent string, items []string) {
 }
 
 // listMarkdown writes every algorithm's declared parameters as one
-// Markdown table per algorithm: name, default, what and why — the
-// declarations themselves, so docs/parameters-table.md is generated, not
+// Markdown table per algorithm: name, default (a computed one in italics),
+// values, what and why, source — the declarations themselves, so docs/parameters-table.md is generated, not
 // kept by hand (TestParametersTableIsGenerated).
 func listMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
@@ -309,9 +310,14 @@ func listMarkdown(w io.Writer) error {
 		if len(s.Params) == 0 {
 			continue
 		}
-		fmt.Fprintln(bw, "\n| parameter | default | what and why |\n|---|---|---|")
-		for _, p := range s.Params {
-			fmt.Fprintf(bw, "| `%s` | %s | %s |\n", p.Name, cell(p.Default), cell(p.Doc))
+		fmt.Fprintln(bw, "\n| parameter | default | values | what and why | source |\n|---|---|---|---|---|")
+		for _, q := range s.Params {
+			p := q.Describe()
+			def := cell(p.Default)
+			if p.Computed {
+				def = "*" + def + "*"
+			}
+			fmt.Fprintf(bw, "| `%s` | %s | %s | %s | %s |\n", p.Name, def, cell(p.Values()), cell(p.Doc), cell(p.Source))
 		}
 	}
 	return bw.Flush()

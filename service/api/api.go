@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"time"
+
+	"github.com/cbandit/cbandit/bandit"
 )
 
 // Space kinds.
@@ -15,15 +17,16 @@ const (
 	SpaceContextual = "contextual"
 )
 
-// Constraint kinds: how violation of g_j = metric_j − threshold_j ≤ 0 is
-// counted in the summary.
+// Constraint kinds (bandit.ConstraintKind): which violation of
+// g_j = metric_j − threshold_j ≤ 0 the algorithm keeps small, and how the
+// summary counts it.
 const (
 	// KindCumulative counts Σ_t [g_j(x_t)]⁺ (hard, cumulative violation).
-	KindCumulative = "cumulative"
+	KindCumulative = bandit.KindCumulative
 	// KindLongTerm counts [Σ_t g_j(x_t)]⁺ (soft, long-term violation).
-	KindLongTerm = "long-term"
+	KindLongTerm = bandit.KindLongTerm
 	// KindStageWise counts the rounds with g_j(x_t) > 0 (per-round constraint).
-	KindStageWise = "stage-wise"
+	KindStageWise = bandit.KindStageWise
 )
 
 // Goals of the objective.
@@ -92,7 +95,7 @@ type Constraint struct {
 	// it declares or a weaker one (every round feasible ⇒ no cumulative
 	// violation; [Σg]⁺ ≤ Σ[g]⁺). The kind also picks the violation the
 	// summary reports.
-	Kind string `json:"kind,omitempty"`
+	Kind bandit.ConstraintKind `json:"kind,omitempty"`
 }
 
 // Prior is what the learner assumes about the unknown functions; every field
@@ -224,8 +227,9 @@ type StudySpec struct {
 // 7: the trust region also while decisions are pending (region-pending);
 // 8: typed parameters searched as a mixed space (DefaultsMixed), Thompson
 // draws pathwise (ckb-ts's draw), candidates drawn in the trust region in
-// 7+ dims (region-candidates).
-const DefaultsPractical = 8
+// 7+ dims (region-candidates); 9: the typed-space search started from
+// several candidates and the best observation (mixed-starts).
+const DefaultsPractical = 9
 
 // DefaultsMixed is the first generation in which a study of typed
 // parameters with ints or categoricals and no space.candidates goes to an
@@ -390,9 +394,9 @@ type DecisionList struct {
 
 // ConstraintSummary is what has been observed of one constraint.
 type ConstraintSummary struct {
-	Name      string  `json:"name"`
-	Kind      string  `json:"kind"`
-	Threshold float64 `json:"threshold"`
+	Name      string                `json:"name"`
+	Kind      bandit.ConstraintKind `json:"kind"`
+	Threshold float64               `json:"threshold"`
 	// Observed is the number of rounds with costs observed.
 	Observed int `json:"observed"`
 	// CumulativeCost is Σ_t g_j(x_t) over observed rounds (metric − threshold).

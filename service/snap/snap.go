@@ -56,7 +56,11 @@ func plain(t reflect.Type) bool {
 	case reflect.Array:
 		return plain(t.Elem())
 	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
+		fs := fields(t)
+		if len(fs) != t.NumField() { // a transient field is not copied
+			return false
+		}
+		for _, i := range fs {
 			if !plain(t.Field(i).Type) {
 				return false
 			}
@@ -64,6 +68,39 @@ func plain(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// Declarer is implemented by a type whose interface fields may come to hold
+// values of types that a freshly built value does not reach (a kernel
+// replaced by a fitted one, say). SnapshotTypes returns one value of each
+// such type; its result must not depend on the receiver, which is a zero
+// value. As with encoding/gob's Register, Decode then finds those types by
+// name, and Fingerprint covers their shapes.
+type Declarer interface {
+	SnapshotTypes() []any
+}
+
+var declarerType = reflect.TypeFor[Declarer]()
+
+// fieldCache holds the encoded fields of each struct type.
+var fieldCache sync.Map // reflect.Type → []int
+
+// fields returns the indices of the fields of struct type t that are
+// encoded: all but the transient ones, tagged `snap:"-"` (not encoded, not
+// in the struct's shape nor the Fingerprint, not counted by Size, zero
+// after Decode).
+func fields(t reflect.Type) []int {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]int)
+	}
+	fs := make([]int, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("snap") != "-" {
+			fs = append(fs, i)
+		}
+	}
+	fieldCache.Store(t, fs)
+	return fs
 }
 
 // shapes caches the shape hash of each type.
@@ -91,7 +128,7 @@ func shape(t reflect.Type) [32]byte {
 		switch t.Kind() {
 		case reflect.Struct:
 			b.WriteString("struct{")
-			for i := 0; i < t.NumField(); i++ {
+			for _, i := range fields(t) {
 				f := t.Field(i)
 				b.WriteString(f.Name + " ")
 				walk(f.Type)
@@ -221,7 +258,7 @@ func (e *encoder) scan(v reflect.Value) error {
 		e.scannedPtr[k] = true
 		return e.scan(v.Elem())
 	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
+		for _, i := range fields(t) {
 			if err := e.scan(field(v, i)); err != nil {
 				return err
 			}
@@ -347,7 +384,7 @@ func (e *encoder) value(v reflect.Value) error {
 			e.raw(unsafe.Pointer(v.UnsafeAddr()), t.Size())
 			return nil
 		}
-		for i := 0; i < t.NumField(); i++ {
+		for _, i := range fields(t) {
 			if err := e.value(field(v, i)); err != nil {
 				return err
 			}
@@ -557,7 +594,7 @@ func (d *decoder) collect(v reflect.Value, seen map[any]bool) {
 		seen[ptrKey{v.Pointer(), v.Type()}] = true
 		d.collect(v.Elem(), seen)
 	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
+		for _, i := range fields(v.Type()) {
 			d.collect(field(v, i), seen)
 		}
 	case reflect.Interface:
@@ -596,6 +633,13 @@ func (d *decoder) collectType(t reflect.Type) {
 		return
 	}
 	d.reg[name] = t
+	if reflect.PointerTo(t).Implements(declarerType) {
+		for _, x := range reflect.New(t).Interface().(Declarer).SnapshotTypes() {
+			if x != nil {
+				d.collectType(reflect.TypeOf(x))
+			}
+		}
+	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Array:
 		d.collectType(t.Elem())
@@ -603,7 +647,7 @@ func (d *decoder) collectType(t reflect.Type) {
 		d.collectType(t.Key())
 		d.collectType(t.Elem())
 	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
+		for _, i := range fields(t) {
 			d.collectType(t.Field(i).Type)
 		}
 	}
@@ -691,9 +735,15 @@ func (d *decoder) value(v reflect.Value) error {
 			d.raw(unsafe.Pointer(v.UnsafeAddr()), t.Size())
 			return nil
 		}
-		for i := 0; i < t.NumField(); i++ {
-			if err := d.value(field(v, i)); err != nil {
-				return err
+		fs := fields(t)
+		for k, i := 0, 0; i < t.NumField(); i++ {
+			if k < len(fs) && fs[k] == i {
+				k++
+				if err := d.value(field(v, i)); err != nil {
+					return err
+				}
+			} else {
+				field(v, i).SetZero() // transient
 			}
 		}
 	case reflect.Pointer:

@@ -3,6 +3,7 @@ package snap
 import (
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -155,5 +156,84 @@ func TestFingerprintAndSize(t *testing.T) {
 	n, err := Size(b)
 	if err != nil || n != int64(len(data)) {
 		t.Fatalf("Size %d, Encode %d bytes (%v)", n, len(data), err)
+	}
+}
+
+// square is a shape a fresh holder does not hold: holder declares it.
+type square struct{ s float64 }
+
+func (q square) area() float64 { return q.s * q.s }
+
+// job stands for work running off the caller's path.
+type job struct {
+	done chan struct{}
+	out  []float64
+}
+
+type holder struct {
+	sh   shape2
+	n    int
+	work *job     `snap:"-"`
+	ch   chan int `snap:"-"`
+}
+
+func (*holder) SnapshotTypes() []any { return []any{square{}} }
+
+// twinWith and twinWithout return two types of one name whose encoded
+// fields agree: only the first has a transient field.
+func twinWith() reflect.Type {
+	type twin struct {
+		n    int
+		work *job `snap:"-"`
+	}
+	return reflect.TypeFor[twin]()
+}
+
+func twinWithout() reflect.Type {
+	type twin struct{ n int }
+	return reflect.TypeFor[twin]()
+}
+
+// undeclared is holder without the declaration.
+type undeclared struct{ sh shape2 }
+
+// TestTransientAndDeclared: a transient field (tagged snap:"-") is not
+// encoded, not in the shape, and zero after Decode, even where it holds a
+// channel; an interface holds a type that only a declaration (Declarer)
+// makes known to Decode.
+func TestTransientAndDeclared(t *testing.T) {
+	orig := &holder{sh: square{3}, n: 7, work: &job{done: make(chan struct{}), out: []float64{1, 2}}, ch: make(chan int)}
+	data, err := Encode(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := &holder{sh: square{3}, n: 7}
+	if idle, _ := Encode(idle); string(idle) != string(data) {
+		t.Fatal("a transient field changed the encoding")
+	}
+	n, err := Size(orig)
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("Size %d, Encode %d bytes (%v)", n, len(data), err)
+	}
+	fresh := &holder{sh: &rect{1, 1}, work: &job{}}
+	if err := Decode(data, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.work != nil || fresh.ch != nil || fresh.n != 7 || fresh.sh.area() != 9 {
+		t.Fatalf("decoded %+v", fresh)
+	}
+	fo, _ := Fingerprint(orig)
+	if ff, _ := Fingerprint(fresh); ff != fo {
+		t.Fatal("the fingerprint depends on what the value holds now: the declaration should cover it")
+	}
+	if shape(twinWith()) != shape(twinWithout()) {
+		t.Fatal("a transient field is in its struct's shape")
+	}
+	u, err := Encode(&undeclared{sh: square{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Decode(u, &undeclared{sh: &rect{}}); err == nil {
+		t.Fatal("decoded an undeclared, unreachable type")
 	}
 }

@@ -1,0 +1,51 @@
+package gp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The joint posterior at new points equals the batch reference (R&W eq.
+// 2.24), before and after observations.
+func TestPredictJointIsBatchPosterior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ard, err := NewARD(2.5, []float64{0.3, 0.5, 0.8}, 1.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Kernel{SE{Lengthscale: 0.4, Variance: 1.2}, ard} {
+		xs := randPoints(rng, 30, 3)
+		ys := make([]float64, len(xs))
+		for i, x := range xs {
+			ys[i] = math.Sin(4*x[0]) + x[1]*x[2]
+		}
+		at := randPoints(rng, 12, 3)
+		for _, n := range []int{0, 30} { // the prior, then the posterior
+			h, err := NewExact(k, 1e-3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				if err := h.Add(xs[i], ys[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mean, cov := make([]float64, len(at)), make([]float64, len(at)*len(at))
+			if err := h.PredictJoint(at, mean, cov); err != nil {
+				t.Fatal(err)
+			}
+			wm, wc := BatchPosterior(k, xs[:n], ys[:n], 1e-3, at)
+			for i := range at {
+				if math.Abs(mean[i]-wm[i]) > 1e-8 {
+					t.Fatalf("%v, %d points: mean[%d] = %v, batch %v", k, n, i, mean[i], wm[i])
+				}
+				for j := 0; j <= i; j++ {
+					if c, w := cov[i*len(at)+j], wc[i*len(at)+j]; math.Abs(c-w) > 1e-8 {
+						t.Fatalf("%v, %d points: cov[%d,%d] = %v, batch %v", k, n, i, j, c, w)
+					}
+				}
+			}
+		}
+	}
+}
