@@ -1,12 +1,10 @@
 package agent
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -104,11 +102,11 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 		return nil, err
 	}
 	in := c.info
-	alpha, err := unitParam(name, p, "alpha", 0.05)
+	alpha, err := ckbAlpha.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, p, "beta-scale", 1)
+	scale, err := ckbScale.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
@@ -126,31 +124,17 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if !(delta > 0) {
 		delta = 1 // Zhou & Ji (CBO) Ass. 1 takes δ ≤ 1 w.l.o.g.; unknown δ → 1
 	}
-	rho, err := p.Float(name, "rho", 4*in.B/delta)
+	rho, err := ckbRho.ReadOr(name, p, 4*in.B/delta)
 	if err != nil {
 		return nil, err
 	}
-	T := float64(cfg.Horizon)
-	V, err := p.Float(name, "V", 0)
+	V, err := ckbV.ReadOr(name, p, in.G*math.Sqrt(float64(cfg.Horizon))/rho)
 	if err != nil {
 		return nil, err
 	}
-	if _, set := p["V"]; !set {
-		V = in.G * math.Sqrt(T) / rho
-	}
-	dualDef := "optimistic"
-	if fixed {
-		dualDef = fmt.Sprint(PracticalDualWidth)
-	}
-	dualW := -1.0 // optimistic: the rule's own β
-	switch v := cmp.Or(p["dual"], dualDef); v {
-	case "optimistic":
-	case "mean":
-		dualW = 0
-	default:
-		if dualW, err = strconv.ParseFloat(v, 64); err != nil || !(dualW >= 0) || math.IsInf(dualW, 0) {
-			return nil, bandit.ParamErrorf(name, "dual", "= %q: optimistic, mean or a width w ≥ 0 (ḡ = μ − wσ)", v)
-		}
+	dualW, err := dualParam(name, p, fixed)
+	if err != nil {
+		return nil, err
 	}
 	epsDef := 0.0
 	switch {
@@ -159,7 +143,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	case fixed:
 		epsDef = PracticalSlack * delta
 	}
-	eps, err := p.Float(name, "eps", epsDef)
+	eps, err := ckbEps.ReadOr(name, p, epsDef)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +151,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	first, err := p.String(name, "first", "random", "random", "safe")
+	first, err := ckbFirst.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +186,27 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 		}
 	}
 	return a, nil
+}
+
+// dualParam reads dual: the width w of ḡ = μ − wσ in the dual step, −1
+// for optimistic (the rule's own β); its default is PracticalDualWidth
+// with the practical widths (fixed), optimistic with the paper's.
+func dualParam(name string, p bandit.Params, fixed bool) (float64, error) {
+	v := p[ckbDual.Name]
+	if v == "" && fixed {
+		return PracticalDualWidth, nil
+	}
+	switch v {
+	case "", "optimistic":
+		return -1, nil
+	case "mean":
+		return 0, nil
+	}
+	w, err := ckbDual.ReadOr(name, p, 0)
+	if err != nil {
+		return 0, bandit.ParamErrorf(name, ckbDual.Name, "= %q: optimistic, mean or a width w ≥ 0 (ḡ = μ − wσ)", v)
+	}
+	return w, nil
 }
 
 func seedRand(s uint64) *rand.Rand { return seed.Rand(s) }
@@ -355,7 +360,7 @@ func init() {
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
 		Params:  append(slices.Clone(ckbParams), drawDoc),
 		New: func(cfg Config) (bandit.Agent, error) {
-			draw, err := cfg.Params.String("ckb-ts", "draw", drawDoc.Default, "pathwise", "dense")
+			draw, err := drawDoc.Read("ckb-ts", cfg.Params)
 			if err != nil {
 				return nil, err
 			}
@@ -387,7 +392,7 @@ var (
 )
 
 func randOptions(name string, p bandit.Params) (ckbOptions, error) {
-	zs, err := p.String(name, "z", "gaussian")
+	zs, err := zDoc.Read(name, p)
 	if err != nil {
 		return ckbOptions{}, err
 	}
@@ -395,7 +400,7 @@ func randOptions(name string, p bandit.Params) (ckbOptions, error) {
 	if err != nil {
 		return ckbOptions{}, bandit.ParamErrorf(name, "z", ": %v", err)
 	}
-	pts, err := p.Int(name, "z-points", 10)
+	pts, err := zPointsDoc.Read(name, p)
 	if err != nil {
 		return ckbOptions{}, err
 	}

@@ -19,14 +19,7 @@ func restartParam(name string, cfg Config) (int, error) {
 	T := float64(cfg.Horizon)
 	d := float64(max(cfg.Info.Domain.Dim(), 1))
 	def := int(math.Ceil(math.Pow(math.Pow(math.Log(math.Max(T, 1)), d+1), 0.25) * math.Sqrt(T/2)))
-	h, err := cfg.Params.Int(name, "H", def)
-	if err != nil {
-		return 0, err
-	}
-	if h <= 0 {
-		return 0, bandit.ParamErrorf(name, "H", "= %d: restart period must be at least 1", h)
-	}
-	return h, nil
+	return restartDoc.ReadOr(name, cfg.Params, def)
 }
 
 // begin starts round t, own or imposed: CKB-RestartUCB resets the

@@ -86,8 +86,6 @@ type gpCore struct {
 // coreOptions are where a policy's core departs from the practical one;
 // the policy's declaration says why.
 type coreOptions struct {
-	// lambda is λ's default (0: the problem's noise variance).
-	lambda float64
 	// paper: of the practical defaults only standardise (standardiseOnly)
 	// and inducing; no initial design, trust region or refine parameter
 	// (one refinement step): the paper's kernel, candidates and widths.
@@ -153,11 +151,7 @@ func newGPCore(name string, cfg Config, o coreOptions) (*gpCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	lamDef := in.NoiseVar
-	if o.lambda > 0 {
-		lamDef = o.lambda
-	}
-	lam, err := lambdaParam(name, ps, cfg.Horizon, lamDef)
+	lam, err := lambdaParam(name, ps, cfg.Horizon, in.NoiseVar)
 	if err != nil {
 		return nil, err
 	}

@@ -71,23 +71,23 @@ const (
 
 func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 	ps := cfg.Params
-	delta, err := unitParam(name, ps, "delta", 0.05)
+	delta, err := igpDelta.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, ps, "beta-scale", 1)
+	scale, err := igpScale.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	kname, err := ps.String(name, "kernel", "problem", "problem", "se", "matern12", "matern32", "matern52")
+	kname, err := igpKernelDoc.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	ls, err := ps.Float(name, "lengthscale", 1)
+	ls, err := igpLengthscale.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	kv, err := ps.Float(name, "variance", 1)
+	kv, err := igpVariance.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := scaleParam(name, ps, "B", core.info.B)
+	b, err := igpB.ReadOr(name, ps, core.info.B)
 	if err != nil {
 		return nil, err
 	}

@@ -19,21 +19,6 @@ var mixedStartsDoc = bandit.IntParam{Name: "mixed-starts", Default: 5, Range: ba
 	Doc:    "typed spaces: the local search starts from this many best candidates, and from the best observation when more than 1",
 	Source: "SMAC's local search from several configurations, Hutter et al. 2011 §4.3; measured: docs/typed.md"}
 
-// mixedSearch maximises acq over a box with discrete coordinates (a typed
-// space) from the valid point start, as local search over a mixed space
-// does (BoTorch's optimize_acqf_mixed alternates discrete and continuous
-// steps; Wan et al. 2021, Casmopolitan, §3.2, searches the discrete
-// neighbours of the incumbent): alternately, the continuous coordinates
-// ascend by gradient with the discrete ones pinned (grad), and the best of
-// the discrete neighbours (each int ±1, each other choice of a
-// categorical) is taken while it improves. Points rep marks (pending
-// decisions) lose excluded. It returns nil when the models cannot be
-// evaluated off their candidates.
-func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, error) {
-	x, _, err := mixedAscent(box, start, ms, acq, grad, rep)
-	return x, err
-}
-
 // mixedMulti is mixedSearch from each of starts (valid points) in turn: the
 // best end point, first on ties (SMAC's local search from several
 // configurations, Hutter et al. 2011, §4.3).
@@ -41,7 +26,7 @@ func mixedMulti(box *domain.Box, starts [][]float64, ms []model.Model, acq acqui
 	var best []float64
 	bv := math.Inf(-1)
 	for _, s := range starts {
-		x, v, err := mixedAscent(box, s, ms, acq, grad, rep)
+		x, v, err := mixedSearch(box, s, ms, acq, grad, rep)
 		if err != nil || x == nil {
 			return nil, err
 		}
@@ -52,9 +37,17 @@ func mixedMulti(box *domain.Box, starts [][]float64, ms []model.Model, acq acqui
 	return best, nil
 }
 
-// mixedAscent is mixedSearch, with the acquisition's value at the point
-// returned.
-func mixedAscent(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, float64, error) {
+// mixedSearch maximises acq over a box with discrete coordinates (a typed
+// space) from the valid point start, as local search over a mixed space
+// does (BoTorch's optimize_acqf_mixed alternates discrete and continuous
+// steps; Wan et al. 2021, Casmopolitan, §3.2, searches the discrete
+// neighbours of the incumbent): alternately, the continuous coordinates
+// ascend by gradient with the discrete ones pinned (grad), and the best of
+// the discrete neighbours (each int ±1, each other choice of a
+// categorical) is taken while it improves. Points rep marks (pending
+// decisions) lose excluded. It returns the point and acq's value there, or
+// nil when the models cannot be evaluated off their candidates.
+func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool) ([]float64, float64, error) {
 	bps := make([]model.BatchPredictor, len(ms))
 	for j, m := range ms {
 		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil {

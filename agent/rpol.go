@@ -101,15 +101,15 @@ type RPOL struct {
 func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	ps := cfg.Params
 	T := cfg.Horizon
-	p, err := unitParam(name, ps, "p", 0.05)
+	p, err := rpolP.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, ps, "beta-scale", 1)
+	scale, err := rpolScale.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	q1, err := ps.Float(name, "Q1", 1)
+	q1, err := rpolQ1.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -118,41 +118,33 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	var gammaT, variation float64
 	switch kind {
 	case rpolCensored:
-		if a.m, err = ps.Int(name, "m", 30); err != nil {
+		if a.m, err = rpolM.Read(name, ps); err != nil {
 			return nil, err
 		}
-		if a.m < 0 {
-			return nil, bandit.ParamErrorf(name, "m", "= %d: must be ≥ 0", a.m)
-		}
-		w, err := ps.String(name, "width", "paper", "paper", "matched")
+		w, err := rpolWidth.Read(name, ps)
 		if err != nil {
 			return nil, err
 		}
 		a.matched = w == "matched"
 	case rpolSW:
-		pt, err := ps.Float(name, "PT", 2)
+		pt, err := rpolPT.Read(name, ps)
 		if err != nil {
 			return nil, err
-		}
-		if !(pt > 0) || math.IsInf(pt, 0) {
-			return nil, bandit.ParamErrorf(name, "PT", "= %v: must be a finite number > 0", pt)
 		}
 		d := float64(max(cfg.Info.Domain.Dim(), 1))
 		gammaT = math.Pow(logT, d+1) // Guo et al. §2: γ_T = O((ln T)^{d+1}) for SE
 		wDef := int(math.Ceil(math.Pow(gammaT, 0.25) * math.Sqrt(float64(T)/pt)))
-		if a.win, err = ps.Int(name, "W", wDef); err != nil {
+		if a.win, err = rpolW.ReadOr(name, ps, wDef); err != nil {
 			return nil, err
 		}
-		if a.win <= 0 {
-			return nil, bandit.ParamErrorf(name, "W", "= %d: window must be at least 1", a.win)
-		}
-		if variation, err = scaleParam(name, ps, "variation", 0); err != nil {
+		if variation, err = rpolVariation.Read(name, ps); err != nil {
 			return nil, err
 		}
 	}
-	// Guo et al. §2: λ = 1 + 2/T; the censored variant is its paper's alone
-	// (its GPs take the decisions at once: no pending conditioning).
-	o := coreOptions{lambda: 1 + 2/float64(T), paper: kind == rpolCensored, ownPending: kind == rpolCensored,
+	// λ: Guo et al. §2's 1 + 2/T (rpolLambdaDoc); the censored variant is
+	// its paper's alone (its GPs take the decisions at once: no pending
+	// conditioning).
+	o := coreOptions{paper: kind == rpolCensored, ownPending: kind == rpolCensored,
 		models: func(in bandit.Info, lam float64, mo model.Options) (model.Model, []model.Model, gp.Kernel, error) {
 			a.lam = lam
 			return a.models(name, in, lam, mo, gammaT, variation)
