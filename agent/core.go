@@ -87,8 +87,9 @@ type gpCore struct {
 // the policy's declaration says why.
 type coreOptions struct {
 	// paper: of the practical defaults only standardise (standardiseOnly)
-	// and inducing; no initial design, trust region or refine parameter
-	// (one refinement step): the paper's kernel, candidates and widths.
+	// and inducing; no initial design, trust region, refine parameter (one
+	// refinement step) or mixed-starts (one start on a typed space): the
+	// paper's kernel, candidates and widths.
 	paper bool
 	// ownPending: the models take pending decisions themselves (censored
 	// GPs): parameter pending is not read.
