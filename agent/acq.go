@@ -255,7 +255,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
-	cfit, err := ps.String(name, "constraint-fit", "centred", "threshold", "centred")
+	cfit, err := constraintFitDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
 	}
@@ -784,40 +784,6 @@ func multiplierDoc(name, doc, source string) bandit.FloatParam {
 	return bandit.FloatParam{Name: name, Default: 1, Range: bandit.AtLeast(0), Doc: doc, Source: source}
 }
 
-// checkUnit validates a probability-like parameter in (0, 1).
-func checkUnit(name, key string, v float64) error {
-	if !(v > 0 && v < 1) {
-		return bandit.ParamErrorf(name, key, "= %v: must be in (0, 1)", v)
-	}
-	return nil
-}
-
-// checkScale validates a finite non-negative multiplier.
-func checkScale(name, key string, v float64) error {
-	if !(v >= 0) || math.IsInf(v, 0) {
-		return bandit.ParamErrorf(name, key, "= %v: must be a finite number ≥ 0", v)
-	}
-	return nil
-}
-
-// unitParam reads a probability-like parameter and checks it lies in (0, 1).
-func unitParam(name string, ps bandit.Params, key string, def float64) (float64, error) {
-	v, err := ps.Float(name, key, def)
-	if err != nil {
-		return 0, err
-	}
-	return v, checkUnit(name, key, v)
-}
-
-// scaleParam reads a multiplier and checks it is finite and ≥ 0.
-func scaleParam(name string, ps bandit.Params, key string, def float64) (float64, error) {
-	v, err := ps.Float(name, key, def)
-	if err != nil {
-		return 0, err
-	}
-	return v, checkScale(name, key, v)
-}
-
 // lambdaRPOL is the value of the lambda parameter that names Guo et al. §2's
 // regulariser λ = 1 + 2/T, for any GP agent.
 const lambdaRPOL = "1+2/T"
@@ -837,9 +803,12 @@ func lambdaAs(doc, source string) bandit.FloatParam {
 	return d
 }
 
-// lambdaParam reads λ (lambdaDoc), def the problem's noise variance or the
-// agent's own computed default.
+// lambdaParam reads λ through agent name's declaration of it (lambdaDoc,
+// or RPOL's, whose default is 1+2/T); def is the problem's noise variance.
 func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float64, error) {
+	if own(name, lambdaDoc).Computed == lambdaRPOL {
+		def = 1 + 2/float64(horizon)
+	}
 	if s, ok := ps["lambda"]; ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
 		if horizon <= 0 {
 			return 0, bandit.ParamErrorf(name, "lambda", "= %s needs a horizon (T = %d)", s, horizon)

@@ -130,7 +130,7 @@ type ADMMBO struct {
 	score     []float64
 	// std: standardise=on. The ADMM problem min −f(x) + Σ_j
 	// 1[g_j(z_j) > 0] s.t. x = z_j (Ariafar et al. 2019, §3) is posed on the
-	// standardised f̃ = (f − m)/s (m, s those of f's GP, core.y), so the
+	// standardised f̃ = (f − m)/s (m, s those of f's GP, core.f), so the
 	// augmented Lagrangian's ρ and duals y_j, which carry f's units per
 	// unit of x (§3.1, eq. 6–8), the residual s_j = ρ‖z_j − z_j^prev‖ of
 	// the stopping rule and the ρ adaptation (§3.3) are unit-free; the
@@ -186,7 +186,7 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 		a.y = append(a.y, make([]float64, d))
 	}
 	a.conv = make([]bool, in.M)
-	a.score = make([]float64, core.y.Len())
+	a.score = make([]float64, core.f.Len())
 	return a, nil
 }
 
@@ -238,7 +238,7 @@ func (a *ADMMBO) alX(o admmObs) float64 { return -a.fUnits(o.f) + a.quadOpt(o.x)
 // fUnits is an observed f in the units of f's GP: (f − m)/s with
 // standardise=on, f itself with off.
 func (a *ADMMBO) fUnits(f float64) float64 {
-	if ad, ok := a.core.y.(*model.Adaptive); ok && a.std {
+	if ad, ok := a.core.f.(*model.Adaptive); ok && a.std {
 		m, s := ad.Standardisation()
 		return (f - m) / s
 	}
@@ -391,19 +391,19 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	a.left--
-	undo, pend, err := pendModels(c.halluc, c.ledger, c.y, c.h)
+	undo, pend, err := pendModels(c.halluc, c.ledger, c.f, c.g)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
 	}
 	if a.phase == 0 {
 		// bayesopt.m: EI of the augmented Lagrangian, best = least observed value.
-		mu, v := c.y.Mean(), c.y.Var()
+		mu, v := c.f.Mean(), c.f.Var()
 		best := math.Inf(1)
 		for _, o := range a.obs {
 			best = math.Min(best, a.alX(o))
 		}
 		for i := range a.score {
-			x := c.y.Action(i).X
+			x := c.f.Action(i).X
 			m := -mu[i] + a.quadOpt(x)
 			if math.IsInf(best, 1) {
 				a.score[i] = -m // no observation yet: the posterior mean
@@ -414,7 +414,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 	} else {
 		// EI_Z.m: h⁺ = least observed h_j.
 		j := a.phase - 1
-		mg, vg := c.h[j].Mean(), c.h[j].Var()
+		mg, vg := c.g[j].Mean(), c.g[j].Var()
 		best := math.Inf(1)
 		for _, o := range a.obs {
 			best = math.Min(best, a.hZ(j, o))
@@ -423,7 +423,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 			best = 1
 		}
 		for i := range a.score {
-			q := best - a.quadFeas(j, c.y.Action(i).X)
+			q := best - a.quadFeas(j, c.f.Action(i).X)
 			theta := normCDF(-mg[i] / math.Sqrt(math.Max(vg[i], 1e-18))) // P(g_j ≤ 0)
 			switch {
 			case q < 0:
@@ -437,12 +437,12 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 	}
 	if rep := repeats(c.info.Domain, pend.acts); rep != nil {
 		for i := range a.score {
-			if rep(c.y.Action(i)) {
+			if rep(c.f.Action(i)) {
 				a.score[i] = -math.MaxFloat64
 			}
 		}
 	}
-	act, _, err := pickAction(c.rng, c.y, c.info.Domain, a.score, nil, nil, nil, nil, 0, nil)
+	act, _, err := pickAction(c.rng, c.f, c.info.Domain, a.score, nil, nil, nil, nil, 0, nil)
 	undo()
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
@@ -470,14 +470,14 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 		a.pending[fb.ID] = p
 	}
 	if acc.HasReward {
-		if err := a.core.y.Observe(acc.Action, acc.Reward); err != nil {
+		if err := a.core.f.Observe(acc.Action, acc.Reward); err != nil {
 			return fmt.Errorf("admmbo: %w", err)
 		}
 		p.reward, p.hasReward = acc.Reward, true
 	}
 	if acc.Costs != nil {
 		for j, c := range acc.Costs {
-			if err := a.core.h[j].Observe(acc.Action, c); err != nil {
+			if err := a.core.g[j].Observe(acc.Action, c); err != nil {
 				return fmt.Errorf("admmbo: %w", err)
 			}
 		}
@@ -490,7 +490,7 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	o := admmObs{x: append([]float64(nil), acc.Action.X...), f: p.reward, g: p.costs, feas: true}
 	for j, c := range p.costs {
 		if a.std {
-			c /= model.Scale(a.core.h[j])
+			c /= model.Scale(a.core.g[j])
 		}
 		if c > a.tolc {
 			o.feas = false

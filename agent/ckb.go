@@ -1,18 +1,15 @@
 package agent
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
 	"github.com/cbandit/cbandit/internal/seed"
-	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/rule"
 )
@@ -25,21 +22,28 @@ var drawDoc = bandit.ChoiceParam{Name: "draw", Default: "pathwise", Choices: []s
 // upToInf is (0, ∞]: the primal-dual rule takes ∞ (no bound, no step).
 var upToInf = bandit.Range{Min: 0, Max: math.Inf(1), MinEnd: bandit.Open, MaxEnd: bandit.Closed}
 
-// ckbParams are shared by every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou & Ji 2022 Alg. 1).
-var ckbParams = append([]bandit.Param{
-	failureDoc("alpha", "failure probability α in β_t", "Zhou & Ji (CBO) Thm. 1 leaves it open: our choice"),
-	multiplierDoc("beta-scale", "multiplier on β_t", "1: Zhou & Ji (CBO) Thm. 1"),
-	bandit.FloatParam{Name: "rho", Computed: "4B/δ", Range: upToInf, Doc: "dual bound ρ, δ the Slater constant of Ass. 1", Source: "Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ"},
-	bandit.FloatParam{Name: "V", Computed: "G√T/ρ", Range: upToInf, Doc: "dual step 1/V", Source: "Zhou & Ji (CBO) Thm. 1"},
-	bandit.FloatParam{Name: "eps", Computed: "0 (widths=practical: 0.2δ; ckb-ucb-slack: δ/2)", Range: zeroToInf,
-		Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V)", Source: "Zhou & Ji 2022 §4: ε ≤ δ/2; 0.2δ measured: docs/defaults.md"},
+// The parameters of every CKB variant (Zhou & Ji (CBO) Alg. 1 = Zhou & Ji
+// 2022 Alg. 1).
+var (
+	ckbAlpha = failureDoc("alpha", "failure probability α in β_t", "Zhou & Ji (CBO) Thm. 1 leaves it open: our choice")
+	ckbScale = multiplierDoc("beta-scale", "multiplier on β_t", "1: Zhou & Ji (CBO) Thm. 1")
+	ckbRho   = bandit.FloatParam{Name: "rho", Computed: "4B/δ", Range: upToInf, Doc: "dual bound ρ, δ the Slater constant of Ass. 1", Source: "Zhou & Ji (CBO) Thm. 1: ρ ≥ 4B/δ"}
+	ckbV     = bandit.FloatParam{Name: "V", Computed: "G√T/ρ", Range: upToInf, Doc: "dual step 1/V", Source: "Zhou & Ji (CBO) Thm. 1"}
+	ckbEps   = bandit.FloatParam{Name: "eps", Computed: "0 (widths=practical: 0.2δ; ckb-ucb-slack: δ/2)", Range: zeroToInf,
+		Doc: "slackness ε in the dual update φ ← Proj(φ + (ḡ+ε)/V)", Source: "Zhou & Ji 2022 §4: ε ≤ δ/2; 0.2δ measured: docs/defaults.md"}
+	ckbFirst = bandit.ChoiceParam{Name: "first", Default: "random", Choices: []string{"random", "safe"},
+		Doc: "round 1 on a finite domain: random or safe (the known safe action)", Source: "Chowdhury & Gopalan's code"}
+	ckbDual = bandit.FloatParam{Name: "dual", Computed: "1 (widths=theory: optimistic)", Range: bandit.AtLeast(0), Words: []string{"optimistic", "mean"},
+		Doc: "ḡ in the dual step: optimistic (μ − βσ), mean, or w: μ − wσ", Source: "Zhou & Ji (CBO) Alg. 1 line 7; 1 measured: docs/defaults.md"}
+)
+
+// ckbParams are shared by every CKB variant: the practical core, every
+// feature of it.
+var ckbParams = practicalParams([]bandit.Param{
+	ckbAlpha, ckbScale, ckbRho, ckbV, ckbEps,
 	lambdaAs("GP likelihood noise variance λ, the same meaning in every GP agent; 1+2/T: Guo et al. §2's value", "Zhou & Ji (CBO) §2"),
-	bandit.ChoiceParam{Name: "first", Default: "random", Choices: []string{"random", "safe"},
-		Doc: "round 1 on a finite domain: random or safe (the known safe action)", Source: "Chowdhury & Gopalan's code"},
-	inducingDoc,
-	bandit.FloatParam{Name: "dual", Computed: "1 (widths=theory: optimistic)", Range: bandit.AtLeast(0), Words: []string{"optimistic", "mean"},
-		Doc: "ḡ in the dual step: optimistic (μ − βσ), mean, or w: μ − wσ", Source: "Zhou & Ji (CBO) Alg. 1 line 7; 1 measured: docs/defaults.md"},
-}, practicalDocs...)
+	ckbFirst, inducingDoc, ckbDual,
+})
 
 // PracticalSlack is the slackness ε of the dual update under the practical
 // widths, as a fraction of δ (Zhou & Ji 2022 §4 allows ε ≤ δ/2): the optimistic ḡ at
@@ -55,22 +59,16 @@ const PracticalSlack = 0.2
 // feasible disk; w = 1 does neither (docs/defaults.md, "No stuck runs").
 const PracticalDualWidth = 1
 
-// CKB is Zhou & Ji (CBO) Algorithm 1: posterior models for f and each g_j, an
-// exploration strategy per function, truncation to [−B,B] / [−G,G], and the
+// CKB is Zhou & Ji (CBO) Algorithm 1 on the decision core: an exploration
+// strategy per function, truncation to [−B,B] / [−G,G], and the
 // primal-dual rule.
 type CKB struct {
-	name   string
-	info   bandit.Info
-	rng    *rand.Rand
-	f      model.Model
-	g      []model.Model
-	estF   estimator.Estimator
-	estG   estimator.Estimator
-	betaF  estimator.Beta
-	betaG  estimator.Beta
-	rule   *rule.PrimalDual
-	ledger *Ledger
-	t      int
+	*gpCore
+	estF  estimator.Estimator
+	estG  estimator.Estimator
+	betaF estimator.Beta
+	betaG estimator.Beta
+	rule  *rule.PrimalDual
 	// firstArm is the arm of round 1 (−1: the maximiser's choice).
 	firstArm int
 	// clipF, clipG are the truncation bounds of Zhou & Ji (CBO) Alg. 1 lines 3–4 (B,
@@ -79,19 +77,15 @@ type CKB struct {
 	// agent wandered among the ties (docs/defaults.md, "Evidence").
 	clipF, clipG float64
 	dualW        float64 // ḡ = μ − dualW·σ in the dual step; < 0: the rule's β (parameter dual)
-	// box domains and restarts (ckbrestart.go)
-	box box
-	// design: the initial design (parameter init)
-	design initDesign
-	// halluc: condition on the pending decisions (parameter pending)
-	halluc pendingMode
-	trust  regionMode           // parameters region, region-pending
-	grad   maximise.GradOptions // the box refinement (parameter refine)
+	// refined: UCB estimators on a box, whose acquisition the core refines
+	// (a Thompson draw has values on the candidates only; RandGP-UCB's
+	// acquisition is scanned over the candidates alone)
+	refined bool
+	restart int // H of CKB-RestartUCB (ckbrestart.go); 0 = never
 	// scratch
-	fb    []float64
-	gb    [][]float64
-	score []float64
-	gAtX  []float64
+	fb   []float64
+	gb   [][]float64
+	gAtX []float64
 }
 
 // ckbOptions selects the exploration strategy and the default slackness.
@@ -103,15 +97,16 @@ type ckbOptions struct {
 
 func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	p := cfg.Params
-	in, err := gpInfo(name, cfg)
+	c, err := newGPCore(name, cfg, coreOptions{})
 	if err != nil {
 		return nil, err
 	}
-	alpha, err := unitParam(name, p, "alpha", 0.05)
+	in := c.info
+	alpha, err := ckbAlpha.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, p, "beta-scale", 1)
+	scale, err := ckbScale.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
@@ -129,39 +124,17 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if !(delta > 0) {
 		delta = 1 // Zhou & Ji (CBO) Ass. 1 takes δ ≤ 1 w.l.o.g.; unknown δ → 1
 	}
-	rho, err := p.Float(name, "rho", 4*in.B/delta)
+	rho, err := ckbRho.ReadOr(name, p, 4*in.B/delta)
 	if err != nil {
 		return nil, err
 	}
-	T := float64(cfg.Horizon)
-	V, err := p.Float(name, "V", 0)
+	V, err := ckbV.ReadOr(name, p, in.G*math.Sqrt(float64(cfg.Horizon))/rho)
 	if err != nil {
 		return nil, err
 	}
-	if _, set := p["V"]; !set {
-		V = in.G * math.Sqrt(T) / rho
-	}
-	lambda, err := lambdaParam(name, p, cfg.Horizon, in.NoiseVar)
+	dualW, err := dualParam(name, p, fixed)
 	if err != nil {
 		return nil, err
-	}
-	opts, err := modelOptions(name, p, in.Domain, true)
-	if err != nil {
-		return nil, err
-	}
-	dualDef := "optimistic"
-	if fixed {
-		dualDef = fmt.Sprint(PracticalDualWidth)
-	}
-	dualW := -1.0 // optimistic: the rule's own β
-	switch v := cmp.Or(p["dual"], dualDef); v {
-	case "optimistic":
-	case "mean":
-		dualW = 0
-	default:
-		if dualW, err = strconv.ParseFloat(v, 64); err != nil || !(dualW >= 0) || math.IsInf(dualW, 0) {
-			return nil, bandit.ParamErrorf(name, "dual", "= %q: optimistic, mean or a width w ≥ 0 (ḡ = μ − wσ)", v)
-		}
 	}
 	epsDef := 0.0
 	switch {
@@ -170,7 +143,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	case fixed:
 		epsDef = PracticalSlack * delta
 	}
-	eps, err := p.Float(name, "eps", epsDef)
+	eps, err := ckbEps.ReadOr(name, p, epsDef)
 	if err != nil {
 		return nil, err
 	}
@@ -178,11 +151,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	f, gs, err := model.ForAllOpts(in, lambda, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	first, err := p.String(name, "first", "random", "random", "safe")
+	first, err := ckbFirst.Read(name, p)
 	if err != nil {
 		return nil, err
 	}
@@ -193,44 +162,51 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 		}
 		firstArm = in.Safe.Arm
 	}
+	_, isBox := in.Domain.(*domain.Box)
+	_, uf := o.estF.(estimator.UCB)
+	_, ug := o.estG.(estimator.UCB)
 	a := &CKB{
-		name: name, info: in, rng: seedRand(cfg.Seed), firstArm: firstArm,
-		f: f, estF: o.estF, estG: o.estG,
-		betaF:  estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
-		betaG:  estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg},
-		rule:   pd,
-		ledger: NewLedger(in.M),
-		clipF:  in.B, clipG: in.G,
+		gpCore: c, firstArm: firstArm, estF: o.estF, estG: o.estG,
+		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
+		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg},
+		rule:  pd,
+		clipF: in.B, clipG: in.G, dualW: dualW,
+		refined: isBox && uf && ug && c.refine,
+		fb:      make([]float64, c.f.Len()), gAtX: make([]float64, in.M),
 	}
 	if fixed {
 		a.clipF, a.clipG = math.Inf(1), math.Inf(1)
 	}
-	if a.design, err = newInitDesign(name, p, in.Domain, opts, a.rng); err != nil {
-		return nil, err
+	for range c.g {
+		a.gb = append(a.gb, make([]float64, c.f.Len()))
 	}
-	n := f.Len()
-	a.fb = make([]float64, n)
-	a.score = make([]float64, n)
-	a.ledger.learnFailures(in.Domain, in.Kernel, f)
-	a.gAtX = make([]float64, in.M)
-	a.g = gs
-	for range gs {
-		a.gb = append(a.gb, make([]float64, n))
-	}
-	if err := a.setupBox(name, cfg, o); err != nil {
-		return nil, err
-	}
-	a.dualW = dualW
-	if a.grad, err = refineParam(name, p, in.Domain); err != nil {
-		return nil, err
-	}
-	if a.halluc, err = pendingParam(name, p); err != nil {
-		return nil, err
-	}
-	if a.trust, err = regionParam(name, p); err != nil {
-		return nil, err
+	if o.restart {
+		if a.restart, err = restartParam(name, cfg); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
+}
+
+// dualParam reads dual: the width w of ḡ = μ − wσ in the dual step, −1
+// for optimistic (the rule's own β); its default is PracticalDualWidth
+// with the practical widths (fixed), optimistic with the paper's.
+func dualParam(name string, p bandit.Params, fixed bool) (float64, error) {
+	v := p[ckbDual.Name]
+	if v == "" && fixed {
+		return PracticalDualWidth, nil
+	}
+	switch v {
+	case "", "optimistic":
+		return -1, nil
+	case "mean":
+		return 0, nil
+	}
+	w, err := ckbDual.ReadOr(name, p, 0)
+	if err != nil {
+		return 0, bandit.ParamErrorf(name, ckbDual.Name, "= %q: optimistic, mean or a width w ≥ 0 (ḡ = μ − wσ)", v)
+	}
+	return w, nil
 }
 
 func seedRand(s uint64) *rand.Rand { return seed.Rand(s) }
@@ -243,27 +219,22 @@ func fnName(j int) string {
 	return fmt.Sprintf("g_%d", j)
 }
 
-// Decide implements bandit.Agent: lines 2–7 of Zhou & Ji (CBO) Alg. 1.
+// Decide implements bandit.Agent: lines 2–7 of Zhou & Ji (CBO) Alg. 1. In
+// the initial design's rounds (parameter init) the models learn from its
+// observations; the dual variable, whose update (line 7) is driven by the
+// rule's own choices, stays where it is.
 func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
-	a.t++
-	a.maybeRestart(r.T)
-	if act, ok := a.design.at(a.t); ok {
-		// The initial design (parameter init): the models learn from its
-		// observations; the dual variable, whose update (Zhou & Ji (CBO) Alg. 1 line
-		// 7) is driven by the rule's own choices, stays where it is.
-		return a.ledger.Record(r.T, act, a.box.epoch), nil
-	}
-	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	defer undo()
+	a.begin(r.T)
+	return a.decideTurn(r, func() (turn, error) { return a.turn(r.T) })
+}
+
+// turn is one decision's primal-dual score and dual step.
+func (a *CKB) turn(t int) (turn, error) {
 	// Each function's guess (Zhou & Ji (CBO) Alg. 1 lines 3–4): pointwise μ + wσ for
 	// UCB (w = β_t, −β_t for g: optimistic for the cost) and RandGP-UCB (w =
 	// Z_t, one draw per round); a Thompson draw is a vector over the
 	// candidates (fill), with no value off them.
-	ms := append([]model.Model{a.f}, a.g...)
-	ests := make([]estimator.Estimator, len(ms))
+	ms := a.ms
 	w := make([]float64, len(ms))
 	draws := make([][]float64, len(ms))
 	pointwise := true
@@ -272,10 +243,9 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if j > 0 {
 			est, beta, dst = a.estG, -a.betaG.At(m.InfoGain()), a.gb[j-1]
 		}
-		ests[j] = est
 		wj, ok, err := estimator.Pointwise(est, a.rng, beta)
 		if err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
+			return turn{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
 		}
 		if ok {
 			w[j] = wj
@@ -283,27 +253,22 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		pointwise = false
 		if err := est.Estimate(a.rng, m, beta, dst); err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
+			return turn{}, fmt.Errorf("%s: estimate %s: %w", a.name, fnName(j), err)
 		}
 		draws[j] = dst
 	}
-	clip := func(v, c float64) float64 { return math.Max(-c, math.Min(c, v)) }
-	est := func(mv []float64, j int) float64 {
-		c := a.clipF
-		if j > 0 {
-			c = a.clipG
-		}
-		return clip(mv[2*j]+w[j]*math.Sqrt(mv[2*j+1]), c)
-	}
+	ucb := func(mu, v, w, c float64) float64 { return math.Max(-c, math.Min(c, mu+w*math.Sqrt(v))) }
 	// the primal-dual score f̄ − Σ_j φ_j ḡ_j (Zhou & Ji (CBO) Alg. 1 line 5)
-	acq := func(mv []float64) float64 {
-		v := est(mv, 0)
+	acq := func(p Posterior) float64 {
+		mu, v := p.F()
+		s := ucb(mu, v, w[0], a.clipF)
 		for j, phi := range a.rule.Phi {
 			if phi != 0 {
-				v -= phi * est(mv, j+1)
+				mu, v := p.G(j)
+				s -= phi * ucb(mu, v, w[j+1], a.clipG)
 			}
 		}
-		return v
+		return s
 	}
 	var fill func(i int, mv []float64)
 	if !pointwise {
@@ -321,60 +286,47 @@ func (a *CKB) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 		}
 	}
-	refine := pointwise && a.box.dom != nil
-	if a.t == 1 && a.firstArm >= 0 {
-		refine = false
-	}
-	act, i, err := choice{ms: ms, acq: acq, score: a.score, refine: refineIf(refine, &a.grad), fill: fill, pend: pend, reg: regionIf(a.trust, a.info.Domain, a.ledger, pend)}.pick(a.rng, a.info.Domain)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	if a.t == 1 && a.firstArm >= 0 {
-		i = a.firstArm
-		act = a.f.Action(i)
-	}
+	first := t == 1 && a.firstArm >= 0
+	refine := pointwise && a.refined && !first
 	// ḡ at the played point enters the dual step (line 7); with a dual
 	// width w it is μ − wσ there, a Thompson draw's too
-	mv := make([]float64, 2*len(ms))
-	if a.dualW >= 0 {
-		for j := 1; j < len(w); j++ {
-			w[j] = -a.dualW
+	step := func(act bandit.Action, i int) (bandit.Action, error) {
+		if first {
+			i = a.firstArm
+			act = a.f.Action(i)
 		}
-	}
-	if act.Arm >= 0 || !refine {
-		if fill != nil && a.dualW < 0 {
-			fill(i, mv)
-		} else {
-			for j, m := range ms {
-				mv[2*j], mv[2*j+1] = m.Mean()[i], m.Var()[i]
+		mv := make([]float64, 2*len(ms))
+		if a.dualW >= 0 {
+			for j := 1; j < len(w); j++ {
+				w[j] = -a.dualW
 			}
 		}
-	} else { // the constraints' models only: a prediction goes through the solve cache
-		for j, m := range a.g {
-			mv[2+2*j], mv[3+2*j] = model.AsPredictor(m).Predict(act.X)
+		if act.Arm >= 0 || !refine {
+			if fill != nil && a.dualW < 0 {
+				fill(i, mv)
+			} else {
+				for j, m := range ms {
+					mv[2*j], mv[2*j+1] = m.Mean()[i], m.Var()[i]
+				}
+			}
+		} else { // the constraints' models only: a prediction goes through the solve cache
+			for j, m := range a.g {
+				mv[2+2*j], mv[3+2*j] = model.AsPredictor(m).Predict(act.X)
+			}
 		}
+		for j := range a.g {
+			a.gAtX[j] = ucb(mv[2+2*j], mv[3+2*j], w[j+1], a.clipG)
+		}
+		a.rule.Update(a.gAtX)
+		return act, nil
 	}
-	for j := range a.g {
-		a.gAtX[j] = est(mv, j+1)
-	}
-	a.rule.Update(a.gAtX)
-	return a.ledger.Record(r.T, act, a.box.epoch), nil
+	return turn{acq: acq, fill: fill, fixed: !refine, after: step}, nil
 }
 
-// Observe implements bandit.Agent: line 8 of Zhou & Ji (CBO) Alg. 1, whenever the
-// feedback arrives.
-func (a *CKB) Observe(fb bandit.Feedback) error {
-	acc, err := a.ledger.Accept(fb)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	if acc.Tag != a.box.epoch { // decided before the last restart
-		return nil
-	}
-	if err := ObserveModels(acc, a.f, a.g); err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
-	}
-	return nil
+// Impose implements bandit.Imposer: the dual variable, whose step (Zhou &
+// Ji (CBO) Alg. 1 line 7) follows the agent's own choices, is left as it is.
+func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	return a.impose(r, act, a.begin)
 }
 
 // Dual returns the current dual variables φ (for tests and reports).
@@ -408,7 +360,7 @@ func init() {
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
 		Params:  append(slices.Clone(ckbParams), drawDoc),
 		New: func(cfg Config) (bandit.Agent, error) {
-			draw, err := cfg.Params.String("ckb-ts", "draw", drawDoc.Default, "pathwise", "dense")
+			draw, err := drawDoc.Read("ckb-ts", cfg.Params)
 			if err != nil {
 				return nil, err
 			}
@@ -433,13 +385,14 @@ func init() {
 }
 
 // randParams select the distribution of Z_t for RandGP-UCB.
-var randParams = []bandit.Param{
-	bandit.ChoiceParam{Name: "z", Default: "gaussian", Choices: []string{"gaussian", "uniform", "fixed"}, Doc: "Z_t: gaussian N(0, β_t²) (Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)", Source: "Zhou & Ji (CBO) Cor. 3, App. D.4"},
-	bandit.IntParam{Name: "z-points", Default: 10, When: "z=uniform", Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"},
-}
+var (
+	zDoc       = bandit.ChoiceParam{Name: "z", Default: "gaussian", Choices: []string{"gaussian", "uniform", "fixed"}, Doc: "Z_t: gaussian N(0, β_t²) (Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)", Source: "Zhou & Ji (CBO) Cor. 3, App. D.4"}
+	zPointsDoc = bandit.IntParam{Name: "z-points", Default: 10, When: "z=uniform", Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"}
+	randParams = []bandit.Param{zDoc, zPointsDoc}
+)
 
 func randOptions(name string, p bandit.Params) (ckbOptions, error) {
-	zs, err := p.String(name, "z", "gaussian")
+	zs, err := zDoc.Read(name, p)
 	if err != nil {
 		return ckbOptions{}, err
 	}
@@ -447,7 +400,7 @@ func randOptions(name string, p bandit.Params) (ckbOptions, error) {
 	if err != nil {
 		return ckbOptions{}, bandit.ParamErrorf(name, "z", ": %v", err)
 	}
-	pts, err := p.Int(name, "z-points", 10)
+	pts, err := zPointsDoc.Read(name, p)
 	if err != nil {
 		return ckbOptions{}, err
 	}

@@ -9,10 +9,12 @@ import (
 	"github.com/cbandit/cbandit/estimator"
 )
 
+// configParams: the practical core with one refinement step and the trust
+// region, as rpol-ucb's (rpolUCBParams says why).
 var (
 	configAlpha  = failureDoc("alpha", "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on)", "our choice")
 	configScale  = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
-	configParams = append([]bandit.Param{configAlpha, configScale, lambdaDoc, inducingDoc}, trustPractical...)
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -28,7 +30,7 @@ type ConfigAgent struct {
 func newConfig(cfg Config) (bandit.Agent, error) {
 	const name = "config"
 	ps := cfg.Params
-	c, err := newGPCore(name, cfg)
+	c, err := newGPCore(name, cfg, coreOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
@@ -53,12 +55,13 @@ func feasibleMean(g []model.Model, i int) bool {
 // g_1..g_m (model.ForAllOpts), the ledger of decisions and their feedback
 // (failures included), the pending decisions (parameter pending), the
 // initial design (init), the trust region (region, region-pending), the
-// candidates and their refinement (candidates, refine). A policy adds its
-// acquisition and its rule's state; every parameter the core reads is in
-// CoreParams, which a policy's declaration lists.
+// candidates and their refinement (candidates, refine, mixed-moves). A policy adds its
+// acquisition (or its Thompson draw: turn) and its rule's state; every
+// parameter the core reads is in CoreParams, which a policy's declaration
+// lists, or its coreOptions say why not.
 type gpCore struct {
 	name   string
-	info   bandit.Info // in the models' units (gpInfo)
+	info   bandit.Info // in the models' units (gpInfo; standardiseOnly for a paper's core)
 	rng    *rand.Rand
 	f      model.Model
 	g      []model.Model
@@ -70,7 +73,30 @@ type gpCore struct {
 	refine bool
 	design initDesign
 	score  []float64
-	moves  int // mixed-moves
+	moves  int // mixed-moves: the typed-space search's largest step
+	// std: the models see standardised values (a policy divides the costs
+	// it uses outside them by model.Scale)
+	std bool
+	// epoch tags the decisions; feedback of an earlier epoch no longer
+	// reaches the models (reset: ckb-restart-ucb; the penalty agents' epochs)
+	epoch int
+}
+
+// coreOptions are where a policy's core departs from the practical one;
+// the policy's declaration says why.
+type coreOptions struct {
+	// paper: of the practical defaults only standardise (standardiseOnly)
+	// and inducing; no initial design, trust region, refine parameter (one
+	// refinement step) or mixed-moves (one discrete change a step on a typed space): the
+	// paper's kernel, candidates and widths.
+	paper bool
+	// ownPending: the models take pending decisions themselves (censored
+	// GPs): parameter pending is not read.
+	ownPending bool
+	// models builds f and g_1..g_m and names the kernel the failure model
+	// falls back to (nil: model.ForAllOpts and the problem's kernel); on a
+	// paper's core o.Standardise is parameter standardise.
+	models func(in bandit.Info, lam float64, o model.Options) (f model.Model, g []model.Model, k gp.Kernel, err error)
 }
 
 // CoreParams document the parameters the decision core reads for every GP
@@ -82,11 +108,27 @@ var CoreParams = []bandit.Param{
 	regionCandidatesDoc, lengthscalePriorDoc, mixedMovesDoc,
 }
 
+// practicalParams is the declaration of a GP policy on the practical
+// core: its own parameters, then inducing (unless among them) and the
+// practical defaults (practicalDocs: the core's parameters and the
+// constant widths), with the defaults it changes as name, value pairs.
+func practicalParams(decls []bandit.Param, defaults ...string) []bandit.Param {
+	ps := slices.Clone(decls)
+	if !bandit.Declares(decls, inducingDoc.Name) {
+		ps = append(ps, inducingDoc)
+	}
+	ps = append(ps, practicalDocs...)
+	for k := 0; k+1 < len(defaults); k += 2 {
+		ps = withDefault(ps, defaults[k], defaults[k+1])
+	}
+	return ps
+}
+
 // policyOn is the factory of a GP policy that is its core plus an
 // acquisition: the core of policy name, wrapped.
 func policyOn[P bandit.Agent](name string, wrap func(*gpCore) P) func(Config) (bandit.Agent, error) {
 	return func(cfg Config) (bandit.Agent, error) {
-		c, err := newGPCore(name, cfg)
+		c, err := newGPCore(name, cfg, coreOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -96,9 +138,16 @@ func policyOn[P bandit.Agent](name string, wrap func(*gpCore) P) func(Config) (b
 
 // newGPCore reads the core's parameters of policy name and builds its
 // models.
-func newGPCore(name string, cfg Config) (*gpCore, error) {
+func newGPCore(name string, cfg Config, o coreOptions) (*gpCore, error) {
 	ps := cfg.Params
-	in, err := gpInfo(name, cfg)
+	var in bandit.Info
+	var std bool
+	var err error
+	if o.paper {
+		std, in, err = standardiseOnly(name, cfg)
+	} else {
+		in, err = gpInfo(name, cfg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -106,69 +155,152 @@ func newGPCore(name string, cfg Config) (*gpCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := modelOptions(name, ps, in.Domain, true)
+	opts, err := modelOptions(name, ps, in.Domain, !o.paper)
 	if err != nil {
 		return nil, err
 	}
-	c := &gpCore{name: name, info: in, rng: seedRand(cfg.Seed), ledger: NewLedger(in.M)}
-	if c.f, c.g, err = model.ForAllOpts(in, lam, opts); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if o.paper {
+		opts.Standardise = std
+	} else {
+		std = opts.Standardise
 	}
-	if c.design, err = newInitDesign(name, ps, in.Domain, opts, c.rng); err != nil {
+	c := &gpCore{name: name, info: in, rng: seedRand(cfg.Seed), ledger: NewLedger(in.M), std: std}
+	k := in.Kernel
+	if o.models != nil {
+		c.f, c.g, k, err = o.models(in, lam, opts)
+	} else if c.f, c.g, err = model.ForAllOpts(in, lam, opts); err != nil {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if c.grad, err = refineParam(name, ps, in.Domain); err != nil {
-		return nil, err
+	if !o.paper {
+		if c.design, err = newInitDesign(name, ps, in.Domain, opts, c.rng); err != nil {
+			return nil, err
+		}
+		if c.grad, err = refineParam(name, ps, in.Domain); err != nil {
+			return nil, err
+		}
+		if c.trust, err = regionParam(name, ps); err != nil {
+			return nil, err
+		}
+		if c.moves, err = mixedMovesDoc.Read(name, ps); err != nil {
+			return nil, err
+		}
 	}
-	if c.halluc, err = pendingParam(name, ps); err != nil {
-		return nil, err
-	}
-	if c.trust, err = regionParam(name, ps); err != nil {
-		return nil, err
-	}
-	if c.moves, err = mixedMovesDoc.Read(name, ps); err != nil {
-		return nil, err
+	if !o.ownPending {
+		if c.halluc, err = pendingParam(name, ps); err != nil {
+			return nil, err
+		}
 	}
 	c.ms = append([]model.Model{c.f}, c.g...)
 	pf, _ := predictors(c.f, c.g)
 	c.refine = pf != nil
 	c.score = make([]float64, c.f.Len())
-	c.ledger.learnFailures(in.Domain, in.Kernel, c.f)
+	c.ledger.learnFailures(in.Domain, k, c.f)
 	return c, nil
+}
+
+// A turn is what a policy adds to one decision of its core: the
+// acquisition to maximise, or a Thompson draw's values at the candidates
+// (fill; then no refinement off them), fixed to play the candidates' arg
+// max unrefined, and its rule's step once the point is chosen (after: the
+// models are still conditioned on the pending decisions; it returns the
+// action to play, CKB's safe first arm).
+type turn struct {
+	acq   Acquisition
+	fill  func(i int, mv []float64)
+	fixed bool
+	after func(act bandit.Action, i int) (bandit.Action, error)
 }
 
 // decide is one decision: the initial design's point in its rounds, else
 // the arg max of the policy's acquisition, built by policy once the models
 // are conditioned on the pending decisions.
 func (c *gpCore) decide(r *bandit.Round, policy func() Acquisition) (bandit.Decision, error) {
+	return c.decideTurn(r, func() (turn, error) { return turn{acq: policy()}, nil })
+}
+
+// decideTurn is decide for a policy that draws, refines or not, or steps
+// its rule after the decision (turn); policy's errors are returned as
+// they are.
+func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandit.Decision, error) {
 	if act, ok := c.design.at(r.T); ok {
-		return c.ledger.Record(r.T, act, 0), nil
+		return c.ledger.Record(r.T, act, c.epoch), nil
 	}
 	undo, pend, err := pendModels(c.halluc, c.ledger, c.f, c.g)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)
 	}
 	defer undo()
-	ch := choice{ms: c.ms, acq: policy().raw(), score: c.score, refine: refineIf(c.refine, &c.grad), pend: pend,
+	tn, err := policy()
+	if err != nil {
+		return bandit.Decision{}, err
+	}
+	refine := c.refine && tn.fill == nil && !tn.fixed
+	ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
 		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves}
-	act, _, err := ch.pick(c.rng, c.info.Domain)
+	act, i, err := ch.pick(c.rng, c.info.Domain)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)
 	}
-	return c.ledger.Record(r.T, act, 0), nil
+	if tn.after != nil {
+		if act, err = tn.after(act, i); err != nil {
+			return bandit.Decision{}, err
+		}
+	}
+	return c.ledger.Record(r.T, act, c.epoch), nil
+}
+
+// observe matches feedback to its decision and adds it to the models
+// (a policy without constraint models ignores the costs; feedback of an
+// earlier epoch is matched and dropped).
+func (c *gpCore) observe(fb bandit.Feedback) (Accepted, error) {
+	acc, err := c.ledger.Accept(fb)
+	if err == nil && acc.Tag == c.epoch {
+		m := acc
+		if len(c.g) == 0 {
+			m.Costs = nil
+		}
+		err = ObserveModels(m, c.f, c.g)
+	}
+	if err != nil {
+		return acc, fmt.Errorf("%s: %w", c.name, err)
+	}
+	return acc, nil
+}
+
+// reset forgets every observation of the models and starts the next epoch.
+func (c *gpCore) reset() {
+	for _, m := range c.ms {
+		m.Reset()
+	}
+	c.epoch++
 }
 
 // Observe implements bandit.Agent.
-func (c *gpCore) Observe(fb bandit.Feedback) error { return observeGP(c.name, c.ledger, fb, c.f, c.g) }
+func (c *gpCore) Observe(fb bandit.Feedback) error {
+	_, err := c.observe(fb)
+	return err
+}
 
 // Abandon implements bandit.Abandoner.
 func (c *gpCore) Abandon(id int64) error { return c.ledger.Abandon(id) }
 
 // Impose implements bandit.Imposer.
 func (c *gpCore) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	return c.impose(r, act, nil)
+}
+
+// impose records a decision a person made; begin, when set, starts the
+// policy's round first (as its own decisions do).
+func (c *gpCore) impose(r *bandit.Round, act bandit.Action, begin func(t int)) (bandit.Decision, error) {
 	act, err := imposedAction(c.info.Domain, act)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: %w", c.name, err)
 	}
-	return c.ledger.Record(r.T, act, 0), nil
+	if begin != nil {
+		begin(r.T)
+	}
+	return c.ledger.Record(r.T, act, c.epoch), nil
 }

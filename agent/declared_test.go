@@ -84,3 +84,39 @@ func eachFitting(t *testing.T, T int, fn func(s Spec, prob string, p problem.Pro
 		t.Fatalf("only %d (algorithm, problem) pairs tested", tested)
 	}
 }
+
+// Every algorithm that declares mixed-moves stands on the decision core
+// and reads it: a declaration the core never read would leave its
+// typed-space search at one change a step whatever the parameter says.
+func TestMixedMovesRead(t *testing.T) {
+	p, err := problem.New("gardner", nil, seed.Derive(1, "problem", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range All() {
+		if !bandit.Declares(s.Params, mixedMovesDoc.Name) {
+			continue
+		}
+		ag, err := New(s.Name, Config{Info: p.Info(), Horizon: 10, Params: bandit.Params{mixedMovesDoc.Name: "1"}, Seed: 1})
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		c, ok := ag.(interface{ decisionCore() *gpCore })
+		if !ok {
+			t.Errorf("%s declares %s and does not stand on the decision core", s.Name, mixedMovesDoc.Name)
+			continue
+		}
+		if got := c.decisionCore().moves; got != 1 {
+			t.Errorf("%s: mixed-moves = 1 read as %d", s.Name, got)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Errorf("only %d algorithms read mixed-moves", n)
+	}
+}
+
+// decisionCore is the core a policy stands on (TestMixedMovesRead).
+func (c *gpCore) decisionCore() *gpCore { return c }

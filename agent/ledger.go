@@ -159,19 +159,6 @@ func (l *Ledger) Accept(fb bandit.Feedback) (Accepted, error) {
 // Decisions is the number of decisions made.
 func (l *Ledger) Decisions() int { return int(l.next - 1) }
 
-// observeGP is the Observe of a GP agent whose rules keep no state of
-// their own: the feedback is matched to its decision and enters the models.
-func observeGP(name string, l *Ledger, fb bandit.Feedback, f model.Model, g []model.Model) error {
-	acc, err := l.Accept(fb)
-	if err == nil {
-		err = ObserveModels(acc, f, g)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
 // ObserveModels adds what acc newly reports to the posterior models: the
 // reward to f, cost j to g[j]. Every GP-based agent's Observe ends with it.
 // When two or more of them refresh on this observation (the rebuild and

@@ -157,11 +157,9 @@ func (a *Penalty) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		R, div = math.Sqrt(s)*R, 2*div
 	}
-	act, err := a.core.pick(a.rule.Kappa, a.core.Beta(R, div))
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	return a.core.record(r.T, act, e), nil
+	beta := a.core.Beta(R, div)
+	a.core.epoch = e // the decision's tag
+	return a.core.decide(r, func() Acquisition { return a.core.ucb(a.rule.Kappa, beta) })
 }
 
 // Observe implements bandit.Agent: costs enter the κ update of their epoch

@@ -130,7 +130,7 @@ func TestPenaltyNoisyPartialFeedback(t *testing.T) {
 	if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -1, HasReward: true}); err != nil {
 		t.Fatal(err)
 	}
-	if n := a.(*Penalty).core.y.Count(); n != 1 {
+	if n := a.(*Penalty).core.f.Count(); n != 1 {
 		t.Fatalf("%d points in the GP after reward and costs, want 1", n)
 	}
 }

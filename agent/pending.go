@@ -128,49 +128,12 @@ func imposedAction(dom domain.Domain, a bandit.Action) (bandit.Action, error) {
 
 // Abandon implements bandit.Abandoner for every agent: a pending decision
 // abandoned leaves the ledger's pending set.
-func (a *RPOL) Abandon(id int64) error        { return a.ledger.Abandon(id) }
-func (a *CKB) Abandon(id int64) error         { return a.ledger.Abandon(id) }
-func (a *IGPUCB) Abandon(id int64) error      { return a.ledger.Abandon(id) }
 func (a *Penalty) Abandon(id int64) error     { return a.ledger.Abandon(id) }
 func (a *SCGP) Abandon(id int64) error        { return a.ledger.Abandon(id) }
 func (a *ADMMBO) Abandon(id int64) error      { return a.ledger.Abandon(id) }
 func (a *OCOBandit) Abandon(id int64) error   { return a.ledger.Abandon(id) }
 func (c *safeCore) Abandon(id int64) error    { return c.ledger.Abandon(id) }
 func (c *stageCommon) Abandon(id int64) error { return c.ledger.Abandon(id) }
-
-// Impose implements bandit.Imposer: the penalty of eq. (12) follows the
-// observed costs of every decision, imposed or not (Guo et al. §3); a censored
-// GP takes the point at once, as its own decisions (Guo et al. §5).
-func (a *RPOL) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
-	act, err := imposedAction(a.info.Domain, act)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
-	}
-	a.t = r.T
-	a.rule.AdvanceTo(r.T)
-	return a.record(r.T, act)
-}
-
-// Impose implements bandit.Imposer: the dual variable, whose step (Zhou & Ji (CBO)
-// Alg. 1 line 7) follows the agent's own choices, is left as it is.
-func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
-	act, err := imposedAction(a.info.Domain, act)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
-	}
-	a.t++
-	a.maybeRestart(r.T)
-	return a.ledger.Record(r.T, act, a.box.epoch), nil
-}
-
-// Impose implements bandit.Imposer.
-func (a *IGPUCB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
-	act, err := imposedAction(a.core.info.Domain, act)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("igp-ucb: %w", err)
-	}
-	return a.ledger.Record(r.T, act, 0), nil
-}
 
 // DuplicateRadius: a point closer to a pending one than this fraction of
 // the box's diameter (the same arm, on a finite domain) repeats it.

@@ -3,23 +3,22 @@ package agent
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/estimator"
-	"github.com/cbandit/cbandit/maximise"
+	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/rule"
 )
 
 // rpolParams are shared by every RPOL variant (Guo et al. §3–6).
-var rpolParams = []bandit.Param{
-	failureDoc("p", "failure probability p in β_t", "Guo et al. §4–6 leave it open: our choice"),
-	multiplierDoc("beta-scale", "multiplier on the confidence widths β_t^f, β_t^g, v_t, Γ_t", "1: Guo et al. §4–6"),
-	rpolLambdaDoc,
-	bandit.FloatParam{Name: "Q1", Default: 1, Range: bandit.AtLeast(0), Doc: "initial penalty Q_1", Source: "Guo et al. §3, Initialization"},
-}
+var (
+	rpolP      = failureDoc("p", "failure probability p in β_t", "Guo et al. §4–6 leave it open: our choice")
+	rpolScale  = multiplierDoc("beta-scale", "multiplier on the confidence widths β_t^f, β_t^g, v_t, Γ_t", "1: Guo et al. §4–6")
+	rpolQ1     = bandit.FloatParam{Name: "Q1", Default: 1, Range: bandit.AtLeast(0), Doc: "initial penalty Q_1", Source: "Guo et al. §3, Initialization"}
+	rpolParams = []bandit.Param{rpolP, rpolScale, rpolLambdaDoc, rpolQ1}
+)
 
 // rpolLambdaDoc is λ with Guo et al.'s default 1 + 2/T.
 var rpolLambdaDoc = func() bandit.FloatParam {
@@ -28,32 +27,33 @@ var rpolLambdaDoc = func() bandit.FloatParam {
 	return d
 }()
 
-// rpolUCBParams: rpol-ucb also takes the opt-in sparse GP.
-var rpolUCBParams = append(append(slices.Clone(rpolParams), inducingDoc), trustPractical...)
+// rpolUCBParams: the practical core with one refinement step and the trust
+// region. The rules with a per-round constraint (rpol family, config) play
+// where the optimistic bound μ_g − β_g σ_g reaches 0, and a refinement that
+// finds that point exactly in 3+ dims raised their late violation on the
+// suite (docs/defaults.md, "Refinement in 3+ dimensions"); the trust
+// region: in 3+ dims, docs/defaults.md, "Generation 6".
+var rpolUCBParams = practicalParams(rpolParams, "refine", "step", "region", "trust")
 
-// stepPractical are the practical defaults with refine = step, for the
-// rules with a per-round constraint (rpol family, config): they play where
-// the optimistic bound μ_g − β_g σ_g reaches 0, and a refinement that finds
-// that point exactly in 3+ dims raised their late violation on the suite
-// (docs/defaults.md, "Refinement in 3+ dimensions").
-var stepPractical = withDefault(practicalDocs, "refine", "step")
+// rpolCensoredParams: the paper's core (coreOptions.paper) with standardise
+// alone: the censored GPs take every decision at once (Guo et al. §5), so
+// no pending conditioning, initial design or trust region, and no sparse GP.
+var (
+	rpolM     = bandit.IntParam{Name: "m", Default: 30, Range: bandit.AtLeast(0), Doc: "censoring window: later feedback is censored; 2 × the Poisson mean 15", Source: "Guo et al. §5; §7 gives none: our choice"}
+	rpolWidth = bandit.ChoiceParam{Name: "width", Default: "paper", Choices: []string{"paper", "matched"},
+		Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means", Source: "Guo et al. §4–5; docs/parameters.md"}
+	rpolCensoredParams = append(slices.Clone(rpolParams), rpolM, rpolWidth,
+		withDoc(standardiseDoc, "on: censored GPs see standardised values, costs scaled; off: the paper's units"))
+)
 
-// trustPractical are stepPractical with region = trust: rpol-ucb's and
-// config's (in 3+ dims; docs/defaults.md, "Generation 6").
-var trustPractical = withDefault(stepPractical, "region", "trust")
-
-var rpolCensoredParams = append(slices.Clone(rpolParams),
-	bandit.IntParam{Name: "m", Default: 30, Range: bandit.AtLeast(0), Doc: "censoring window: later feedback is censored; 2 × the Poisson mean 15", Source: "Guo et al. §5; §7 gives none: our choice"},
-	bandit.ChoiceParam{Name: "width", Default: "paper", Choices: []string{"paper", "matched"},
-		Doc: "paper: Guo et al. §5's widths; matched: OUR VARIANT, §4's β_t on the censored means", Source: "Guo et al. §4–5; docs/parameters.md"},
-	withDoc(standardiseDoc, "on: censored GPs see standardised values, costs scaled; off: the paper's units"))
-
-var rpolSWParams = append(append(slices.Clone(rpolParams),
-	bandit.IntParam{Name: "W", Computed: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Range: bandit.AtLeast(1), Doc: "sliding window, γ_T ≈ (ln T)^{d+1} (§2, SE kernel)", Source: "Guo et al. Thm. 4"},
-	bandit.FloatParam{Name: "PT", Default: 2, Range: bandit.Above(0), Doc: "variation budget P_T for W; unknown in §7, we count one unit per change (two changes)", Source: "Guo et al. §6, §7"},
-	bandit.FloatParam{Name: "variation", Default: 0, Range: bandit.AtLeast(0), Doc: "assumed variation of f within the window, Γ_t = C·variation; 0 switches Γ_t off", Source: "Guo et al. §6"},
-	inducingDoc,
-), stepPractical...)
+// rpolSWParams: the practical core with one refinement step (as
+// rpol-ucb's, which says why); region keeps its default, global.
+var (
+	rpolW         = bandit.IntParam{Name: "W", Computed: "⌈γ_T^{1/4}(T/P_T)^{1/2}⌉", Range: bandit.AtLeast(1), Doc: "sliding window, γ_T ≈ (ln T)^{d+1} (§2, SE kernel)", Source: "Guo et al. Thm. 4"}
+	rpolPT        = bandit.FloatParam{Name: "PT", Default: 2, Range: bandit.Above(0), Doc: "variation budget P_T for W; unknown in §7, we count one unit per change (two changes)", Source: "Guo et al. §6, §7"}
+	rpolVariation = bandit.FloatParam{Name: "variation", Default: 0, Range: bandit.AtLeast(0), Doc: "assumed variation of f within the window, Γ_t = C·variation; 0 switches Γ_t off", Source: "Guo et al. §6"}
+	rpolSWParams  = practicalParams(append(slices.Clone(rpolParams), rpolW, rpolPT, rpolVariation), "refine", "step")
+)
 
 type rpolKind int
 
@@ -63,28 +63,20 @@ const (
 	rpolSW
 )
 
-// RPOL is the rectified pessimistic-optimistic learner (Guo et al. §3): optimistic
-// f̂, pessimistic ǧ, the rectified penalty rule and an acquisition
-// maximiser. The three variants differ only in the models and widths:
+// RPOL is the rectified pessimistic-optimistic learner (Guo et al. §3) on
+// the decision core: optimistic f̂, pessimistic ǧ and the rectified
+// penalty rule. The three variants differ only in the models and widths:
 // GP-UCB/LCB (§4), censored GP-UCB/LCB (§5, App. C), sliding-window
 // GP-UCB/LCB (§6, App. D).
 type RPOL struct {
-	name   string
-	kind   rpolKind
-	info   bandit.Info
-	rng    *rand.Rand
-	f      model.Model
-	g      []model.Model
-	models []model.Model // f, g_1..g_m
-	pf     model.Predictor
-	pg     []model.Predictor
-	rule   *rule.Rectified
-	ledger *Ledger
-	T      int
-	lam    float64
-	p      float64
-	scale  float64
-	t      int
+	*gpCore
+	kind  rpolKind
+	rule  *rule.Rectified
+	T     int
+	lam   float64
+	p     float64
+	scale float64
+	t     int
 	// censored (§5)
 	cf      *model.Censored
 	cg      []*model.Censored
@@ -103,162 +95,128 @@ type RPOL struct {
 	// fixed: the practical constant widths constF, constG (widths=practical)
 	fixed          bool
 	constF, constG float64
-	// std: the models are standardised; costs enter the penalty divided
-	// by their metric's scale (model.Scale)
-	std bool
-	// design: the initial design (parameter init)
-	design initDesign
-	// halluc: condition on the pending decisions (parameter pending)
-	halluc pendingMode
-	trust  regionMode           // parameters region, region-pending
-	grad   maximise.GradOptions // the box refinement (parameter refine)
-	// scratch
-	score []float64
-	gAt   []float64
+	gAt            []float64 // scratch
 }
 
 func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 	ps := cfg.Params
-	var in bandit.Info
-	var censoredStd bool
-	var err error
-	if kind != rpolCensored {
-		in, err = gpInfo(name, cfg)
-	} else {
-		censoredStd, in, err = standardiseOnly(name, cfg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	T := cfg.Horizon
-	p, err := unitParam(name, ps, "p", 0.05)
+	p, err := rpolP.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	scale, err := scaleParam(name, ps, "beta-scale", 1)
+	scale, err := rpolScale.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	lam, err := lambdaParam(name, ps, T, 1+2/float64(T)) // Guo et al. §2: λ = 1 + 2/T
+	q1, err := rpolQ1.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
-	q1, err := ps.Float(name, "Q1", 1)
-	if err != nil {
-		return nil, err
-	}
-	rr, err := rule.NewRectified(in.M, q1)
-	if err != nil {
-		return nil, fmt.Errorf("%s: parameter %w", name, err)
-	}
-	a := &RPOL{name: name, kind: kind, info: in, rng: seedRand(cfg.Seed), rule: rr,
-		ledger: NewLedger(in.M), T: T, lam: lam, p: p, scale: scale}
+	a := &RPOL{kind: kind, T: T, p: p, scale: scale}
 	logT := math.Log(math.Max(float64(T), 1))
+	var gammaT, variation float64
 	switch kind {
 	case rpolCensored:
-		if a.m, err = ps.Int(name, "m", 30); err != nil {
+		if a.m, err = rpolM.Read(name, ps); err != nil {
 			return nil, err
 		}
-		if a.m < 0 {
-			return nil, bandit.ParamErrorf(name, "m", "= %d: must be ≥ 0", a.m)
-		}
-		w, err := ps.String(name, "width", "paper", "paper", "matched")
+		w, err := rpolWidth.Read(name, ps)
 		if err != nil {
 			return nil, err
 		}
 		a.matched = w == "matched"
-		// With standardise=on in holds model.StandardInfo's B,
-		// G, R, RG: B_r = B + R√(2 log T) bounds a standardised observation
-		// (Guo et al. §5, Lemma 5: |r_s| ≤ B + R√(2 log T) w.h.p.), and the censored
-		// value 0 of r̃_{s,t} (§5) is then the objective's running mean or
-		// the constraint's threshold instead of the metric's 0, which an
-		// offset of the units would move. λ = 1 + 2/T, p, m and Q_1 carry
-		// no units; the penalty takes costs divided by their scale (Observe).
-		a.std = censoredStd
-		a.br = in.B + in.R*math.Sqrt(2*logT) // Guo et al. §5
-		a.bc = in.G + in.RG*math.Sqrt(2*logT)
-		if a.cf, err = model.NewCensored(in.Domain, in.Kernel, lam, nil); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	case rpolSW:
+		pt, err := rpolPT.Read(name, ps)
+		if err != nil {
+			return nil, err
 		}
-		a.f = a.cf
-		a.sf = &censStd{c: a.cf, on: a.std, s: 1, next: 1}
+		d := float64(max(cfg.Info.Domain.Dim(), 1))
+		gammaT = math.Pow(logT, d+1) // Guo et al. §2: γ_T = O((ln T)^{d+1}) for SE
+		wDef := int(math.Ceil(math.Pow(gammaT, 0.25) * math.Sqrt(float64(T)/pt)))
+		if a.win, err = rpolW.ReadOr(name, ps, wDef); err != nil {
+			return nil, err
+		}
+		if variation, err = rpolVariation.Read(name, ps); err != nil {
+			return nil, err
+		}
+	}
+	// λ: Guo et al. §2's 1 + 2/T (rpolLambdaDoc); the censored variant is
+	// its paper's alone (its GPs take the decisions at once: no pending
+	// conditioning).
+	o := coreOptions{paper: kind == rpolCensored, ownPending: kind == rpolCensored,
+		models: func(in bandit.Info, lam float64, mo model.Options) (model.Model, []model.Model, gp.Kernel, error) {
+			a.lam = lam
+			return a.models(name, in, lam, mo, gammaT, variation)
+		}}
+	if a.gpCore, err = newGPCore(name, cfg, o); err != nil {
+		return nil, err
+	}
+	in := a.info
+	if in.M < 1 {
+		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
+	}
+	if a.rule, err = rule.NewRectified(in.M, q1); err != nil {
+		return nil, fmt.Errorf("%s: parameter %w", name, err)
+	}
+	a.gAt = make([]float64, in.M)
+	if kind != rpolCensored {
+		a.fixed, a.constF, a.constG, err = widthParams(name, ps, in.Domain)
+		return a, err
+	}
+	// With standardise=on in holds model.StandardInfo's B, G, R, RG: B_r =
+	// B + R√(2 log T) bounds a standardised observation (Guo et al. §5,
+	// Lemma 5: |r_s| ≤ B + R√(2 log T) w.h.p.), and the censored value 0 of
+	// r̃_{s,t} (§5) is then the objective's running mean or the
+	// constraint's threshold instead of the metric's 0, which an offset of
+	// the units would move. λ = 1 + 2/T, p, m and Q_1 carry no units; the
+	// penalty takes costs divided by their scale (Observe).
+	a.br = in.B + in.R*math.Sqrt(2*logT) // Guo et al. §5
+	a.bc = in.G + in.RG*math.Sqrt(2*logT)
+	a.sf = &censStd{c: a.cf, on: a.std, s: 1, next: 1}
+	for _, c := range a.cg {
+		a.sg = append(a.sg, &censStd{c: c, on: a.std, constraint: true, s: 1, next: 1})
+	}
+	return a, nil
+}
+
+// models builds the variant's GPs: censored (§5) or, over the core's,
+// sliding windows of W (§6) with Γ_t for f's assumed variation.
+func (a *RPOL) models(name string, in bandit.Info, lam float64, o model.Options, gammaT, variation float64) (model.Model, []model.Model, gp.Kernel, error) {
+	if a.kind == rpolCensored {
+		var err error
+		if a.cf, err = model.NewCensored(in.Domain, in.Kernel, lam, nil); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		var g []model.Model
 		for j := 0; j < in.M; j++ {
 			c, err := model.NewCensored(in.Domain, in.ConstraintKernel(), lam, nil)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
+				return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			a.cg = append(a.cg, c)
-			a.g = append(a.g, c)
-			a.sg = append(a.sg, &censStd{c: c, on: a.std, constraint: true, s: 1, next: 1})
+			a.cg, g = append(a.cg, c), append(g, c)
 		}
-	default:
-		opts, err := modelOptions(name, ps, in.Domain, true)
-		if err != nil {
-			return nil, err
-		}
-		if a.f, a.g, err = model.ForAllOpts(in, lam, opts); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if a.fixed, a.constF, a.constG, err = widthParams(name, ps, in.Domain); err != nil {
-			return nil, err
-		}
-		a.std = opts.Standardise
-		if a.design, err = newInitDesign(name, ps, in.Domain, opts, a.rng); err != nil {
-			return nil, err
-		}
-		if a.grad, err = refineParam(name, ps, in.Domain); err != nil {
-			return nil, err
+		return a.cf, g, in.Kernel, nil
+	}
+	f, g, err := model.ForAllOpts(in, lam, o)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if a.kind != rpolSW {
+		return f, g, in.Kernel, nil
+	}
+	// Γ_t = C·Σ‖f_s − f_{s+1}‖, C = (1/λ)√(2W(1+λ)γ_T) (Guo et al. §6).
+	c := math.Sqrt(2*float64(a.win)*(1+lam)*gammaT) / lam
+	a.cfg, a.cgg = c*variation, c*variation
+	if f, err = model.NewWindow(f, a.win); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: parameter %w", name, err)
+	}
+	for j := range g {
+		if g[j], err = model.NewWindow(g[j], a.win); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: parameter %w", name, err)
 		}
 	}
-	if kind == rpolSW {
-		pt, err := ps.Float(name, "PT", 2)
-		if err != nil {
-			return nil, err
-		}
-		if !(pt > 0) || math.IsInf(pt, 0) {
-			return nil, bandit.ParamErrorf(name, "PT", "= %v: must be a finite number > 0", pt)
-		}
-		d := float64(max(in.Domain.Dim(), 1))
-		gammaT := math.Pow(logT, d+1) // Guo et al. §2: γ_T = O((ln T)^{d+1}) for SE
-		wDef := int(math.Ceil(math.Pow(gammaT, 0.25) * math.Sqrt(float64(T)/pt)))
-		if a.win, err = ps.Int(name, "W", wDef); err != nil {
-			return nil, err
-		}
-		if a.win <= 0 {
-			return nil, bandit.ParamErrorf(name, "W", "= %d: window must be at least 1", a.win)
-		}
-		variation, err := scaleParam(name, ps, "variation", 0)
-		if err != nil {
-			return nil, err
-		}
-		// Γ_t = C·Σ‖f_s − f_{s+1}‖, C = (1/λ)√(2W(1+λ)γ_T) (Guo et al. §6).
-		c := math.Sqrt(2*float64(a.win)*(1+lam)*gammaT) / lam
-		a.cfg, a.cgg = c*variation, c*variation
-		if a.f, err = model.NewWindow(a.f, a.win); err != nil {
-			return nil, fmt.Errorf("%s: parameter %w", name, err)
-		}
-		for j := range a.g {
-			if a.g[j], err = model.NewWindow(a.g[j], a.win); err != nil {
-				return nil, fmt.Errorf("%s: parameter %w", name, err)
-			}
-		}
-	}
-	a.pf, a.pg = predictors(a.f, a.g)
-	a.models = append([]model.Model{a.f}, a.g...)
-	a.ledger.learnFailures(in.Domain, in.Kernel, a.f)
-	a.score, a.gAt = make([]float64, a.f.Len()), make([]float64, in.M)
-	if kind != rpolCensored {
-		if a.halluc, err = pendingParam(name, ps); err != nil {
-			return nil, err
-		}
-		if a.trust, err = regionParam(name, ps); err != nil {
-			return nil, err
-		}
-	}
-	return a, nil
+	return f, g, in.Kernel, nil
 }
 
 // widths sets this round's w_f, w_g: β_t (§4), v_t (§5) or β_t (§6).
@@ -293,59 +251,91 @@ func (a *RPOL) widths() {
 	a.wg *= a.scale
 }
 
-// Decide implements bandit.Agent: one round of the RPOL framework (Guo et al. §3).
-func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
-	a.t = r.T
-	a.rule.AdvanceTo(r.T) // Q_t from eq. (12) with the costs revealed so far
-	if act, ok := a.design.at(r.T); ok {
-		return a.ledger.Record(r.T, act, 0), nil
-	}
-	a.widths()
-	gF := a.cfg * a.scale
-	gG := a.cgg * a.scale
-	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	// eq. (11): f̂ − Σ_j Q_j ǧ_j⁺, f̂ = μ_f + w_f σ_f + Γ_f, ǧ = μ_g − w_g σ_g − Γ_g
-	acq := func(mv []float64) float64 {
-		f := mv[0] + a.wf*math.Sqrt(mv[1]) + gF
-		for j := range a.g {
-			a.gAt[j] = mv[2+2*j] - a.wg*math.Sqrt(mv[3+2*j]) - gG
-		}
-		return a.rule.ScoreAt(f, a.gAt)
-	}
-	act, _, err := choice{ms: a.models, acq: acq, score: a.score, refine: refineIf(a.pf != nil, &a.grad), pend: pend, reg: regionIf(a.trust, a.info.Domain, a.ledger, pend)}.pick(a.rng, a.info.Domain)
-	undo()
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	return a.record(r.T, act)
+// begin starts round t, own or imposed: Q_t from eq. (12) with the costs
+// revealed so far.
+func (a *RPOL) begin(t int) {
+	a.t = t
+	a.rule.AdvanceTo(t)
 }
 
-// record records a decision; RPOL-CensoredUCB enters it into the kernel
-// matrices now, censored to 0 until its feedback arrives (Guo et al. §5).
-func (a *RPOL) record(t int, act bandit.Action) (bandit.Decision, error) {
-	d := a.ledger.Record(t, act, 0)
-	if a.kind != rpolCensored {
-		return d, nil
-	}
+// Decide implements bandit.Agent: one round of the RPOL framework (Guo et
+// al. §3), eq. (11): f̂ − Σ_j Q_j ǧ_j⁺, f̂ = μ_f + w_f σ_f + Γ_f, ǧ = μ_g −
+// w_g σ_g − Γ_g.
+func (a *RPOL) Decide(r *bandit.Round) (bandit.Decision, error) {
+	a.begin(r.T)
+	return a.decideTurn(r, func() (turn, error) {
+		a.widths()
+		gF, gG := a.cfg*a.scale, a.cgg*a.scale
+		acq := func(p Posterior) float64 {
+			mu, v := p.F()
+			f := mu + a.wf*math.Sqrt(v) + gF
+			for j := range a.gAt {
+				mu, v := p.G(j)
+				a.gAt[j] = mu - a.wg*math.Sqrt(v) - gG
+			}
+			return a.rule.ScoreAt(f, a.gAt)
+		}
+		if a.cf == nil {
+			return turn{acq: acq}, nil
+		}
+		return turn{acq: acq, after: func(act bandit.Action, _ int) (bandit.Action, error) { return act, a.enter(act) }}, nil
+	})
+}
+
+// enter gives a decision of RPOL-CensoredUCB to its GPs at once, censored to 0
+// until its feedback arrives (Guo et al. §5).
+func (a *RPOL) enter(act bandit.Action) error {
 	if err := a.sf.addPoint(act.X); err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+		return fmt.Errorf("%s: %w", a.name, err)
 	}
 	for _, c := range a.sg {
 		if err := c.addPoint(act.X); err != nil {
-			return bandit.Decision{}, fmt.Errorf("%s: %w", a.name, err)
+			return fmt.Errorf("%s: %w", a.name, err)
 		}
 	}
-	a.xs = append(a.xs, d.Action.X)
-	return d, nil
+	a.xs = append(a.xs, slices.Clone(act.X))
+	return nil
+}
+
+// Impose implements bandit.Imposer: the penalty of eq. (12) follows the
+// observed costs of every decision, imposed or not (Guo et al. §3); a
+// censored GP takes the point at once, as its own decisions (Guo et al. §5).
+func (a *RPOL) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error) {
+	d, err := a.impose(r, act, a.begin)
+	if err == nil && a.cf != nil {
+		err = a.enter(d.Action)
+	}
+	return d, err
 }
 
 // Observe implements bandit.Agent: costs enter the penalty (eq. 12, App. C:
 // every cost revealed in the round), reward and costs update the models
 // (censored: only when revealed within m rounds of the decision).
 func (a *RPOL) Observe(fb bandit.Feedback) error {
+	if a.cf != nil {
+		return a.observeCensored(fb)
+	}
+	acc, err := a.observe(fb)
+	if err != nil || acc.Costs == nil {
+		return err
+	}
+	if !a.std {
+		a.rule.Penalise(acc.Costs)
+		return nil
+	}
+	// Standardised units: c_j / s_j with the scale that includes this
+	// observation, so Q (eq. 12) and the penalty it weighs are in the units
+	// of ǧ.
+	c := make([]float64, len(acc.Costs))
+	for j, v := range acc.Costs {
+		c[j] = v / model.Scale(a.g[j])
+	}
+	a.rule.Penalise(c)
+	return nil
+}
+
+// observeCensored is Observe of RPOL-CensoredUCB (Guo et al. §5, App. C).
+func (a *RPOL) observeCensored(fb bandit.Feedback) error {
 	acc, err := a.ledger.Accept(fb)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
@@ -353,39 +343,23 @@ func (a *RPOL) Observe(fb bandit.Feedback) error {
 	if acc.Costs != nil && !a.std {
 		a.rule.Penalise(acc.Costs)
 	}
-	if a.kind == rpolCensored {
-		if a.t-acc.Round <= a.m { // d_s > m: censored for good
-			s := int(fb.ID - 1)
-			if acc.HasReward {
-				if err := a.sf.setValue(s, acc.Reward); err != nil {
-					return fmt.Errorf("%s: %w", a.name, err)
-				}
-			}
-			for j, c := range acc.Costs {
-				if err := a.sg[j].setValue(s, c); err != nil {
-					return fmt.Errorf("%s: %w", a.name, err)
-				}
+	if a.t-acc.Round <= a.m { // d_s > m: censored for good
+		s := int(fb.ID - 1)
+		if acc.HasReward {
+			if err := a.sf.setValue(s, acc.Reward); err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
 			}
 		}
-		if acc.Costs != nil && a.std {
-			c := make([]float64, len(acc.Costs))
-			for j, v := range acc.Costs {
-				c[j] = v / a.sg[j].s
+		for j, c := range acc.Costs {
+			if err := a.sg[j].setValue(s, c); err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
 			}
-			a.rule.Penalise(c)
 		}
-		return nil
-	}
-	if err := ObserveModels(acc, a.f, a.g); err != nil {
-		return fmt.Errorf("%s: %w", a.name, err)
 	}
 	if acc.Costs != nil && a.std {
-		// Standardised units: c_j / s_j with the scale that includes
-		// this observation, so Q (eq. 12) and the penalty it weighs are
-		// in the units of ǧ.
 		c := make([]float64, len(acc.Costs))
 		for j, v := range acc.Costs {
-			c[j] = v / model.Scale(a.g[j])
+			c[j] = v / a.sg[j].s
 		}
 		a.rule.Penalise(c)
 	}

@@ -30,7 +30,7 @@ type SCBO struct {
 // Decide implements bandit.Agent.
 func (a *SCBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if act, ok := a.design.at(r.T); ok {
-		return a.ledger.Record(r.T, act, 0), nil
+		return a.ledger.Record(r.T, act, a.epoch), nil
 	}
 	box := a.info.Domain.(*domain.Box) // newSCBO
 	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
@@ -47,7 +47,7 @@ func (a *SCBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
 	}
-	return a.ledger.Record(r.T, bandit.PointAction(x), 0), nil
+	return a.ledger.Record(r.T, bandit.PointAction(x), a.epoch), nil
 }
 
 // thompson draws every model jointly at xs and returns SCBO's choice among
