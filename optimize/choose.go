@@ -198,6 +198,9 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 	if safe && slices.Contains(s.Can.DefaultFor, string(strict)+"+safe") {
 		fmt.Fprintf(&b, " with a safe point on a %s space", dom)
 	}
+	if slices.Contains(s.Can.DefaultFor, string(strict)+"+typed") && dom == agent.DomainTyped {
+		b.WriteString(" on a typed space")
+	}
 	if len(distinct) > 1 {
 		b.WriteString(", which keeps the weaker kinds too (every round feasible ⇒ no cumulative violation; [Σg]⁺ ≤ Σ[g]⁺)")
 	}

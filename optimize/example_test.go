@@ -75,7 +75,7 @@ func ExampleRun_parameters() {
 	// Output:
 	// config, the default for stage-wise constraints (every round within its limit)
 	// 60 trials, 1 failed: out of memory
-	// best accuracy 0.966: layers 4, width 160, lr 3.1e-03, adam; latency 40 ms
+	// best accuracy 0.966: layers 4, width 160, lr 3.8e-03, adam; latency 40 ms
 }
 
 // An ask/tell study in process: evaluations may run anywhere, several at
