@@ -189,7 +189,7 @@ func newGPCore(name string, cfg Config, o coreOptions) (*gpCore, error) {
 		}
 	}
 	if !o.ownPending {
-		if c.halluc, err = pendingParam(name, ps); err != nil {
+		if c.halluc, err = pendingParam(name, ps, in.Domain); err != nil {
 			return nil, err
 		}
 	}

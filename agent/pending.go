@@ -10,9 +10,9 @@ import (
 )
 
 // pendingDoc declares how a GP agent treats decisions awaiting feedback.
-var pendingDoc = bandit.ChoiceParam{Name: "pending", Default: "bucb", Choices: []string{"bucb", "hallucinate", "ignore"},
-	Doc:    "decisions awaiting feedback: bucb = GP-BUCB: the GPs condition on them at their mean, f's width ×1.5; hallucinate: no widening; ignore",
-	Source: "Desautels et al. 2014; measured: docs/parallel.md"}
+var pendingDoc = bandit.ChoiceParam{Name: "pending", Default: "auto", Choices: []string{"auto", "bucb", "hallucinate", "ignore"},
+	Doc:    "decisions awaiting feedback: bucb = GP-BUCB: the GPs condition on them at their mean, f's width ×1.5; hallucinate: no widening; ignore; auto: bucb below 7 dims, hallucinate from 7 (the trust region's fresh candidates)",
+	Source: "Desautels et al. 2014; measured: docs/parallel.md, docs/systems.md"}
 
 // PendingWiden is the factor on the objective's posterior standard
 // deviation while decisions are pending (pending = bucb; docs/parallel.md):
@@ -33,8 +33,14 @@ type pendingMode struct {
 }
 
 // pendingParam reads pending.
-func pendingParam(name string, ps bandit.Params) (pendingMode, error) {
+func pendingParam(name string, ps bandit.Params, dom domain.Domain) (pendingMode, error) {
 	v, err := pendingDoc.Read(name, ps)
+	if v == "auto" {
+		v = "bucb"
+		if box, ok := dom.(*domain.Box); ok && box.Dim() >= FreshDim {
+			v = "hallucinate"
+		}
+	}
 	switch v {
 	case "bucb":
 		return pendingMode{on: true, widen: PendingWiden}, err

@@ -815,7 +815,8 @@ var laterDefaults = map[int][]defaultsPin{
 	7: {{params: map[string]string{"draw": "dense", "region-candidates": "fixed"}}},
 	// 8 → 9 (docs/typed.md): the typed-space search also changes two
 	// discrete coordinates at once.
-	8: {{params: map[string]string{"mixed-moves": "1"}}},
+	// … and in 7+ dims a batch's decisions do not widen f's bound.
+	8: {{params: map[string]string{"mixed-moves": "1", "pending": "bucb"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are
