@@ -16,7 +16,7 @@ import (
 
 // drawDoc declares how ckb-ts draws.
 var drawDoc = bandit.ChoiceParam{Name: "draw", Default: "pathwise", Choices: []string{"pathwise", "dense"},
-	Doc:    "pathwise: Matheron's rule over every model that can, O(M² + M·t); dense: the full covariance unless bare arms, O(M³) (before generation 8)",
+	Doc:    "pathwise: Matheron's rule over every model that can, O(M² + M·t); dense: the full covariance unless bare arms, O(M³)",
 	Source: "Wilson et al. 2020; measured: docs/thompson.md"}
 
 // upToInf is (0, ∞]: the primal-dual rule takes ∞ (no bound, no step).

@@ -107,7 +107,7 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 
 // regionPendingDoc declares region-pending.
 var regionPendingDoc = bandit.ChoiceParam{Name: "region-pending", Default: "trust", Choices: []string{"trust", "global"}, When: "region=trust",
-	Doc:    "where a decision searches while others are pending: trust: the same region; global: the whole box (generation 6)",
+	Doc:    "where a decision searches while others are pending: trust: the same region; global: the whole box",
 	Source: "measured: docs/defaults.md, \"Generation 7\""}
 
 // regionMode is what the parameters region and region-pending select.
@@ -125,7 +125,7 @@ const (
 
 // regionCandidatesDoc declares region-candidates.
 var regionCandidatesDoc = bandit.ChoiceParam{Name: "region-candidates", Default: "fresh", Choices: []string{"fresh", "fixed"}, When: "region=trust",
-	Doc:    "in 7+ dims: fresh: SCBO's candidates drawn in the region each decision; fixed: the box's candidates alone (generation 7)",
+	Doc:    "in 7+ dims: fresh: SCBO's candidates drawn in the region each decision; fixed: the box's candidates alone",
 	Source: "Eriksson & Poloczek 2021; measured: docs/systems.md"}
 
 // FreshDim is the dimension from which region-candidates=fresh draws

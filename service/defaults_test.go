@@ -134,7 +134,7 @@ func TestDefaultsGeneration5(t *testing.T) {
 		if got := bs.params["constraint-fit"]; got != c.want {
 			t.Errorf("%s defaults %d: constraint-fit %q, want %q", c.algo, c.gen, got, c.want)
 		}
-		if want := map[int]string{3: "ignore", 4: "hallucinate", 5: ""}[c.gen]; bs.params["pending"] != want {
+		if want := map[int]string{3: "ignore", 4: "hallucinate", 5: "bucb"}[c.gen]; bs.params["pending"] != want {
 			t.Errorf("%s defaults %d: pending %q, want %q", c.algo, c.gen, bs.params["pending"], want)
 		}
 	}
