@@ -30,8 +30,9 @@
 // horizon T. The kind is which violation the algorithm keeps small and the
 // summary reports. A study that names no algorithm gets one chosen from its
 // constraints (the registry's declarations, agent.Caps.DefaultFor, read by
-// optimize.Choose: the default for the strictest kind — stage-wise: config,
-// or safeopt with prior.safe on a points space; cumulative: rpol-ucb;
+// optimize.Choose: the default for the strictest kind — stage-wise: config
+// (cei on typed parameters with an int or a categorical, or safeopt with
+// prior.safe on a points space); cumulative: rpol-ucb;
 // long-term: ckb-ucb; no constraints: igp-ucb), recorded in algorithm with
 // the reason in algorithm_choice. A constraint without a kind gets the
 // strictest kind its algorithm keeps, stage-wise when none is named; a kind
