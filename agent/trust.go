@@ -193,26 +193,9 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 			return nil
 		}
 	}
-	box := reg.box
-	d := box.Dim()
+	d := reg.box.Dim()
 	n := min(5000, max(2000, 200*d))
-	p := math.Min(1, 20/float64(d))
-	xs, flat := make([][]float64, n), make([]float64, n*d) // one allocation for all of them
-	for k := range xs {
-		x := flat[k*d : (k+1)*d : (k+1)*d]
-		copy(x, reg.centre)
-		changed := false
-		for i := range x {
-			if rng.Float64() < p {
-				x[i], changed = box.Lo[i]+rng.Float64()*(box.Hi[i]-box.Lo[i]), true
-			}
-		}
-		if !changed {
-			i := rng.IntN(d)
-			x[i] = box.Lo[i] + rng.Float64()*(box.Hi[i]-box.Lo[i])
-		}
-		xs[k] = x
-	}
+	xs := scboPoints(rng, reg.box, reg, n)
 	score := func(_ []float64, mv []float64) float64 { return acq(mv) }
 	if rep != nil {
 		score = awayFrom(acq, rep)

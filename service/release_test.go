@@ -13,14 +13,15 @@ import (
 )
 
 // Studies written by an earlier release restore and decide exactly as
-// before: testdata/release-<commit>/studies.db holds 27 studies (seven GP
-// algorithms on a box and on points, 3-D boxes, typed parameters,
-// generations 1, 4 and 6, the default stage-wise choice; 25 rounds with a
-// partial observation and two pending decisions each, no snapshots, so the
-// whole log replays), written by that release's `cbandit serve` with
-// gen.py beside it; next.json holds the two decisions each study made next
-// there. A copy of the database, opened by this release, must make the
-// same ones.
+// before: testdata/release-<commit>/studies.db holds its studies (0e4da94:
+// 27 — seven GP algorithms on a box and on points, 3-D boxes, typed
+// parameters, generations 1, 4 and 6, the default stage-wise choice;
+// 96e52f3: 35, adding generation 8's typed spaces of 3 and 7 parameters,
+// 7-D boxes and failed evaluations; 25 rounds with a partial observation
+// and two pending decisions each, no snapshots, so the whole log replays),
+// written by that release's `cbandit serve` with testdata/gen_release.py;
+// next.json holds the two decisions each study made next there. A copy of
+// the database, opened by this release, must make the same ones.
 func TestStudiesOfEarlierReleases(t *testing.T) {
 	dirs, _ := filepath.Glob("testdata/release-*")
 	if len(dirs) == 0 {
