@@ -49,3 +49,58 @@ func TestPredictJointIsBatchPosterior(t *testing.T) {
 		}
 	}
 }
+
+// With pending points, the joint posterior is the batch posterior given the
+// observations and the pending points observed at their posterior mean
+// (GP-BUCB's hallucination): the draws SCBO makes for a batch.
+func TestPredictJointWithPending(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	k := SE{Lengthscale: 0.3, Variance: 1}
+	g, err := NewExact(k, 1e-2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := randPoints(rng, 20, 2)
+	ys := make([]float64, len(xs))
+	for i, x := range xs {
+		ys[i] = math.Cos(3*x[0]) - x[1]
+		if err := g.Add(x, ys[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pend := randPoints(rng, 3, 2)
+	allX, allY := append([][]float64(nil), xs...), append([]float64(nil), ys...)
+	for _, p := range pend {
+		mu, _ := g.Predict(p) // before any pending point: the mean each is hallucinated at
+		allX, allY = append(allX, p), append(allY, mu)
+	}
+	for _, p := range pend {
+		if err := g.Pend(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := randPoints(rng, 8, 2)
+	mean, cov := make([]float64, len(at)), make([]float64, len(at)*len(at))
+	if err := g.PredictJoint(at, mean, cov); err != nil {
+		t.Fatal(err)
+	}
+	wm, wc := BatchPosterior(k, allX, allY, 1e-2, at)
+	for i := range at {
+		if math.Abs(mean[i]-wm[i]) > 1e-8 {
+			t.Fatalf("mean[%d] = %v, batch %v", i, mean[i], wm[i])
+		}
+		for j := 0; j <= i; j++ {
+			if c, w := cov[i*len(at)+j], wc[i*len(at)+j]; math.Abs(c-w) > 1e-8 {
+				t.Fatalf("cov[%d,%d] = %v, batch %v", i, j, c, w)
+			}
+		}
+	}
+	g.Unpend()
+	if err := g.PredictJoint(at, mean, cov); err != nil {
+		t.Fatal(err)
+	}
+	wm, wc = BatchPosterior(k, xs, ys, 1e-2, at)
+	if math.Abs(mean[0]-wm[0]) > 1e-8 || math.Abs(cov[0]-wc[0]) > 1e-8 {
+		t.Fatalf("after Unpend: mean %v cov %v, batch %v %v", mean[0], cov[0], wm[0], wc[0])
+	}
+}
