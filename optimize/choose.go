@@ -198,7 +198,7 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 	if safe && slices.Contains(s.Can.DefaultFor, string(strict)+"+safe") {
 		fmt.Fprintf(&b, " with a safe point on a %s space", dom)
 	}
-	if slices.Contains(s.Can.DefaultFor, string(strict)+"+typed") && dom == agent.DomainTyped {
+	if dom == agent.DomainTyped && slices.Contains(s.Can.DefaultFor, string(strict)+"+typed") {
 		b.WriteString(" on a typed space")
 	}
 	if len(distinct) > 1 {
@@ -209,6 +209,9 @@ func Choose(kinds []Kind, safe bool, dom string) (Choice, error) {
 	c.Brief = fmt.Sprintf("%s, the default for %s constraints (%s)", s.Name, strict, meaning(strict))
 	if safe && slices.Contains(s.Can.DefaultFor, string(strict)+"+safe") {
 		c.Brief = fmt.Sprintf("%s, the default for %s constraints with a safe point", s.Name, strict)
+	}
+	if dom == agent.DomainTyped && slices.Contains(s.Can.DefaultFor, string(strict)+"+typed") {
+		c.Brief = fmt.Sprintf("%s, the default for %s constraints on a typed space", s.Name, strict)
 	}
 	if len(distinct) > 1 {
 		c.Brief = fmt.Sprintf("%s, the default for %s constraints, the strictest given", s.Name, strict)

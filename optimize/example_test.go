@@ -73,9 +73,9 @@ func ExampleRun_parameters() {
 	fmt.Printf("best accuracy %.3f: layers %d, width %d, lr %.1e, %v; latency %.0f ms\n",
 		b.Objective, b.Values.Int("layers"), b.Values.Int("width"), b.Values.Float("lr"), b.Values.Choice("opt"), b.Metrics[0])
 	// Output:
-	// config, the default for stage-wise constraints (every round within its limit)
+	// cei, the default for stage-wise constraints on a typed space
 	// 60 trials, 1 failed: out of memory
-	// best accuracy 0.966: layers 4, width 160, lr 3.8e-03, adam; latency 40 ms
+	// best accuracy 0.966: layers 4, width 159, lr 3.8e-03, adam; latency 40 ms
 }
 
 // An ask/tell study in process: evaluations may run anywhere, several at

@@ -300,6 +300,9 @@ func (s *Study) domain(named *agent.Spec) (domain.Domain, string, error) {
 				return nil, "", fmt.Errorf("optimize: %w", err)
 			}
 			dom.Vars = space.Vars(o.Parameters) // ints, steps and categoricals searched as such
+			if dom.Mixed() {
+				return dom, agent.DomainTyped, nil
+			}
 			return dom, agent.DomainBox, nil
 		}
 		n := o.Candidates

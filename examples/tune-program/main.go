@@ -60,7 +60,7 @@ func main() {
 	flag.IntVar(&o.finalists, "finalists", 3, "feasible evaluations with the highest throughput measured again, alone, to pick the best")
 	flag.IntVar(&o.reps, "reps", 7, "runs each of the default and the best configuration in the final measurement")
 	flag.Uint64Var(&o.seed, "seed", 1, "the study's seed")
-	flag.StringVar(&o.algorithm, "algorithm", "", "algorithm ID (default: the service's choice for a stage-wise limit, config)")
+	flag.StringVar(&o.algorithm, "algorithm", "", "algorithm ID (default: the service's choice for a stage-wise limit on typed knobs, cei)")
 	flag.BoolVar(&o.hold, "hold", false, "keep the started server (and its dashboard) up after the run, until interrupted")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

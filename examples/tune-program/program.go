@@ -110,7 +110,7 @@ func study(name string, p95Limit float64, seed uint64, horizon int, algorithm st
 		Parameters:  knobs,
 		Objective:   api.Objective{Name: "throughput_mb_s", Goal: api.Maximize},
 		Constraints: []api.Constraint{{Name: "p95_ms", Threshold: p95Limit, Kind: api.KindStageWise}},
-		Algorithm:   algorithm, // "" lets the service choose (config, for a stage-wise limit)
+		Algorithm:   algorithm, // "" lets the service choose (cei, for a stage-wise limit on typed knobs)
 		Seed:        seed,
 		Horizon:     horizon,
 	}
