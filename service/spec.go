@@ -789,10 +789,10 @@ var laterDefaults = map[int][]defaultsPin{
 	// 1 → 2: the practical defaults, for every algorithm that
 	// takes them.
 	1: {{params: map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}}},
-	// 2 → 3: standardise=on for the GP agents that took it without the
-	// other practical defaults, standardised after the first ones.
-	2: {{only: []string{"admmbo", "cei", "igp-ucb", "penalty-noiseless", "penalty-noisy", "rpol-censored-ucb", "scgp-ucb"},
-		params: map[string]string{"standardise": "off"}}},
+	// 2 → 3: standardise=on for the GP agents that take it without the
+	// other practical defaults (their declarations have no widths),
+	// standardised after the first ones.
+	2: {{unless: "widths", params: map[string]string{"standardise": "off"}}},
 	// 3 → 4 (docs/parallel.md): pending decisions hallucinated (GP-BUCB) by every
 	// algorithm that takes the parameter.
 	3: {{params: map[string]string{"pending": "ignore"}}},
@@ -819,11 +819,12 @@ var laterDefaults = map[int][]defaultsPin{
 }
 
 // defaultsPin is one change of defaults between generations: params are
-// the earlier values, for every algorithm that takes them (the algorithms
-// named in only, when it is set), and with fitted only for a study that
-// fits hyperparameters (fitsHyper).
+// the earlier values, for every algorithm that takes them except those
+// whose declaration has the parameter unless (the registry, not names,
+// says which algorithms a change concerned), and with fitted only for a
+// study that fits hyperparameters (fitsHyper).
 type defaultsPin struct {
-	only   []string
+	unless string
 	fitted bool
 	params map[string]string
 }
@@ -847,7 +848,7 @@ func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
 	}
 	for g := gen; g < api.DefaultsPractical; g++ {
 		for _, pin := range laterDefaults[g] {
-			if pin.only != nil && !slices.Contains(pin.only, algorithm) || pin.fitted && !fitsHyper(ps) {
+			if pin.unless != "" && bandit.Declares(spec.Params, pin.unless) || pin.fitted && !fitsHyper(ps) {
 				continue
 			}
 			for _, d := range spec.Params {
