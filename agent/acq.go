@@ -20,7 +20,7 @@ var inducingDoc = bandit.IntParam{Name: "inducing", Default: 0, Range: bandit.At
 	Doc: "M > 0: APPROXIMATE sparse GP, M inducing points, O(M²) per observation; 0: exact", Source: "Titsias 2009; exact by default"}
 
 // standardiseDoc, hyperDoc and practicalDocs document the practical defaults
-// (generations 2–4) on the GP agents that take them (ckb family, rpol-ucb,
+// (docs/defaults.md, "Generations 2–4") on the GP agents that take them (ckb family, rpol-ucb,
 // rpol-sw-ucb, config): on, auto and practical for whoever names no
 // setting; the paper reproductions pin off, fixed and theory in their
 // experiment files (algorithm_defaults). docs/defaults.md has the evidence.

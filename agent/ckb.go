@@ -53,7 +53,7 @@ var ckbParams = practicalParams([]bandit.Param{
 const PracticalSlack = 0.2
 
 // PracticalDualWidth is the width w of ḡ = μ − wσ in the dual step under
-// the practical widths (generation 5): with the rule's β the centred
+// the practical widths (docs/defaults.md, "Generation 5"): with the rule's β the centred
 // constraint fit's wider σ raised the violation, with the posterior mean
 // early violations count in full and the dual can pin the agent to the far
 // feasible disk; w = 1 does neither (docs/defaults.md, "No stuck runs").
