@@ -24,7 +24,10 @@ const SCBOCandidates = 500
 // exists, the points are uniform in the box.
 type SCBO struct {
 	*gpCore
-	samp *gp.Sampler
+	// the draw's buffers (n² floats each): reused across decisions, kept
+	// out of snapshots and made again after a restore
+	samp *gp.Sampler `snap:"-"`
+	cov  []float64   `snap:"-"`
 }
 
 // Decide implements bandit.Agent.
@@ -55,7 +58,10 @@ func (a *SCBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 // does not exclude.
 func (a *SCBO) thompson(xs [][]float64, pend pending) ([]float64, error) {
 	n := len(xs)
-	mean, cov := make([]float64, n), make([]float64, n*n)
+	if a.samp == nil || len(a.cov) != n*n {
+		a.samp, a.cov = gp.NewSampler(n), make([]float64, n*n)
+	}
+	mean, cov := make([]float64, n), a.cov
 	draw := make([][]float64, len(a.ms))
 	for j, m := range a.ms {
 		jp := model.AsJointPredictor(m)
@@ -158,5 +164,5 @@ func newSCBO(cfg Config) (bandit.Agent, error) {
 	if _, ok := cfg.Info.Domain.(*domain.Box); !ok {
 		return nil, fmt.Errorf("scbo: needs a box domain, the problem gives %s", cfg.Info.Domain)
 	}
-	return policyOn("scbo", func(c *gpCore) *SCBO { return &SCBO{c, gp.NewSampler(SCBOCandidates)} })(cfg)
+	return policyOn("scbo", func(c *gpCore) *SCBO { return &SCBO{gpCore: c} })(cfg)
 }
