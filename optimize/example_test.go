@@ -46,9 +46,9 @@ func ExampleRun() {
 
 // Two ints, a log-scaled float and a categorical, four evaluations at a
 // time, one of which runs out of memory: a failed trial, which counts
-// toward the horizon. Run asks four distinct points at once and tells
-// their values in decision order, so the trials do not depend on which
-// evaluation finishes first.
+// toward the horizon. In batches, Run asks four distinct points at once
+// and tells their values in decision order, so the trials do not depend
+// on which evaluation finishes first.
 func ExampleRun_parameters() {
 	train := func(p optimize.Point) (float64, []float64, error) { // accuracy, latency (ms)
 		if p.Round == 7 {
@@ -62,7 +62,7 @@ func ExampleRun_parameters() {
 	res, err := optimize.Run(context.Background(), train, optimize.Options{
 		Parameters: []optimize.Param{optimize.Int("layers", 1, 8), optimize.Int("width", 16, 256),
 			optimize.LogFloat("lr", 1e-5, 1e-1), optimize.Categorical("opt", "adam", "sgd", "rmsprop", "adagrad")},
-		Constraints: []optimize.Constraint{{Name: "latency_ms", Max: 40}}, Horizon: 60, Workers: 4, Seed: 1,
+		Constraints: []optimize.Constraint{{Name: "latency_ms", Max: 40}}, Horizon: 60, Workers: 4, Batches: true, Seed: 1,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -76,6 +76,28 @@ func ExampleRun_parameters() {
 	// cei, the default for stage-wise constraints on a typed space
 	// 60 trials, 1 failed: out of memory
 	// best accuracy 0.966: layers 4, width 159, lr 3.8e-03, adam; latency 40 ms
+}
+
+// Four workers, each asking for its next point as soon as its own
+// evaluation ends (the default with Workers > 1): a slow evaluation idles
+// no other worker, and the points under way are distinct. Which trials
+// come out depends on the order in which evaluations finish, so this
+// prints only what does not.
+func ExampleRun_workers() {
+	res, err := optimize.Run(context.Background(), func(p optimize.Point) (float64, []float64, error) {
+		x := p.X[0]
+		return -(x - 0.3) * (x - 0.3), []float64{x}, nil
+	}, optimize.Options{
+		Lo: []float64{0}, Hi: []float64{1},
+		Constraints: []optimize.Constraint{{Name: "x", Max: 0.5}},
+		Horizon:     20, Workers: 4, Seed: 1, // Batches: true for the same trials on every run
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(res.Trials), "trials; best feasible, near 0.3:", res.Best.Feasible && math.Abs(res.Best.X[0]-0.3) < 0.05)
+	// Output:
+	// 20 trials; best feasible, near 0.3: true
 }
 
 // An ask/tell study in process: evaluations may run anywhere, several at

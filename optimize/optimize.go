@@ -18,10 +18,11 @@ import (
 
 // Func is one's own function: at p it returns the objective's value and
 // the constraint metrics, one per Options.Constraints in order (nil or
-// empty without constraints). Values must be finite. An error means the
-// evaluation failed (a crash, an out-of-memory, a timeout): the algorithm
-// is told so (bandit.Feedback.Failed, the error's text as the reason), and
-// the evaluation counts toward the horizon.
+// empty without constraints). An error means the evaluation failed (a
+// crash, an out-of-memory, a timeout): the algorithm is told so
+// (bandit.Feedback.Failed, the error's text as the reason), and the
+// evaluation counts toward the horizon. A value that is NaN or ±Inf fails
+// the evaluation the same way, the reason naming the value (Study.Tell).
 type Func func(p Point) (objective float64, metrics []float64, err error)
 
 // Point is where to evaluate.
@@ -83,8 +84,9 @@ func LogInt(name string, low, high int) Param { return space.LogInt(name, low, h
 // Categorical is a parameter taking one of the choices.
 func Categorical(name string, choices ...any) Param { return space.Categorical(name, choices...) }
 
-// DefaultCandidates is the size of the candidate set of Parameters that
-// are not all continuous floats, the service's default too.
+// DefaultCandidates is the size of the candidate set of Parameters when
+// one is used (Options.Candidates 0 with an algorithm that takes no box),
+// the service's default too.
 const DefaultCandidates = 256
 
 // Constraint is metric ≤ Max on the metric of the same position.
@@ -106,6 +108,7 @@ type Algorithm string
 // The algorithms Choose picks (agent.Caps.DefaultFor).
 const (
 	Config  Algorithm = "config"   // stage-wise limits
+	CEI     Algorithm = "cei"      // stage-wise limits on a typed space
 	SafeOpt Algorithm = "safeopt"  // stage-wise limits with a safe point on points
 	RPOLUCB Algorithm = "rpol-ucb" // cumulative violation
 	CKBUCB  Algorithm = "ckb-ucb"  // long-term (average) constraints
@@ -120,12 +123,14 @@ type Options struct {
 	Points [][]float64
 	// Parameters are named, typed parameters (Int, Float, LogFloat,
 	// Categorical, …), instead of a box: the algorithm searches the unit
-	// cube of their encoding when all are continuous floats, else
-	// Candidates exact encodings (package space, as the service does).
+	// cube of their encoding (package space, as the service does), ints,
+	// steps and categoricals as the values they take and floats refined (a
+	// mixed space, docs/typed.md).
 	Parameters []Param
-	// Candidates is the size of the candidate set of Parameters (0:
-	// DefaultCandidates); given with continuous floats only, the algorithm
-	// chooses among that many candidates instead of searching the cube.
+	// Candidates, when > 0, makes the algorithm choose among that many
+	// exact encodings of Parameters fixed at the start (space.Candidates)
+	// instead of searching their space; 0: the space itself, or
+	// DefaultCandidates for a named algorithm that takes no box.
 	Candidates int
 	// Minimize minimises the objective (the default maximises it).
 	Minimize bool
@@ -137,14 +142,24 @@ type Options struct {
 	// Horizon is the number of evaluations T (required); a failed one
 	// counts.
 	Horizon int
-	// Workers is how many evaluations Run makes at once (0: 1). Run asks
-	// for Workers points — distinct: the algorithm decides knowing the
-	// pending ones —, evaluates them concurrently and tells their values in
-	// decision order once all are back, so the trials do not depend on
-	// which evaluation finishes first: same options and seed, same trials.
+	// Workers is how many evaluations Run makes at once (0: 1). Each
+	// worker asks for a point as soon as its own evaluation ends and tells
+	// its values as soon as they are back, so a slow evaluation idles no
+	// other worker; the points are distinct, since the algorithm decides
+	// knowing the pending ones. The trials then depend on the order in
+	// which evaluations finish: with more than one worker, the same
+	// options and seed may give other trials, unless Batches is set.
 	Workers int
+	// Batches makes Run with several Workers ask Workers points together,
+	// evaluate them concurrently and tell their values in decision order
+	// once all are back: slower (each batch waits for its slowest
+	// evaluation), but the trials depend on the options and the seed
+	// alone, never on which evaluation finishes first. One worker is
+	// reproducible either way.
+	Batches bool
 	// Seed seeds the algorithm's own randomness: same options and seed,
-	// same sequence of x for the same values.
+	// same sequence of x for the same values (with several Workers, when
+	// Batches is set).
 	Seed uint64
 	// Params are the algorithm's parameters by name, as on the command
 	// line (`cbandit list --verbose`), for those who tune it; nil: its
@@ -167,7 +182,8 @@ type Trial struct {
 	Metrics   []float64
 	// Feasible: told, and every metric within its limit.
 	Feasible bool
-	// Failed: the evaluation failed (Fail), for Reason.
+	// Failed: the evaluation failed (Fail, or a value NaN or ±Inf), for
+	// Reason.
 	Failed bool
 	Reason string
 	// Abandoned: the evaluation was given up (Abandon), or failed with an
@@ -427,7 +443,11 @@ func (s *Study) pending(id int64) (int, error) {
 }
 
 // Tell gives the values at the trial with this ID (from Ask): the
-// objective and one metric per constraint.
+// objective and one metric per constraint. A value that is NaN or ±Inf
+// makes the trial failed, as Optuna marks a trial whose objective returns
+// NaN: the algorithm is told as by Fail, the reason naming the first such
+// value (`objective returned NaN`, `metric "latency" returned +Inf`), and
+// Tell returns nil. (Optuna keeps ±Inf as a value; a GP cannot.)
 func (s *Study) Tell(id int64, objective float64, metrics []float64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -438,15 +458,12 @@ func (s *Study) Tell(id int64, objective float64, metrics []float64) error {
 	if len(metrics) != len(s.o.Constraints) {
 		return fmt.Errorf("optimize: trial %d: %d metrics, the study has %d constraints", id, len(metrics), len(s.o.Constraints))
 	}
-	if math.IsNaN(objective) || math.IsInf(objective, 0) {
-		return fmt.Errorf("optimize: trial %d: objective = %v: must be finite", id, objective)
+	if reason := s.nonFinite(objective, metrics); reason != "" {
+		return s.fail(i, id, reason)
 	}
 	costs := make([]float64, len(metrics))
 	feasible := true
 	for j, v := range metrics {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("optimize: trial %d: metric %d (%s) = %v: must be finite", id, j, s.o.Constraints[j].Name, v)
-		}
 		costs[j] = v - s.o.Constraints[j].Max
 		feasible = feasible && costs[j] <= 0
 	}
@@ -459,6 +476,24 @@ func (s *Study) Tell(id int64, objective float64, metrics []float64) error {
 		s.best = i
 	}
 	return nil
+}
+
+// nonFinite names the first value that is NaN or ±Inf, as a failure's
+// reason ("" when every value is finite).
+func (s *Study) nonFinite(objective float64, metrics []float64) string {
+	if math.IsNaN(objective) || math.IsInf(objective, 0) {
+		return fmt.Sprintf("objective returned %v", objective)
+	}
+	for j, v := range metrics {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			continue
+		}
+		if name := s.o.Constraints[j].Name; name != "" {
+			return fmt.Sprintf("metric %q returned %v", name, v)
+		}
+		return fmt.Sprintf("metric %d returned %v", j, v)
+	}
+	return ""
 }
 
 // shortReason shortens a failure's cause to its first line and at most
@@ -492,6 +527,11 @@ func (s *Study) Fail(id int64, reason string) error {
 	if err != nil {
 		return err
 	}
+	return s.fail(i, id, reason)
+}
+
+// fail is Fail of the pending trial i, the mutex held.
+func (s *Study) fail(i int, id int64, reason string) error {
 	reason = shortReason(reason)
 	t := &s.res.Trials[i]
 	if err := s.ag.Observe(bandit.Feedback{ID: id, Failed: true, Reason: reason}); err != nil {
@@ -565,24 +605,103 @@ type outcome struct {
 	err error
 }
 
+// evaluate calls fn at the trial's point.
+func evaluate(fn Func, t Trial) outcome {
+	var out outcome
+	out.obj, out.ms, out.err = fn(Point{Round: t.Round, X: t.X, Values: t.Values})
+	return out
+}
+
+// report tells the study an evaluation's outcome: Fail for an error, Tell
+// otherwise (a value NaN or ±Inf fails it there); a trial whose values
+// Tell refuses is abandoned, and the refusal returned.
+func (s *Study) report(t Trial, out outcome) error {
+	if out.err != nil {
+		return s.Fail(t.ID, out.err.Error())
+	}
+	err := s.Tell(t.ID, out.obj, out.ms)
+	if err != nil {
+		s.Abandon(t.ID)
+	}
+	return err
+}
+
 // Run evaluates fn Horizon times at the points the algorithm asks for,
-// Workers at a time (Options.Workers: asked together, evaluated
-// concurrently, told in decision order), and returns every trial and the
-// best feasible one. An evaluation that returns an error is a failed trial
-// (Study.Fail). It stops early, with what it has and ctx's error, when ctx
-// is done (after the evaluations under way), or with the error of a value
-// Tell refuses (that trial abandoned).
+// Options.Workers at a time, and returns every trial and the best
+// feasible one. Each worker asks as soon as its evaluation ends and tells
+// as soon as it is back; with Options.Batches, Workers points are asked
+// together and told in decision order once all are back. An evaluation
+// that returns an error, or a value NaN or ±Inf, is a failed trial
+// (Study.Fail, Study.Tell). It stops early, with what it has and ctx's
+// error, when ctx is done (after the evaluations under way), or with the
+// error of a value Tell refuses (that trial abandoned).
 func Run(ctx context.Context, fn Func, o Options) (*Result, error) {
 	s, err := NewStudy(o)
 	if err != nil {
 		return nil, err
 	}
-	w := max(1, o.Workers)
-	for asked := 0; asked < o.Horizon; {
+	if o.Workers > 1 && !o.Batches {
+		return s.runAsync(ctx, fn, o.Workers)
+	}
+	return s.runBatches(ctx, fn, max(1, o.Workers))
+}
+
+// runAsync runs w workers, each asking, evaluating and telling in turn,
+// the study's mutex ordering their calls to the algorithm. A worker's Ask
+// sees the others' evaluations under way as pending decisions.
+func (s *Study) runAsync(ctx context.Context, fn Func, w int) (*Result, error) {
+	var (
+		mu    sync.Mutex
+		asked int
+		first error // ctx's or a worker's error: no more asks
+	)
+	// next reserves one evaluation of the horizon for a worker.
+	next := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			first = ctx.Err()
+		}
+		if first != nil || asked == s.o.Horizon {
+			return false
+		}
+		asked++
+		return true
+	}
+	stop := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for range min(w, s.o.Horizon) {
+		wg.Go(func() {
+			for next() {
+				t, err := s.Ask()
+				if err == nil {
+					err = s.report(t, evaluate(fn, t))
+				}
+				if err != nil {
+					stop(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return s.Result(), first
+}
+
+// runBatches asks w points together, evaluates them concurrently and tells
+// them in decision order once all are back (one at a time for w = 1).
+func (s *Study) runBatches(ctx context.Context, fn Func, w int) (*Result, error) {
+	for asked := 0; asked < s.o.Horizon; {
 		if err := ctx.Err(); err != nil {
 			return s.Result(), err
 		}
-		batch := make([]Trial, 0, min(w, o.Horizon-asked))
+		batch := make([]Trial, 0, min(w, s.o.Horizon-asked))
 		for range cap(batch) {
 			t, err := s.Ask()
 			if err != nil {
@@ -595,30 +714,18 @@ func Run(ctx context.Context, fn Func, o Options) (*Result, error) {
 		}
 		asked += len(batch)
 		outs := make([]outcome, len(batch))
-		eval := func(i int) {
-			t := batch[i]
-			var out outcome
-			out.obj, out.ms, out.err = fn(Point{Round: t.Round, X: t.X, Values: t.Values})
-			outs[i] = out
-		}
 		if len(batch) == 1 {
-			eval(0)
+			outs[0] = evaluate(fn, batch[0])
 		} else {
 			var wg sync.WaitGroup
 			for i := range batch {
-				wg.Go(func() { eval(i) })
+				wg.Go(func() { outs[i] = evaluate(fn, batch[i]) })
 			}
 			wg.Wait()
 		}
 		var first error
 		for i, t := range batch {
-			var err error
-			if outs[i].err != nil {
-				err = s.Fail(t.ID, outs[i].err.Error())
-			} else if err = s.Tell(t.ID, outs[i].obj, outs[i].ms); err != nil {
-				s.Abandon(t.ID)
-			}
-			if first == nil {
+			if err := s.report(t, outs[i]); first == nil {
 				first = err
 			}
 		}

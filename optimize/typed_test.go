@@ -53,12 +53,15 @@ func trainOptimum() float64 {
 }
 
 // TestOptimizeTypedWorkers: 2 ints, a log float and a categorical, 4
-// workers evaluating at once (each batch meets at a barrier, so the 4 are
-// in flight together) and never the same configuration at once; the failed
-// evaluation is a failed trial that counts toward the horizon; the best is
-// feasible and near the optimum (the space searched as a mixed space); and the same seed gives the same trials
-// whatever the order in which the workers finish.
+// workers in batches evaluating at once (each batch meets at a barrier, so
+// the 4 are in flight together) and never the same configuration at once;
+// the failed evaluation is a failed trial that counts toward the horizon;
+// the best is feasible and near the optimum (the space searched as a mixed
+// space); and the same seed gives the same trials whatever the order in
+// which the workers finish.
 func TestOptimizeTypedWorkers(t *testing.T) {
+	o := trainOptions()
+	o.Batches = true
 	var mu sync.Mutex
 	arrived := map[int]int{}
 	gates := map[int]chan struct{}{}
@@ -100,7 +103,7 @@ func TestOptimizeTypedWorkers(t *testing.T) {
 		mu.Unlock()
 		return train(p)
 	}
-	res, err := optimize.Run(context.Background(), fn, trainOptions())
+	res, err := optimize.Run(context.Background(), fn, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +143,7 @@ func TestOptimizeTypedWorkers(t *testing.T) {
 	again, err := optimize.Run(context.Background(), func(p optimize.Point) (float64, []float64, error) {
 		time.Sleep(time.Duration(p.Round%4) * time.Millisecond)
 		return train(p)
-	}, trainOptions())
+	}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
