@@ -125,7 +125,7 @@ type Options struct {
 	// Categorical, …), instead of a box: the algorithm searches the unit
 	// cube of their encoding (package space, as the service does), ints,
 	// steps and categoricals as the values they take and floats refined (a
-	// mixed space, docs/typed.md).
+	// mixed space, docs/typed.md), unless Candidates is given.
 	Parameters []Param
 	// Candidates, when > 0, makes the algorithm choose among that many
 	// exact encodings of Parameters fixed at the start (space.Candidates)
@@ -634,7 +634,8 @@ func (s *Study) report(t Trial, out outcome) error {
 // that returns an error, or a value NaN or ±Inf, is a failed trial
 // (Study.Fail, Study.Tell). It stops early, with what it has and ctx's
 // error, when ctx is done (after the evaluations under way), or with the
-// error of a value Tell refuses (that trial abandoned).
+// error of values Tell refuses, a wrong number of metrics (that trial
+// abandoned).
 func Run(ctx context.Context, fn Func, o Options) (*Result, error) {
 	s, err := NewStudy(o)
 	if err != nil {
