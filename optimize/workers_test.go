@@ -227,3 +227,30 @@ func TestRunBatchesReproduce(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAsyncCancel: with asynchronous workers a cancelled context stops
+// the asks; the evaluations under way are told, none left pending, and
+// Run returns ctx's error.
+func TestRunAsyncCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	n := 0
+	r, err := optimize.Run(ctx, func(p optimize.Point) (float64, []float64, error) {
+		mu.Lock()
+		if n++; n == 3 {
+			cancel()
+		}
+		mu.Unlock()
+		return quad(p)
+	}, optimize.Options{Lo: []float64{0}, Hi: []float64{1}, Horizon: 40, Workers: 4, Seed: 1,
+		Constraints: []optimize.Constraint{{Max: 1}}})
+	if err != context.Canceled || len(r.Trials) < 3 || len(r.Trials) > 3+4 {
+		t.Fatalf("cancelled: %v, %d trials: want context.Canceled, 3 to 7", err, len(r.Trials))
+	}
+	for _, tr := range r.Trials {
+		if tr.Metrics == nil {
+			t.Fatalf("trial %d left pending: %+v", tr.Round, tr)
+		}
+	}
+}
