@@ -316,3 +316,10 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// algorithmFailed is the answer when the study's algorithm refuses its own
+// data: a fault of the study, not of the server.
+func algorithmFailed(id string, err error) *apiError {
+	return &apiError{status: http.StatusUnprocessableEntity, code: "algorithm_failed", field: "algorithm",
+		msg: fmt.Sprintf("study %s: %v", id, err)}
+}

@@ -208,7 +208,7 @@ type StudySpec struct {
 	// standardise off, hyper fixed, widths theory, a box as its candidate
 	// set; one of generation 2 standardise off for the algorithms
 	// standardised in generation 3 — so an upgrade of the service does not
-	// change what a running study does (service/spec.go, laterDefaults): a
+	// change what a running study does (service/generations.go, laterDefaults): a
 	// stored study of an earlier generation is migrated when first opened,
 	// its generation's values made explicit in Params (and space.rounded)
 	// and Defaults set to the current generation (service/migrate.go).

@@ -1,0 +1,125 @@
+// The box refinement of an acquisition (refineAcq, refineAcqX) and the batched scoring of points over the models (batchScore).
+
+package agent
+
+import (
+	"math"
+
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/maximise"
+	"github.com/cbandit/cbandit/model"
+)
+
+// refineAcq refines acq from starts inside the box; it returns nil when the
+// models cannot be evaluated off their candidates.
+func refineAcq(box *domain.Box, starts [][]float64, ms []model.Model, acq acquisition, grad maximise.GradOptions) ([]float64, error) {
+	return refineAcqX(box, starts, ms, func(_ []float64, mv []float64) float64 { return acq(mv) }, grad)
+}
+
+// refineAcqX is refineAcq for a score that also reads the point.
+func refineAcqX(box *domain.Box, starts [][]float64, ms []model.Model, acq func(x, mv []float64) float64, grad maximise.GradOptions) ([]float64, error) {
+	bps := make([]model.BatchPredictor, len(ms))
+	hasGrad := true
+	for j, m := range ms {
+		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil || !bps[j].Gradients() {
+			hasGrad = false
+			break
+		}
+	}
+	if hasGrad {
+		x, _, err := maximise.RefineGrad(batchScore(bps, acq, box.Dim()), box.Lo, box.Hi, starts, grad)
+		return x, err
+	}
+	ps := make([]model.Predictor, len(ms))
+	for j, m := range ms {
+		if ps[j] = model.AsPredictor(m); ps[j] == nil {
+			return nil, nil
+		}
+	}
+	mv := make([]float64, 2*len(ms))
+	at := func(x []float64) float64 {
+		for j, p := range ps {
+			mv[2*j], mv[2*j+1] = p.Predict(x)
+		}
+		return acq(x, mv)
+	}
+	x, _, err := maximise.Refine(at, box.Lo, box.Hi, starts, 0)
+	return x, err
+}
+
+// batchScore is acq over a batch of points: every model is evaluated at the
+// whole batch (one pass over a factor shared by all of them), and the
+// gradient of acq is the chain rule through the closed-form gradients of
+// the posteriors, with the derivative of the agent's scalar acq along
+// (∂μ_j/∂x_i, ∂σ²_j/∂x_i)_j taken by central differences (acq is cheap; the
+// kinks of max, clipping and rectifiers get their mean one-sided slope).
+func batchScore(bps []model.BatchPredictor, acq func(x, mv []float64) float64, d int) maximise.BatchScore {
+	nm := len(bps)
+	mv := make([]float64, 2*nm)
+	pm := make([]float64, 2*nm)
+	return func(xs [][]float64, val []float64, grad [][]float64) error {
+		b := len(xs)
+		mean, vr := make([][]float64, nm), make([][]float64, nm)
+		var dm, dv [][][]float64
+		if grad != nil {
+			dm, dv = make([][][]float64, nm), make([][][]float64, nm)
+		}
+		for j, p := range bps {
+			mean[j], vr[j] = make([]float64, b), make([]float64, b)
+			if grad != nil {
+				dm[j], dv[j] = make([][]float64, b), make([][]float64, b)
+				for k := range xs {
+					dm[j][k], dv[j][k] = make([]float64, d), make([]float64, d)
+				}
+			}
+			var dmj, dvj [][]float64
+			if grad != nil {
+				dmj, dvj = dm[j], dv[j]
+			}
+			if err := p.PredictBatch(xs, mean[j], vr[j], dmj, dvj); err != nil {
+				return err
+			}
+		}
+		for k := range xs {
+			for j := range bps {
+				mv[2*j], mv[2*j+1] = mean[j][k], vr[j][k]
+			}
+			val[k] = acq(xs[k], mv)
+			if grad == nil {
+				continue
+			}
+			for i := 0; i < d; i++ {
+				scale := 1.0
+				for j := range bps {
+					scale = math.Max(scale, math.Max(math.Abs(dm[j][k][i]), math.Abs(dv[j][k][i])))
+				}
+				eps := 1e-6 / scale
+				at := func(sign float64) float64 {
+					for j := range bps {
+						pm[2*j] = mv[2*j] + sign*eps*dm[j][k][i]
+						pm[2*j+1] = math.Max(mv[2*j+1]+sign*eps*dv[j][k][i], 0)
+					}
+					return acq(xs[k], pm)
+				}
+				grad[k][i] = (at(1) - at(-1)) / (2 * eps)
+			}
+		}
+		return nil
+	}
+}
+
+// predictors returns the Predictor views of f and g_1..g_m, or nil when the
+// models cannot be evaluated off their candidates (finite domains).
+func predictors(f model.Model, g []model.Model) (model.Predictor, []model.Predictor) {
+	pf := model.AsPredictor(f)
+	if pf == nil {
+		return nil, nil
+	}
+	pg := make([]model.Predictor, len(g))
+	for j, m := range g {
+		if pg[j] = model.AsPredictor(m); pg[j] == nil {
+			return nil, nil
+		}
+	}
+	return pf, pg
+}
