@@ -479,8 +479,12 @@ window.cbt = {
 // pages), and the study page shows every number as the API holds it, on
 // charts with round ticks, coloured legends, infeasible rounds marked and
 // each violation figure named; the parameters view shows slices and
-// parallel coordinates; the page refreshes as rounds arrive. Screenshots of
-// the study page and of the parameters view go to $CBANDIT_ARTIFACTS.
+// parallel coordinates; on a crash-prone study every failed evaluation the
+// API lists is an × on the per-round chart (at its round) and on every slice
+// and the parallel coordinates (at its parameter values), and the
+// importance bars show the API's ranking, the ignored parameter last; the
+// page refreshes as rounds arrive. Screenshots of the study page, the
+// parameters view and the crash-prone study go to $CBANDIT_ARTIFACTS.
 func TestDashboardInChromium(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
@@ -813,6 +817,7 @@ func TestDashboardInChromium(t *testing.T) {
 	for _, p := range evalList(`cbt.problems()`) {
 		t.Error("crash-demo: " + p)
 	}
+	shoot("dashboard-failures-rounds.png")
 	run(chromedp.Click(chromedp.CSS("#tab-parameters")))
 	open("#/study/"+crashID+"/parameters", "crash-demo", "#importance g.imp")
 	eval(pageJS)
