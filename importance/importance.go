@@ -3,7 +3,7 @@
 // fitted to the evaluated configurations.
 //
 // Method (Hutter, Hoos & Leyton-Brown 2014, ICML, "An efficient approach for
-// assessing hyperparameter importance", §3; Sobol' 1993 first-order
+// assessing hyperparameter importance"; Sobol' 1993 first-order
 // indices): fit an ARD Matérn-5/2 GP to the standardised objective at the
 // configurations' unit-cube encoding (hyperparameters by MAP with the
 // service's priors, package model; ARD: Neal 1996, Rasmussen & Williams
