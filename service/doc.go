@@ -18,6 +18,7 @@
 //	GET    /studies/{id}/decisions       history with observations (?after=&limit=)
 //	GET    /studies/{id}/decisions.csv   every decision as CSV: a header, one row per decision
 //	GET    /studies/{id}/summary         rounds, pending, abandoned, cumulative cost and violation, best feasible point
+//	GET    /studies/{id}/importance      which parameters matter: fANOVA of a fitted GP (package importance)
 //	GET    /ui/                          the dashboard (package ui; its assets need no token, its data does)
 //
 // # Studies
