@@ -328,6 +328,9 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
 		if err := h(w, r); err != nil {
+			if answerBegun(s, w, route, err) {
+				return
+			}
 			var ae *apiError
 			switch {
 			case errors.As(err, &ae):
@@ -1231,6 +1234,9 @@ func decodeObservation(body []byte) (api.Observation, *apiError) {
 	if e := decodeJSON(body, &o); e != nil {
 		return o, e
 	}
+	if e := checkDecisionID(body, o.DecisionID); e != nil {
+		return o, e
+	}
 	if o.DecisionID < 1 {
 		return o, invalid("decision_id", "= %d: must be a decision ID (≥ 1)", o.DecisionID)
 	}
@@ -1312,6 +1318,8 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 			}
 			t := tellEvent{ID: o.DecisionID}
 			switch {
+			case o.Failed && d.failed && o.Reason != d.reason:
+				return nil, conflictingReason(o, d.reason)
 			case o.Failed && d.failed:
 				resp.Duplicate = append(resp.Duplicate, "failed")
 			case o.Failed && (d.reward != nil || d.costs != nil):
