@@ -483,19 +483,24 @@ class Study:
         return self.client.request("POST", self._path("/enqueue"), body, retry=False)
 
     def add_trial(self, reward: float, costs: Sequence[float] = (), params: Optional[Mapping[str, Any]] = None,
-                  x: Optional[Sequence[float]] = None) -> Trial:
+                  x: Optional[Sequence[float]] = None, idempotency_key: Optional[str] = None) -> Trial:
         """Records a past measurement, as Optuna's ``add_trial`` or Ax's ``attach_trial``.
 
         The point (``params`` or ``x``) and every metric measured there: the
         study holds it as a decision its algorithm made and was told, so the
-        models learn from it. Returns the trial it became.
+        models learn from it. Returns the trial it became. The request
+        carries an ``Idempotency-Key`` (fresh unless given) and is retried
+        with it: a re-send after a lost answer records the measurement once.
         """
         body: Dict[str, Any] = {"reward": float(reward), "costs": [float(c) for c in costs]}
         if params is not None:
             body["params"] = dict(params)
         if x is not None:
             body["x"] = [float(v) for v in x]
-        return Trial._from(self.client.request("POST", self._path("/trials"), body, retry=False))
+        bad = _non_finite(body["reward"], body["costs"])
+        if bad:
+            raise ValueError(f"a past measurement with {bad}: not a number JSON can carry")
+        return Trial._from(self.client.request("POST", self._path("/trials"), body, self._key(idempotency_key, "add")))
 
     def abandon(self, trial: Any) -> Dict[str, Any]:
         """Abandons a pending trial: it takes no observation. Repeating it is a no-op."""
