@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/api"
@@ -198,7 +199,16 @@ func decodeTrial(body []byte, measured bool) (api.TrialRequest, *apiError) {
 		if req.Reward != nil || req.Costs != nil {
 			return req, invalid("reward", "an enqueued point has no values yet: POST /studies/{id}/trials records a past measurement")
 		}
+		if req.Failed || req.Reason != "" {
+			return req, invalid("failed", "an enqueued point has no outcome yet: POST /studies/{id}/trials records a past failure")
+		}
 		return req, nil
+	}
+	if req.Failed {
+		return req, checkPastFailure(req)
+	}
+	if req.Reason != "" {
+		return req, invalid("reason", "= %q: given only with \"failed\": true", clip(req.Reason, 200))
 	}
 	if req.Reward == nil {
 		return req, invalid("reward", "a past measurement needs its reward")
@@ -210,6 +220,20 @@ func decodeTrial(body []byte, measured bool) (api.TrialRequest, *apiError) {
 		return req, e
 	}
 	return req, nil
+}
+
+// checkPastFailure checks a past evaluation that failed: no values, a
+// short UTF-8 reason.
+func checkPastFailure(req api.TrialRequest) *apiError {
+	switch {
+	case req.Reward != nil || req.Costs != nil:
+		return invalid("failed", "a failed evaluation carries no reward and no costs")
+	case len(req.Reason) > bandit.MaxReasonLen:
+		return invalid("reason", "has %d bytes: at most %d", len(req.Reason), bandit.MaxReasonLen)
+	case !utf8.ValidString(req.Reason):
+		return invalid("reason", "must be UTF-8 text")
+	}
+	return nil
 }
 
 // enqueue: POST /studies/{id}/enqueue — the point is the next suggestion
@@ -274,7 +298,7 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 	var resp api.Suggestion
 	replayed := false
 	err := s.withStudy(r.Context(), r.PathValue("id"), false, func(l *live) error {
-		if m := len(l.spec.Constraints); len(req.Costs) != m {
+		if m := len(l.spec.Constraints); len(req.Costs) != m && !req.Failed {
 			return invalid("costs", "has %d values, the study has %d constraints: a past measurement gives them all", len(req.Costs), m)
 		}
 		x, e := l.pointOf(req)
@@ -307,7 +331,7 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 				a.Key, a.Req = key, hash
 				l.setKey(key, idemRecord{op: "ask", req: hash, first: a.ID, count: 1})
 			}
-			t := tellEvent{ID: a.ID, Reward: req.Reward, Costs: req.Costs}
+			t := tellEvent{ID: a.ID, Reward: req.Reward, Costs: req.Costs, Failed: req.Failed, Reason: req.Reason}
 			if len(req.Costs) == 0 {
 				t.Costs = nil
 			}

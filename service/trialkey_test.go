@@ -72,3 +72,29 @@ func TestAddTrialIdempotent(t *testing.T) {
 		t.Fatalf("%d rounds after a restart and a re-sent add, want 1", sum.Rounds)
 	}
 }
+
+// A past evaluation that failed is recorded as a decision told failed,
+// with its reason; values with it, or a failure enqueued, are refused.
+func TestAddPastFailure(t *testing.T) {
+	s := newTestServer(t, store.NewMemory(), Options{})
+	spec := toySpec("past-failure")
+	spec.Algorithm = "config"
+	study := s.create(spec)
+	path := "/studies/" + study.ID + "/trials"
+	if code, raw := s.do("POST", path, api.TrialRequest{X: []float64{0.9, 0.9}, Failed: true, Reason: "OOM"}, nil); code != http.StatusCreated {
+		t.Fatalf("past failure: %d %s", code, raw)
+	}
+	var sum api.Summary
+	s.do("GET", "/studies/"+study.ID+"/summary", nil, &sum)
+	if sum.Rounds != 1 || sum.Failed != 1 || sum.Reasons["OOM"] != 1 || sum.Pending != 0 {
+		t.Fatalf("summary %+v: want 1 round, failed with OOM", sum)
+	}
+	r := 1.0
+	code, raw := s.do("POST", path, api.TrialRequest{X: []float64{0.5, 0.5}, Failed: true, Reward: &r}, nil)
+	wantError(t, code, raw, http.StatusBadRequest, "failed")
+	code, raw = s.do("POST", path, api.TrialRequest{X: []float64{0.5, 0.5}, Reward: &r, Costs: []float64{0}, Reason: "OOM"}, nil)
+	wantError(t, code, raw, http.StatusBadRequest, "reason")
+	code, raw = s.do("POST", "/studies/"+study.ID+"/enqueue", api.TrialRequest{X: []float64{0.5, 0.5}, Failed: true}, nil)
+	wantError(t, code, raw, http.StatusBadRequest, "failed")
+	s.ask(study.ID, 1) // the agent goes on from a past failure
+}

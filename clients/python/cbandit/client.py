@@ -482,24 +482,40 @@ class Study:
             body["x"] = [float(v) for v in x]
         return self.client.request("POST", self._path("/enqueue"), body, retry=False)
 
-    def add_trial(self, reward: float, costs: Sequence[float] = (), params: Optional[Mapping[str, Any]] = None,
-                  x: Optional[Sequence[float]] = None, idempotency_key: Optional[str] = None) -> Trial:
+    def add_trial(self, reward: Optional[float] = None, costs: Sequence[float] = (),
+                  params: Optional[Mapping[str, Any]] = None, x: Optional[Sequence[float]] = None,
+                  idempotency_key: Optional[str] = None, *, failed: bool = False,
+                  reason: Optional[str] = None) -> Trial:
         """Records a past measurement, as Optuna's ``add_trial`` or Ax's ``attach_trial``.
 
         The point (``params`` or ``x``) and every metric measured there: the
         study holds it as a decision its algorithm made and was told, so the
-        models learn from it. Returns the trial it became. The request
-        carries an ``Idempotency-Key`` (fresh unless given) and is retried
-        with it: a re-send after a lost answer records the measurement once.
+        models learn from it. ``failed=True`` (with a ``reason``, no metrics)
+        records a past evaluation that failed there. Returns the trial it
+        became. The request carries an ``Idempotency-Key`` (fresh unless
+        given) and is retried with it: a re-send after a lost answer records
+        the measurement once.
         """
-        body: Dict[str, Any] = {"reward": float(reward), "costs": [float(c) for c in costs]}
+        body: Dict[str, Any] = {}
+        if failed:
+            if reward is not None or costs:
+                raise ValueError("a past failure (failed=True) carries no reward and no costs")
+            body["failed"] = True
+            body["reason"] = "" if reason is None else str(reason)
+        else:
+            if reward is None:
+                raise ValueError("a past measurement needs its reward (or failed=True)")
+            if reason is not None:
+                raise ValueError(f"reason={reason!r} is given only with failed=True")
+            body["reward"] = float(reward)
+            body["costs"] = [float(c) for c in costs]
+            bad = _non_finite(body["reward"], body["costs"])
+            if bad:
+                raise ValueError(f"a past measurement with {bad}: not a number JSON can carry (failed=True records a failure)")
         if params is not None:
             body["params"] = dict(params)
         if x is not None:
             body["x"] = [float(v) for v in x]
-        bad = _non_finite(body["reward"], body["costs"])
-        if bad:
-            raise ValueError(f"a past measurement with {bad}: not a number JSON can carry")
         return Trial._from(self.client.request("POST", self._path("/trials"), body, self._key(idempotency_key, "add")))
 
     def abandon(self, trial: Any) -> Dict[str, Any]:

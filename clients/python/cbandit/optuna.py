@@ -88,6 +88,9 @@ ADDED_KEY = "cbandit:added"
 # that ran it records it once it has the study (no other process does).
 OWED_KEY = "cbandit:owed"
 STUDY_KEY = "cbandit:study"
+# A failed trial's reason as the sampler found it (the exception, the NaN),
+# for whichever process records it as a past failure.
+FAIL_REASON_KEY = "cbandit:fail_reason"
 # A random token of the Optuna study, in the idempotency keys of its asks
 # and past measurements: trial numbers are unique only within one Optuna
 # study, and several may share a cbandit study (study_name=...).
@@ -278,7 +281,8 @@ class CbanditSampler(BaseSampler):
         self._params: Optional[List[_Param]] = None
         self._space: Optional[Dict[str, BaseDistribution]] = None
         self._untold: List[Tuple[str, int, Dict[str, Any]]] = []
-        self._owed: List[Tuple[int, Optional[Sequence[float]], Optional[Tuple[float, ...]]]] = []
+        # (trial ID, values, constraint values, failure reason or None)
+        self._owed: List[Tuple[int, Optional[Sequence[float]], Optional[Tuple[float, ...]], Optional[str]]] = []
         self.failed_supported = True  # False once the service refused a failed observation
         self.fallbacks = 0  # trials sampled outside the service because it could not answer
         self._token: Optional[str] = None
@@ -407,11 +411,14 @@ class CbanditSampler(BaseSampler):
             rec = {"id": cb.id, "name": cb.name, "space": [[n, distribution_to_json(d)] for n, d in space.items()]}
             study._storage.set_study_system_attr(study._study_id, STUDY_KEY, rec)
             if created:
-                # The trials completed before the study existed (sampled at
-                # random) become its past measurements.
-                for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+                # The trials that ended before the study existed (sampled at
+                # random) become its past measurements, failures too.
+                for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)):
                     if DECISION_KEY not in t.system_attrs and ADDED_KEY not in t.system_attrs and OWED_KEY not in t.system_attrs:
-                        self._add_past(study, t, t.values)
+                        if t.state == TrialState.COMPLETE:
+                            self._add_past(study, t, t.values)
+                        elif self.failed == "failed":
+                            self._add_past(study, t, None, failure=_fail_reason(t, t.system_attrs.get(FAIL_REASON_KEY)))
             return True
 
     def _use(self, space: Mapping[str, BaseDistribution]) -> None:
@@ -515,12 +522,17 @@ class CbanditSampler(BaseSampler):
         attrs = study._storage.get_trial_system_attrs(trial._trial_id)
         did = attrs.get(DECISION_KEY)
         if did is None:
-            if state == TrialState.COMPLETE:
+            failure = None
+            if state == TrialState.FAIL and self.failed == "failed":
+                # A failed trial the service did not suggest: a past failure.
+                failure = _fail_reason(trial, _optuna_failure(trial))
+                study._storage.set_trial_system_attr(trial._trial_id, FAIL_REASON_KEY, failure)
+            if state == TrialState.COMPLETE or failure is not None:
                 if self._study is None and self._stored(study) is not None:
                     self._attach(study, {})
                 if self._study is not None:
                     self._pay_owed(study)
-                    self._add_past(study, trial, values, constraints)
+                    self._add_past(study, trial, values, constraints, failure=failure)
                 elif trial.state == TrialState.RUNNING:
                     # No cbandit study yet, and another process may be
                     # creating it now, after its scan of the complete
@@ -528,7 +540,7 @@ class CbanditSampler(BaseSampler):
                     # by whichever thread next has the study).
                     study._storage.set_trial_system_attr(trial._trial_id, OWED_KEY, True)
                     with self._lock:
-                        self._owed.append((trial._trial_id, values, constraints))
+                        self._owed.append((trial._trial_id, values, constraints, failure))
             return
         did = int(did)
         if state == TrialState.COMPLETE and not self._ran_suggestion(trial, attrs.get(SUGGESTED_KEY) or {}):
@@ -558,9 +570,10 @@ class CbanditSampler(BaseSampler):
             if how == "abandon":
                 self._send(study, "abandon", did, {})
             else:
-                reason = trial.user_attrs.get("fail_reason") or reason or (
-                    _optuna_failure(trial) if state == TrialState.FAIL else None) or (
-                    f"Optuna trial {trial.number} " + ("pruned" if state == TrialState.PRUNED else "failed"))
+                if state == TrialState.PRUNED:
+                    reason = trial.user_attrs.get("fail_reason") or f"Optuna trial {trial.number} pruned"
+                else:
+                    reason = _fail_reason(trial, reason or _optuna_failure(trial))
                 self._send(study, "failed", did, {"reason": _clip(str(reason), MAX_REASON)})
 
     def _ran_suggestion(self, trial: FrozenTrial, suggested: Mapping[str, Any]) -> bool:
@@ -593,7 +606,9 @@ class CbanditSampler(BaseSampler):
 
     def _deliver(self, study: Study, kind: str, did: int, body: Dict[str, Any]) -> None:
         key = f"optuna-{kind}-{did}"
-        if kind == "add":  # did is the Optuna trial's number
+        if kind == "add" and body.get("failed"):  # did is the Optuna trial's number
+            study.add_trial(params=body["params"], idempotency_key=body.get("key"), failed=True, reason=body["reason"])
+        elif kind == "add":
             study.add_trial(body["reward"], costs=body["costs"], params=body["params"], idempotency_key=body.get("key"))
         elif kind == "tell":
             study.tell(did, reward=body["reward"], costs=body.get("costs"), idempotency_key=key)
@@ -632,15 +647,16 @@ class CbanditSampler(BaseSampler):
         """Records this process's trials that completed before it had the cbandit study (OWED_KEY)."""
         with self._lock:
             owed, self._owed = self._owed, []
-        for tid, values, constraints in owed:
-            self._add_past(study, study._storage.get_trial(tid), values, constraints)
+        for tid, values, constraints, failure in owed:
+            self._add_past(study, study._storage.get_trial(tid), values, constraints, failure=failure)
 
     def _add_past(self, study: optuna.Study, trial: FrozenTrial, values: Optional[Sequence[float]],
-                  constraints: Optional[Tuple[float, ...]] = None) -> None:
-        """Records a complete trial the service did not suggest as a past measurement."""
-        if self._study is None or self._params is None or not values:
+                  constraints: Optional[Tuple[float, ...]] = None, failure: Optional[str] = None) -> None:
+        """Records a trial the service did not suggest as a past measurement:
+        complete (values), or failed (failure: its reason)."""
+        if self._study is None or self._params is None or not (values or failure is not None):
             return
-        if self.constraints_func is not None:
+        if self.constraints_func is not None and failure is None:
             if constraints is None:
                 constraints = trial.system_attrs.get(CONSTRAINTS_KEY)
             if constraints is None:
@@ -659,10 +675,15 @@ class CbanditSampler(BaseSampler):
         if trial.state == TrialState.RUNNING:
             # Marked first, so that a creator scanning the complete trials skips it.
             study._storage.set_trial_system_attr(trial._trial_id, ADDED_KEY, True)
-        body = {"reward": float(values[0]), "costs": [float(c) for c in constraints or ()], "params": vals,
-                "key": self._key(study, "add", trial.number)}
-        if _non_finite(body["reward"], body["costs"]):
-            return  # no measurement JSON can carry (and no decision to fail)
+        key = self._key(study, "add", trial.number)
+        if failure is not None:
+            body: Dict[str, Any] = {"failed": True, "reason": _clip(failure, MAX_REASON), "params": vals, "key": key}
+        else:
+            body = {"reward": float(values[0]), "costs": [float(c) for c in constraints or ()], "params": vals,  # type: ignore[index]
+                    "key": key}
+            bad = _non_finite(body["reward"], body["costs"])
+            if bad:  # JSON cannot carry it: a past failure
+                body = {"failed": True, "reason": f"Optuna trial {trial.number} gave {bad}", "params": vals, "key": key}
         try:
             self._deliver(self._study, "add", trial.number, body)
         except APIError as e:
@@ -675,6 +696,11 @@ class CbanditSampler(BaseSampler):
 
     def __repr__(self) -> str:
         return f"CbanditSampler(url={self.client.url!r}, algorithm={self.algorithm!r}, seed={self.seed})"
+
+
+def _fail_reason(trial: FrozenTrial, found: Optional[str]) -> str:
+    """A failed trial's reason: its user attribute "fail_reason", else what was found, else a plain one."""
+    return str(trial.user_attrs.get("fail_reason") or found or f"Optuna trial {trial.number} failed")
 
 
 def _optuna_failure(trial: FrozenTrial) -> Optional[str]:

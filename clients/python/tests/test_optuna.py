@@ -416,6 +416,27 @@ class LosslessTest(unittest.TestCase):
         summ = sampler.cbandit_study.summary()
         self.assertEqual((summ["rounds"], summ["failed"], summ["pending"], summ["abandoned"]), (20, 6, 0, 0))
 
+    def test_failures_sampled_outside_the_service_are_past_failures(self) -> None:
+        sampler = CbanditSampler(URL, seed=26, constraints_func=constraints)
+
+        def first_crashes(trial):
+            value = objective(trial)
+            if trial.number in (0, 2):  # sampled at random: no cbandit study yet, or no space
+                raise MemoryError("OOM")
+            return value
+
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(first_crashes, n_trials=6, catch=(MemoryError,))
+        self.assertNotIn(DECISION_KEY, study.trials[0].system_attrs)
+        recs = decisions_by_id(sampler)
+        failed = [d for d in recs.values() if d.get("failed")]
+        self.assertEqual(len(failed), 2, recs)
+        self.assertEqual({d.get("reason") for d in failed}, {"MemoryError: OOM"})
+        t0 = study.trials[0]
+        self.assertTrue(any(abs(d["params"]["x"] - t0.params["x"]) < 1e-9 for d in failed))
+        summ = sampler.cbandit_study.summary()
+        self.assertEqual((summ["rounds"], summ["failed"], summ["reward_observed"], summ["pending"]), (6, 2, 4, 0))
+
     def test_past_measurement_resent_after_a_lost_answer_is_recorded_once(self) -> None:
         client = LosingClient(URL, retries=0)  # the sampler re-sends it itself, before the next ask
         sampler = CbanditSampler(client=client, seed=22, constraints_func=constraints)
