@@ -646,6 +646,12 @@ class Study:
         try:
             self.tell(trial, reward=reward, costs=costs)
         except APIError as e:
+            if not isinstance(e, TransportError):
+                # Refused: abandoned, so that it is not left pending for good.
+                try:
+                    self.abandon(trial)
+                except APIError as e2:
+                    log.warning("cbandit: could not abandon trial %d: %s", trial.decision_id, e2)
             return False, e
         return True, None
 
