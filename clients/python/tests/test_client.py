@@ -313,6 +313,15 @@ class RecoveryTest(unittest.TestCase):
         study.optimize(lambda t: (0.5, [float("nan")]), n_trials=1)
         self.assertEqual(study.summary()["failure_reasons"].get("the objective function returned costs[0] = nan"), 1)
 
+    def test_optimize_abandons_a_refused_tell(self) -> None:
+        study = self.client.create_study(name="py-optimize-refused", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=7, horizon=5)
+        with self.assertRaises(cbandit.APIError) as cm:
+            study.optimize(lambda t: (1e300, [0.1]), n_trials=1)  # beyond the service's magnitudes
+        self.assertEqual((cm.exception.status, cm.exception.field), (400, "reward"))
+        s = study.summary()
+        self.assertEqual((s["pending"], s["abandoned"]), (0, 1))
+
     def test_nan_told_directly(self) -> None:
         study = self.client.create_study(name="py-tell-nan", parameters=PARAMETERS, objective="accuracy",
                                          constraints=[{"name": "latency", "threshold": 0.6}], seed=6, horizon=5)
