@@ -7,7 +7,7 @@
 //	GET    /healthz                      liveness (no token needed)
 //	GET    /openapi.json                 the OpenAPI 3.1 document
 //	GET    /metrics                      Prometheus text format
-//	POST   /studies                      create a study
+//	POST   /studies                      create a study (?load_if_exists=true: the study of that name, same definition)
 //	GET    /studies                      a page of studies (?limit=&after=; ?name= : the study of that name)
 //	GET    /studies/{id}                 get a study
 //	PATCH  /studies/{id}                 raise the horizon: {"horizon": N}
