@@ -26,7 +26,7 @@ func TestSystemsSeparateFromSuite(t *testing.T) {
 	if got := SuiteNames(); !slices.Equal(got, []string{"gardner", "gramacy", "branin", "ackley3", "pressure-vessel", "hartmann6"}) {
 		t.Fatalf("Suite() names %v", got)
 	}
-	want := []string{"crash", "typed", "ackley10", "speed-reducer", "levy20"}
+	want := []string{"crash", "typed", "ackley10", "speed-reducer", "levy20", "vessel", "vessel-mi", "spring", "welded-beam", "three-bar-truss", "ackley20"}
 	if got := SystemsNames(); !slices.Equal(got, want) {
 		t.Fatalf("systems names %v, want %v", got, want)
 	}
