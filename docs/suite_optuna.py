@@ -57,6 +57,21 @@ Run by hand from the repository root with Debian's python and optuna
         --json /tmp/nolie.json --md /tmp/nolie.md
     /usr/bin/python3 docs/suite_optuna.py merge /tmp/nolie.json   # its modes added to docs/suite_optuna.{json,md}
 
+The systems suite (`systems`, `systems-report`, `systems-check`; docs/systems.md and
+docs/systems_optuna.md) and its offline anchors (`offline`, `offline-report`; docs/offline.md):
+`offline` runs sequential studies of `--samplers` (gp = GPSampler, which needs Optuna >= 4.2 -
+Optuna v4.6.0's source on PYTHONPATH and Debian's python3-torch; tpe-multivariate, tpe, random)
+at each `--noise` level (the std as a share of each metric's range; 0 = noise-free, told to
+GPSampler as deterministic_objective) and scores each as an offline study (offline_score: the
+best truly feasible evaluation's gap to f*, the trial Optuna reports and whether it truly holds
+every limit, late shares that crash and that break a limit), adding to docs/offline_optuna.json
+(kept across invocations, rewritten after every seed) and docs/offline_optuna.md:
+
+    PYTHONPATH=/tmp/optuna46 OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py offline \\
+        --samplers gp --noise 0,0.05 --seeds 3 --T 200 \\
+        --problems vessel-mi,spring,welded-beam,three-bar-truss,speed-reducer,crash,typed
+    /usr/bin/python3 docs/suite_optuna.py engineering-values   # problem/testdata/engineering_values.json
+
 `run` writes docs/suite_optuna.json (every seed; rewritten after every
 problem, so an interrupted run keeps what it did) and docs/suite_optuna.md;
 docs/suite_optuna.md also sets the 10-seed run beside the 3-seed one when
