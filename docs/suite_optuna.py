@@ -728,8 +728,8 @@ def offline_score(p, fa, xs, obs):
     """The offline scores (docs/systems.md): the best truly feasible value found (noise-free truth)
     and its signed gap to f*; the recommendation as Optuna makes it (study.best_trial with
     constraints: the best observed value among the trials observed feasible) - its true gap and
-    whether it truly holds every limit; shares of late evaluations (t > T/2) that crash and that
-    crash or break a limit."""
+    whether it truly holds every limit; shares of late evaluations (t > T/2) that crash (crash_late), that
+    crash or break a limit (bad_late), that run and break one (break_late; suite.SystemsScore's keys)."""
     sign = 1.0 if p["goal"] == "maximize" else -1.0
     T = len(xs)
     best, rec = None, None
@@ -749,7 +749,8 @@ def offline_score(p, fa, xs, obs):
         if all(g <= 0 for g in o[1]) and (rec is None or sign * o[0] > sign * rec[1]):
             rec = (x, o[0])
     r = {"offline_best": best, "offline_gap": None if best is None else _gap(p, fa, best),
-         "crash_late": crash_late / late, "break_late": bad_late / late, "rec": None}
+         "crash_late": crash_late / late, "bad_late": bad_late / late,
+         "break_late": (bad_late - crash_late) / late, "rec": None}
     if rec is not None:
         x = rec[0]
         r["rec"] = {"x": list(x), "value": p["obj"](x), "gap": _gap(p, fa, p["obj"](x)),
@@ -908,7 +909,7 @@ def run_offline(args):
     out = {"optuna": optuna.__version__, "numpy": np.__version__, "python": sys.version.split()[0], "runs": {}}
     if os.path.exists(args.json):
         with open(args.json) as fh:
-            out = json.load(fh)
+            out = _normalise(json.load(fh))
     out["optuna"] = optuna.__version__
     names = args.problems.split(",") if args.problems else [p["name"] for p in SYSTEMS]
     probs = [(k, p) for k, p in enumerate(SYSTEMS) if p["name"] in names]
@@ -926,13 +927,24 @@ def run_offline(args):
                 for seed in range(1, args.seeds + 1):
                     r = systems_run_one(k, p, fa, seed, args.T, s, noise=noise)
                     res["per_seed"].append(r)
-                    print("%s %s seed %d: best gap %s rec %s break late %.3f %.0f ms/trial" % (
+                    print("%s %s seed %d: best gap %s rec %s bad late %.3f %.0f ms/trial" % (
                         key, p["name"], seed, r["offline_gap"], r["rec"] and (r["rec"]["gap"], r["rec"]["feasible"]),
-                        r["break_late"], 1e3 * r["s_per_trial"]), file=sys.stderr, flush=True)
+                        r["bad_late"], 1e3 * r["s_per_trial"]), file=sys.stderr, flush=True)
                     with open(args.json, "w") as fh:
                         json.dump(out, fh, indent=1)
                         fh.write("\n")
                     write_offline_md(out, args.md)
+
+
+def _normalise(out):
+    """Records written before bad_late existed had break_late = crash or break (bad_late)."""
+    for cell in out["runs"].values():
+        for res in cell["problems"].values():
+            for r in res["per_seed"]:
+                if "bad_late" not in r:
+                    r["bad_late"] = r["break_late"]
+                    r["break_late"] = r["bad_late"] - r["crash_late"]
+    return out
 
 
 def _mean_worst(vals, worst=max):
@@ -954,12 +966,12 @@ def write_offline_md(out, path):
          " evaluation (sign flipped for a maximised objective; absolute when f* = 0); **rec gap** = the"
          " same for the trial Optuna reports (`study.best_trial`: best observed value among the trials"
          " observed feasible), **rec ok** = how many seeds' reported trial truly holds every limit;"
-         " **crash late**, **break late** = share of evaluations t > T/2 that crash, that crash or break"
+         " **crash late**, **bad late** = share of evaluations t > T/2 that crash, that crash or break"
          " a limit. Cells: mean / worst over the seeds (worst = largest); – where no seed has one."
          % (out["optuna"], out["python"]), ""]
     for key, cell in out["runs"].items():
         L += ["## %s (T = %d)" % (key, cell["T"]), "", "`%s`" % cell["made_by"], "",
-              "| problem | f* | seeds | best gap | rec gap | rec ok | crash late | break late | s/trial |",
+              "| problem | f* | seeds | best gap | rec gap | rec ok | crash late | bad late | s/trial |",
               "|---|---|---|---|---|---|---|---|---|"]
         for name, res in cell["problems"].items():
             per = res["per_seed"]
@@ -969,16 +981,93 @@ def write_offline_md(out, path):
             L.append("| %s | %.8g | %d | %s | %s | %d/%d | %s | %s | %.2f |" % (
                 name, res["opt"], len(per), _mean_worst([r["offline_gap"] for r in per]),
                 _mean_worst([q["gap"] for q in recs]), sum(q["feasible"] for q in recs), len(per),
-                _mean_worst([r["crash_late"] for r in per]), _mean_worst([r["break_late"] for r in per]),
+                _mean_worst([r["crash_late"] for r in per]), _mean_worst([r["bad_late"] for r in per]),
                 float(np.mean([r["s_per_trial"] for r in per]))))
-        L += ["", "Per seed (best gap, rec gap with ✓ when it truly holds every limit, break late):", ""]
+        L += ["", "Per seed (best gap, rec gap with ✓ when it truly holds every limit, bad late):", ""]
         for name, res in cell["problems"].items():
             L.append("- %s: %s" % (name, ", ".join("(%s, %s, %.3f)" % (
                 "–" if r["offline_gap"] is None else "%.4g" % r["offline_gap"],
                 "–" if r["rec"] is None else "%.4g%s" % (r["rec"]["gap"], " ✓" if r["rec"]["feasible"] else " ✗"),
-                r["break_late"]) for r in res["per_seed"])))
+                r["bad_late"]) for r in res["per_seed"])))
         L.append("")
     with open(path, "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
+def _cbandit_rows(path):
+    """Per-problem per-seed offline scores of a `cbandit suite --set systems --evaluations offline`
+    summary.json, in offline_score's keys."""
+    with open(path) as fh:
+        s = json.load(fh)
+    out = {}
+    for c in s["cells"]:
+        per = []
+        for r in c["runs"]:
+            sy = r["systems"]
+            rec = sy.get("recommendation") or {}
+            per.append({"seed": r["seed"], "offline_gap": sy["gap"], "crash_late": sy["failed_late"],
+                        "break_late": sy.get("break_late", sy["bad_late"] - sy["failed_late"]),
+                        "rec": {"gap": rec.get("gap"), "feasible": rec.get("feasible", False)} if rec.get("present") else None,
+                        "s_per_trial": r["seconds_per_round"]})
+        out[c["problem"]] = {"algorithm": c["algorithm"], "opt": c["systems"]["natural"]["opt"], "per_seed": per}
+    return s, out
+
+
+def offline_doc(args):
+    """docs/offline.md: the anchors of --json beside the cbandit summaries named in args.files
+    (label=path), per problem: mean / worst over the seeds and every seed."""
+    with open(args.json) as fh:
+        anchors = _normalise(json.load(fh))
+    rows = {}  # problem -> [(label, noise, per_seed, opt)]
+    for key, cell in anchors["runs"].items():
+        for name, res in cell["problems"].items():
+            rows.setdefault(name, []).append(("Optuna %s" % cell["sampler"], cell["noise"], res["per_seed"]))
+    cmds = []
+    for spec in args.files:
+        label, path = spec.split("=", 1)
+        s, per = _cbandit_rows(path)
+        noise = 0.0 if s.get("noise_free") else s.get("noise", 0.02)
+        cmds.append((label, noise, path, s))
+        for name, res in per.items():
+            rows.setdefault(name, []).append(("cbandit %s (%s)" % (res["algorithm"], label), noise, res["per_seed"]))
+    L = ["# Offline: what the final configuration is worth", "",
+         "The anchors an offline algorithm must beat on the systems suite's problems (docs/systems.md):"
+         " Optuna's GPSampler (Optuna %s, 3 seeds) and multivariate TPE (10 seeds), and cbandit with"
+         " today's defaults (`config`, 10 seeds), T = 200 sequential evaluations, noise-free and at 5 %%"
+         " noise (std 0.05 of each metric's range over the box). Scores on the true noise-free functions"
+         " (docs/systems.md, \"Live and offline\"): **best gap** = (best − f*)/|f*| of the best truly"
+         " feasible evaluation ((f* − best)/|f*| for crash and typed, which are maximised); **rec gap**"
+         " = the same for the configuration the optimiser reports at the end (Optuna: `study.best_trial`,"
+         " the best observed value among trials observed feasible; cbandit: the summary's"
+         " `recommendation`, absent until the service has it), **rec ok** = seeds whose reported"
+         " configuration truly holds every limit; **bad late** = share of evaluations t > T/2 that"
+         " crash or break a limit (offline they may; they show what the search spends). Cells: mean /"
+         " worst seed (largest)." % anchors["optuna"], "",
+         "Commands:", "",
+         "- Optuna: see each section of docs/offline_optuna.md (`docs/suite_optuna.py offline …`).",
+         ]
+    for label, noise, path, s in cmds:
+        L.append("- cbandit (%s): `cbandit suite --set systems --problems %s --algos %s --seeds %d --horizon %d"
+                 " --units natural %s --evaluations offline --workers 1 --out DIR` (summary: `%s`)" % (
+                     label, ",".join(s["problems"]), ",".join(s["algorithms"]), s["seeds"], s["horizon"],
+                     "--noise-free" if s.get("noise_free") else "--noise %g" % noise, path))
+    L.append("")
+    for name in sorted(rows, key=lambda n: [p["name"] for p in SYSTEMS].index(n) if n in [p["name"] for p in SYSTEMS] else 99):
+        L += ["## %s" % name, "",
+              "| noise | optimiser | seeds | best gap | rec gap | rec ok | bad late |", "|---|---|---|---|---|---|---|"]
+        for label, noise, per in sorted(rows[name], key=lambda r: (r[1], r[0])):
+            recs = [r["rec"] for r in per if r.get("rec")]
+            bads = [r["crash_late"] + r["break_late"] for r in per]
+            L.append("| %g | %s | %d | %s | %s | %d/%d | %s |" % (
+                noise, label, len(per), _mean_worst([r["offline_gap"] for r in per]),
+                _mean_worst([q["gap"] for q in recs if q.get("gap") is not None]),
+                sum(bool(q.get("feasible")) for q in recs), len(per), _mean_worst(bads)))
+        L.append("")
+        for label, noise, per in sorted(rows[name], key=lambda r: (r[1], r[0])):
+            L.append("- noise %g, %s, best gap per seed: %s" % (noise, label, ", ".join(
+                "–" if r["offline_gap"] is None else "%.4g" % r["offline_gap"] for r in per)))
+        L.append("")
+    with open(args.md, "w") as fh:
         fh.write("\n".join(L) + "\n")
 
 
@@ -1006,7 +1095,7 @@ def engineering_values(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cmd", choices=["run", "report", "merge", "systems", "systems-report", "systems-check", "offline",
-                                   "offline-report", "engineering-values"])
+                                   "offline-report", "engineering-values", "offline-doc"])
     ap.add_argument("files", nargs="*", help="merge: JSON files of other runs to add to --json")
     ap.add_argument("--modes", default=DEFAULT_MODES, help="comma-separated, of: " + ", ".join(MODES))
     ap.add_argument("--problems", default="", help="comma-separated names (default: all six)")
@@ -1033,9 +1122,13 @@ def main():
             args.md = "docs/offline_optuna.md"
         if args.cmd == "offline":
             run_offline(args)
+        elif args.cmd == "offline-doc":
+            if args.md == "docs/offline_optuna.md":
+                args.md = "docs/offline.md"
+            offline_doc(args)
         else:
             with open(args.json) as fh:
-                write_offline_md(json.load(fh), args.md)
+                write_offline_md(_normalise(json.load(fh)), args.md)
     elif args.cmd.startswith("systems"):
         if args.json == "docs/suite_optuna.json":
             args.json = "docs/systems_optuna.json"
