@@ -433,10 +433,11 @@ func (p *Postgres) updateOnce(ctx context.Context, u *pgUpdate) (n int64, retry 
 	}
 	if err := tx.Commit(ctx); err != nil {
 		// Lost during COMMIT, the transaction may have been applied: no
-		// retry. A refusal the server answered (a serialization failure)
-		// means it was not.
+		// retry. A COMMIT never sent (the connection found closed before)
+		// or refused by the server (a serialization failure) was not.
 		var pe *pgconn.PgError
-		return n, errors.As(err, &pe) && pgUnavailable(err), fmt.Errorf("store: append: commit: %w", pgErr(err))
+		retry := pgconn.SafeToRetry(err) || errors.As(err, &pe) && pgUnavailable(err)
+		return n, retry, fmt.Errorf("store: append: commit: %w", pgErr(err))
 	}
 	return n + int64(len(u.evs)), false, nil
 }
