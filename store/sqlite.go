@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // the "sqlite" database/sql driver, and its errors
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
