@@ -81,12 +81,14 @@ func main() {
 
 	var replicas []string
 	for i := range 2 {
-		r, err := serve(*bin, *dsn, filepath.Join(logDir, fmt.Sprintf("replica-%d.log", i)))
+		r, cmd, err := serve(*bin, *dsn, filepath.Join(logDir, fmt.Sprintf("replica-%d.log", i)))
 		if err != nil {
 			fail(err)
 		}
+		stops = append(stops, func() { cmd.Process.Kill(); cmd.Wait() })
 		replicas = append(replicas, r)
 	}
+	defer stopAll()
 	h := &harness{replicas: replicas, secrets: secrets, byStatus: map[string]int{}, downStatus: map[string]int{}}
 	studies := make([]string, *clients)
 	for i := range studies {
@@ -338,33 +340,44 @@ func (h *harness) decisions(id string) map[int64]api.DecisionRecord {
 	}
 }
 
+// stops end the replicas this process started.
+var stops []func()
+
+func stopAll() {
+	for _, stop := range stops {
+		stop()
+	}
+}
+
 // serve starts `cbandit serve` on a free port, its log in logPath, and
-// returns its URL.
-func serve(bin, dsn, logPath string) (string, error) {
+// returns its URL and process.
+func serve(bin, dsn, logPath string) (string, *exec.Cmd, error) {
 	logf, err := os.Create(logPath)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dsn)
 	cmd.Stderr = logf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	sc := bufio.NewScanner(out)
 	if !sc.Scan() {
-		return "", fmt.Errorf("%s serve did not start (log: %s)", bin, logPath)
+		cmd.Process.Kill()
+		return "", nil, fmt.Errorf("%s serve did not start (log: %s)", bin, logPath)
 	}
 	line := sc.Text()
 	go io.Copy(logf, out)
 	i := strings.Index(line, "http://")
 	if i < 0 {
-		return "", fmt.Errorf("unexpected first line %q", line)
+		cmd.Process.Kill()
+		return "", nil, fmt.Errorf("unexpected first line %q", line)
 	}
-	return strings.Fields(line[i:])[0], nil
+	return strings.Fields(line[i:])[0], cmd, nil
 }
 
 func equal(a, b []float64) bool {
@@ -392,5 +405,6 @@ func grep(dir, s string) int {
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "cbandit-outage:", err)
+	stopAll()
 	os.Exit(1)
 }
