@@ -5,10 +5,16 @@
 #
 #   eval "$(bash .ci/postgres.sh)"   # exports CBANDIT_TEST_POSTGRES
 #
+# It also exports CBANDIT_TEST_PG_CTL (pg_ctl's path) and CBANDIT_TEST_PG_DATA
+# (the data directory) for the outage test, which stops and restarts the
+# server (service's TestOutagePostgres: run it alone, see .ci/run).
+#
 # Environment: CBANDIT_PG_PORT (default 55432), CBANDIT_PG_DIR (default
 # /tmp/cbandit-pg). The server listens on 127.0.0.1 only and trusts local
-# connections; it is stopped with
-#   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$CBANDIT_PG_DIR/data" stop
+# connections; its settings are in its postgresql.conf, so that
+#   runuser -u postgres -- "$CBANDIT_TEST_PG_CTL" -D "$CBANDIT_TEST_PG_DATA" -w start
+# starts it again after
+#   runuser -u postgres -- "$CBANDIT_TEST_PG_CTL" -D "$CBANDIT_TEST_PG_DATA" stop
 set -euo pipefail
 port="${CBANDIT_PG_PORT:-55432}"
 dir="${CBANDIT_PG_DIR:-/tmp/cbandit-pg}"
@@ -31,7 +37,14 @@ rm -rf "$dir"
 mkdir -p "$dir"
 chown postgres:postgres "$dir"
 runuser -u postgres -- "$bin/initdb" -D "$dir/data" -A trust -U postgres >&2
-runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-	-o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on -c max_connections=200" start >&2
+cat >>"$dir/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+fsync = on
+synchronous_commit = on
+max_connections = 200
+CONF
+runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >&2
 log "PostgreSQL listening on 127.0.0.1:$port"
-echo "export CBANDIT_TEST_POSTGRES='postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable'"
+echo "export CBANDIT_TEST_POSTGRES='postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable' CBANDIT_TEST_PG_CTL='$bin/pg_ctl' CBANDIT_TEST_PG_DATA='$dir/data'"

@@ -3,23 +3,46 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cbandit/cbandit/service/api"
 )
 
 // Client talks to one cbandit server. It is safe for concurrent use.
+//
+// A request the server answers 503 (its store unavailable: a database
+// restarting or failing over), 502, 504 or 429 is sent again with backoff,
+// honouring the answer's Retry-After, for at most DefaultRetryBudget in all
+// (WithRetryBudget): a GET, a PATCH, an observation (a repeat is a no-op)
+// and any request with an Idempotency-Key — Suggest sends one of its own —
+// whose repeat the server answers with the first answer. Other requests
+// (CreateStudy, DeleteStudy, Abandon) are not repeated.
 type Client struct {
-	base  string
-	token string
-	hc    *http.Client
+	base   string
+	token  string
+	hc     *http.Client
+	budget time.Duration
+	sleep  func(ctx context.Context, d time.Duration) error
 }
+
+// DefaultRetryBudget bounds the time a request spends waiting to be sent
+// again: longer than a database's restart or failover, shorter than a
+// caller's patience.
+const DefaultRetryBudget = 30 * time.Second
+
+// WithRetryBudget bounds the waits between the attempts of a request (0:
+// no retry).
+func WithRetryBudget(d time.Duration) Option { return func(c *Client) { c.budget = d } }
 
 // Option configures a Client.
 type Option func(*Client)
@@ -32,7 +55,7 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc
 
 // New returns a client of the server at baseURL (e.g. "http://127.0.0.1:8080").
 func New(baseURL string, opts ...Option) *Client {
-	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: http.DefaultClient}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: http.DefaultClient, budget: DefaultRetryBudget, sleep: sleepCtx}
 	for _, o := range opts {
 		o(c)
 	}
@@ -43,21 +66,94 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	return c.doKey(ctx, method, path, "", in, out)
 }
 
-// doKey sends a request with an Idempotency-Key when key is not empty.
+// retryStatuses are the answers worth waiting out: the store unavailable
+// (503), a proxy without a healthy replica (502, 504), too many requests.
+var retryStatuses = map[int]bool{http.StatusServiceUnavailable: true, http.StatusBadGateway: true,
+	http.StatusGatewayTimeout: true, http.StatusTooManyRequests: true}
+
+// doKey sends a request with an Idempotency-Key when key is not empty, and
+// again while the answer is one of retryStatuses and the request is safe
+// to repeat (a GET or PATCH, a key, or repeat set), within the retry
+// budget.
 func (c *Client) doKey(ctx context.Context, method, path, key string, in, out any) error {
-	var body io.Reader
+	return c.send(ctx, method, path, key, method == "GET" || method == "PATCH" || key != "", in, out)
+}
+
+func (c *Client) send(ctx context.Context, method, path, key string, repeat bool, in, out any) error {
+	var raw []byte
 	if in != nil {
-		raw, err := json.Marshal(in)
-		if err != nil {
+		var err error
+		if raw, err = json.Marshal(in); err != nil {
 			return fmt.Errorf("client: encoding the request: %w", err)
 		}
+	}
+	waited := time.Duration(0)
+	for attempt := 0; ; attempt++ {
+		err := c.once(ctx, method, path, key, raw, out)
+		var e *retryable
+		if !errors.As(err, &e) {
+			return err
+		}
+		wait := e.after
+		if wait < 0 { // no Retry-After: exponential backoff, 250 ms doubling to 8 s
+			wait = min(250*time.Millisecond<<min(attempt, 5), 8*time.Second)
+		}
+		if !repeat || waited+wait > c.budget {
+			return e.err
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return e.err
+		}
+		waited += wait
+	}
+}
+
+// retryable is an answer of retryStatuses: err, and the wait its
+// Retry-After asks for (negative: none).
+type retryable struct {
+	err   error
+	after time.Duration
+}
+
+func (r *retryable) Error() string { return r.err.Error() }
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date
+// (RFC 9110 §10.2.3); negative when absent or unreadable.
+func retryAfter(h string) time.Duration {
+	if h == "" {
+		return -1
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return -1
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// once sends one request; an answer of retryStatuses is a *retryable.
+func (c *Client) once(ctx context.Context, method, path, key string, raw []byte, out any) error {
+	var body io.Reader
+	if raw != nil {
 		body = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
-	if in != nil {
+	if raw != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.token != "" {
@@ -71,7 +167,7 @@ func (c *Client) doKey(ctx context.Context, method, path, key string, in, out an
 		return fmt.Errorf("client: %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err = io.ReadAll(resp.Body)
 	if err != nil {
 		return fmt.Errorf("client: %s %s: reading the answer: %w", method, path, err)
 	}
@@ -79,6 +175,9 @@ func (c *Client) doKey(ctx context.Context, method, path, key string, in, out an
 		var e api.Error
 		if json.Unmarshal(raw, &e) != nil || e.Err.Status == 0 {
 			e.Err = api.ErrorBody{Status: resp.StatusCode, Code: "http", Message: strings.TrimSpace(string(raw))}
+		}
+		if retryStatuses[resp.StatusCode] {
+			return &retryable{err: &e, after: retryAfter(resp.Header.Get("Retry-After"))}
 		}
 		return &e
 	}
@@ -97,10 +196,11 @@ func (c *Client) doKey(ctx context.Context, method, path, key string, in, out an
 
 func studyPath(id string, rest string) string { return "/studies/" + url.PathEscape(id) + rest }
 
-// Health checks that the server is up.
+// Health checks that the server is up and its store answers (an error
+// with status 503 when it does not); it is not retried.
 func (c *Client) Health(ctx context.Context) (api.Health, error) {
 	var h api.Health
-	err := c.do(ctx, "GET", "/healthz", nil, &h)
+	err := c.send(ctx, "GET", "/healthz", "", false, nil, &h)
 	return h, err
 }
 
@@ -199,14 +299,24 @@ func (c *Client) DeleteStudy(ctx context.Context, id string) error {
 }
 
 // Suggest asks for the next count decisions (at least 1: a count below 1
-// is an error, as the service refuses it, never an ask for one).
+// is an error, as the service refuses it, never an ask for one). It sends
+// an Idempotency-Key of its own, so that its retries make the decisions
+// once.
 func (c *Client) Suggest(ctx context.Context, id string, count int) ([]api.Suggestion, error) {
 	if err := checkCount(count); err != nil {
 		return nil, err
 	}
 	var r api.SuggestResponse
-	err := c.do(ctx, "POST", studyPath(id, "/suggestions"), api.SuggestRequest{Count: count}, &r)
+	err := c.doKey(ctx, "POST", studyPath(id, "/suggestions"), newKey(), api.SuggestRequest{Count: count}, &r)
 	return r.Suggestions, err
+}
+
+// newKey is a fresh Idempotency-Key: an ask retried after a 503 is then
+// answered once.
+func newKey() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return "go-ask-" + hex.EncodeToString(b[:])
 }
 
 // SuggestOnce is Suggest with an Idempotency-Key: retrying it with the same
@@ -253,7 +363,7 @@ func (c *Client) RaiseHorizon(ctx context.Context, id string, horizon int) (api.
 // observation is a no-op, so it is safe to retry.
 func (c *Client) Observe(ctx context.Context, id string, o api.Observation) (api.ObserveResponse, error) {
 	var r api.ObserveResponse
-	err := c.do(ctx, "POST", studyPath(id, "/observations"), o, &r)
+	err := c.send(ctx, "POST", studyPath(id, "/observations"), "", true, o, &r)
 	return r, err
 }
 

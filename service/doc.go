@@ -4,7 +4,8 @@
 //
 // # Endpoints
 //
-//	GET    /healthz                      liveness (no token needed)
+//	GET    /healthz                      readiness: does the store answer? 200, or 503 with a reason (no token needed)
+//	GET    /livez                        liveness: 200 while the process runs (no token needed)
 //	GET    /openapi.json                 the OpenAPI 3.1 document
 //	GET    /metrics                      Prometheus text format
 //	POST   /studies                      create a study (?load_if_exists=true: the study of that name, same definition)
@@ -330,7 +331,7 @@
 // one of Options.AllowedOrigins (--allowed-origins; 403 naming Origin, or
 // Sec-Fetch-Site for a cross-site write); and takes request bodies only as
 // application/json (415 naming Content-Type: the types a page can send
-// without a CORS preflight are refused). /healthz is exempt. The
+// without a CORS preflight are refused). /healthz and /livez are exempt. The
 // dashboard's same-origin fetches and the clients (Go, Python,
 // cbandit-load) pass. Origins of AllowedOrigins get CORS headers
 // (preflights answered). With a token these checks are off: a page cannot
@@ -353,7 +354,14 @@
 // reached, a limit per study reached; 413 body too large; 415 a body that
 // is not JSON without a token; 422 an Idempotency-Key reused for another
 // request, the algorithm refusing the study's data, field "algorithm", or
-// an ask beyond its time limit). A 500 means a server fault, never bad input. An
-// answer is encoded before its status is written, so a 2xx never carries
-// a broken or error body.
+// an ask beyond its time limit). A 503 (code "unavailable", Retry-After: 1)
+// means the store cannot take the request now — its database unreachable,
+// restarting or failing over, its disk full or read-only (the backends'
+// errors classified store.ErrUnavailable) — and that a retry will do: a
+// request retried with its Idempotency-Key is applied at most once. A 500
+// means a server fault, never bad input. Neither carries the cause's text
+// (a driver's message names the database's user, host and port): the
+// server's log has it under the answer's X-Request-Id, which the message
+// names. An answer is encoded before its status is written, so a 2xx never
+// carries a broken or error body.
 package service

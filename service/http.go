@@ -4,15 +4,19 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/cbandit/cbandit/service/ui"
+	"github.com/cbandit/cbandit/store"
 )
 
 type statusWriter struct {
@@ -44,6 +48,8 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 		if route == "/" || route == "" {
 			route = "other"
 		}
+		rid := requestID(r)
+		w.Header().Set("X-Request-Id", rid)
 		defer func() {
 			p := recover()
 			if p == http.ErrAbortHandler { // an answer cut short on purpose
@@ -51,9 +57,9 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 				panic(p)
 			}
 			if p != nil {
-				s.log.Error("panic in handler", "route", route, "panic", p)
+				s.log.Error("panic in handler", "route", route, "request_id", rid, "panic", p)
 				if w.code == 0 {
-					writeError(w, internal(fmt.Errorf("internal error")))
+					writeError(w, scrubbed(internal(fmt.Errorf("internal error")), rid))
 				}
 			}
 			code := w.code
@@ -89,21 +95,66 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 			case r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 				// The client went away while the store worked for it.
 				ae = &apiError{status: 499, code: "client_gone", field: "body", msg: "the client closed the request"}
+			case errors.Is(err, store.ErrUnavailable):
+				ae = unavailableErr()
 			default:
 				ae = internal(err)
 			}
 			if ae.status >= 500 {
-				s.log.Error("request failed", "route", route, "err", err)
+				// The log has the cause (a driver's text may name the
+				// database's user, host and port); the answer does not.
+				level := slog.LevelError
+				if ae.status == http.StatusServiceUnavailable {
+					level = slog.LevelWarn // an outage of the store, not a defect
+				}
+				s.log.Log(r.Context(), level, "request failed", "route", route, "request_id", rid, "status", ae.status, "err", err)
+				ae = scrubbed(ae, rid)
+			}
+			if ae.status == http.StatusServiceUnavailable {
+				s.metrics.unavailableAnswers.Add(1)
+				w.Header().Set("Retry-After", retryAfter)
 			}
 			writeError(w, ae)
 		}
 	})
 }
 
-// public reports whether a path is served without a token: /healthz, the
-// dashboard's assets and the redirects to them.
+// retryAfter is the Retry-After of a 503 (seconds): a restarting database
+// is typically back within seconds, and the clients back off from it.
+const retryAfter = "1"
+
+// unavailableErr is the answer while the store cannot take requests.
+func unavailableErr() *apiError {
+	return &apiError{status: http.StatusServiceUnavailable, code: "unavailable",
+		msg: "the study store is unavailable (restarting, unreachable, or out of space): retry later; a request retried with its Idempotency-Key is applied at most once"}
+}
+
+// scrubbed is a 5xx answer with a message of the server's own, naming the
+// request's id for the server's log: no cause's text reaches the client.
+func scrubbed(ae *apiError, rid string) *apiError {
+	out := *ae
+	if out.status != http.StatusServiceUnavailable {
+		out.msg = "internal error"
+	}
+	out.msg += " (request id " + rid + "; the server's log has the details)"
+	return &out
+}
+
+// requestID is the request's X-Request-Id when a proxy set a plausible one
+// (1–64 letters, digits, '-', '_', '.'), else a new random one.
+func requestID(r *http.Request) string {
+	if v := r.Header.Get("X-Request-Id"); v != "" && len(v) <= 64 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == "" {
+		return v
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// public reports whether a path is served without a token: /healthz,
+// /livez, the dashboard's assets and the redirects to them.
 func public(path string) bool {
-	return path == "/healthz" || path == "/" || path == "/ui" || strings.HasPrefix(path, ui.Prefix)
+	return path == "/healthz" || path == "/livez" || path == "/" || path == "/ui" || strings.HasPrefix(path, ui.Prefix)
 }
 
 // authorized checks the bearer token. The scheme is matched without regard

@@ -84,6 +84,9 @@ type metrics struct {
 	snapshotEncode, snapshotWrite *histogram
 
 	refusals [len(refusalReasons)]atomic.Uint64
+
+	storeUnavailable   atomic.Uint64 // store errors classified unavailable
+	unavailableAnswers atomic.Uint64 // 503 answers (requests and /healthz)
 }
 
 // refusalReasons are the reasons the server refuses or stops a request for
@@ -215,6 +218,8 @@ func (m *metrics) write(w io.Writer) {
 		{"cbandit_snapshots_skipped_total", "Snapshots not queued (the queue's byte bound) or replaced in the queue by a newer one of the study.", &m.snapshotsSkipped},
 		{"cbandit_snapshot_restores_total", "Studies restored from a snapshot plus the log after it.", &m.snapshotRestores},
 		{"cbandit_snapshot_rejected_total", "Snapshots ignored on restore (another build, a mismatch with the log, a decoding error).", &m.snapshotRejected},
+		{"cbandit_store_unavailable_total", "Store operations that failed as unavailable (database unreachable or restarting, disk full or read-only, busy past its timeout).", &m.storeUnavailable},
+		{"cbandit_unavailable_answers_total", "Answers 503 (the store unavailable), /healthz included.", &m.unavailableAnswers},
 	} {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v.Load())
 	}

@@ -135,6 +135,10 @@ func (s *Server) withStudy(ctx context.Context, id string, sync bool, fn func(l 
 		}
 		if sync {
 			evs, err := s.st.Events(ctx, id, l.n)
+			if errors.Is(err, store.ErrUnavailable) {
+				l.mu.Unlock() // nothing applied: the live study stays as it was
+				return err
+			}
 			if err == nil {
 				s.metrics.replayed.Add(uint64(len(evs)))
 				err = l.applyAll(evs, false)
@@ -175,8 +179,10 @@ func (s *Server) update(ctx context.Context, l *live, act func() ([]store.Event,
 		return evs, err
 	})
 	if err != nil {
+		// The live study is dropped when the agent moved, or on an
+		// unexpected error; an outage before fn ran left it as it was.
 		var ae *apiError
-		if moved || !errors.As(err, &ae) {
+		if moved || !(errors.As(err, &ae) || errors.Is(err, store.ErrUnavailable)) {
 			l.stale = true
 			s.cache.remove(l)
 		}

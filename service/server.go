@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/service/ui"
 	"github.com/cbandit/cbandit/store"
 )
@@ -185,7 +184,8 @@ func New(st store.Store, opt Options) *Server {
 	if opt.MaxAskTime == 0 {
 		opt.MaxAskTime = DefaultMaxAskTime
 	}
-	s := &Server{st: st, opt: opt, cache: newCache(opt.CacheSize, opt.CacheBytes), metrics: newMetrics(), log: opt.Logger,
+	m := newMetrics()
+	s := &Server{st: observedStore{Store: st, m: m}, opt: opt, cache: newCache(opt.CacheSize, opt.CacheBytes), metrics: m, log: opt.Logger,
 		flights: map[string]*flight{}, snapQ: newSnapQueue(opt.SnapshotQueueBytes), snapDone: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -200,6 +200,7 @@ func New(st store.Store, opt Options) *Server {
 		mux.Handle(pattern, s.wrap(h))
 	}
 	handle("GET /healthz", s.healthz)
+	handle("GET /livez", s.livez)
 	handle("GET /openapi.json", s.openapi)
 	handle("GET /metrics", s.metricsHandler)
 	handle("POST /studies", s.createStudy)
@@ -248,10 +249,6 @@ func (s *Server) Close() {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
-
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
-	return writeJSON(w, http.StatusOK, api.Health{Status: "ok", Store: s.st.Kind()})
-}
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
 	jsonHeaders(w.Header())

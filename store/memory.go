@@ -13,6 +13,7 @@ type Memory struct {
 	mu      sync.Mutex
 	studies map[string]*memStudy
 	locks   keyedMutex
+	fault   error // an injected outage (SetFault)
 }
 
 type memStudy struct {
@@ -41,6 +42,9 @@ func (m *Memory) Close() error { return nil }
 
 // Create implements Store.
 func (m *Memory) Create(_ context.Context, s Study) error {
+	if err := m.failing(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, o := range m.studies {
@@ -56,6 +60,9 @@ func (m *Memory) Create(_ context.Context, s Study) error {
 
 // Get implements Store.
 func (m *Memory) Get(_ context.Context, id string) (Study, error) {
+	if err := m.failing(); err != nil {
+		return Study{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.studies[id]
@@ -67,6 +74,9 @@ func (m *Memory) Get(_ context.Context, id string) (Study, error) {
 
 // List implements Store.
 func (m *Memory) List(context.Context) ([]Study, error) {
+	if err := m.failing(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]Study, 0, len(m.studies))
@@ -84,7 +94,10 @@ func (m *Memory) List(context.Context) ([]Study, error) {
 
 // ListPage implements Store.
 func (m *Memory) ListPage(ctx context.Context, q ListQuery) ([]Study, error) {
-	all, _ := m.List(ctx)
+	all, err := m.List(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := []Study{}
 	for _, s := range all {
 		if (q.Name == "" || s.Name == q.Name) && q.After.Before(s) {
@@ -99,6 +112,9 @@ func (m *Memory) ListPage(ctx context.Context, q ListQuery) ([]Study, error) {
 
 // Scan implements Store, a page of events at a time under the lock.
 func (m *Memory) Scan(ctx context.Context, id string, after int64, fn func(Event) error) error {
+	if err := m.failing(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	s, ok := m.studies[id]
 	var n int64
@@ -130,6 +146,9 @@ func (m *Memory) Scan(ctx context.Context, id string, after int64, fn func(Event
 
 // Delete implements Store.
 func (m *Memory) Delete(_ context.Context, id string) error {
+	if err := m.failing(); err != nil {
+		return err
+	}
 	unlock := m.locks.lock(id)
 	defer unlock()
 	m.mu.Lock()
@@ -143,6 +162,9 @@ func (m *Memory) Delete(_ context.Context, id string) error {
 
 // Events implements Store.
 func (m *Memory) Events(_ context.Context, id string, after int64) ([]Event, error) {
+	if err := m.failing(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.studies[id]
@@ -160,6 +182,9 @@ func (m *Memory) Events(_ context.Context, id string, after int64) ([]Event, err
 
 // Update implements Store.
 func (m *Memory) Update(ctx context.Context, id string, known int64, fn UpdateFunc) (int64, error) {
+	if err := m.failing(); err != nil {
+		return 0, err
+	}
 	unlock := m.locks.lock(id)
 	defer unlock()
 	m.mu.Lock()
@@ -184,6 +209,9 @@ func (m *Memory) Update(ctx context.Context, id string, known int64, fn UpdateFu
 	now := AppendTime()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.fault != nil { // an outage that began while fn ran: nothing appended
+		return n, unavailable(m.fault)
+	}
 	for i := range evs {
 		evs[i].Seq = n + int64(i) + 1
 		evs[i].Time = now
@@ -197,6 +225,9 @@ func (m *Memory) Update(ctx context.Context, id string, known int64, fn UpdateFu
 
 // SetSpec implements Store.
 func (m *Memory) SetSpec(_ context.Context, id string, old, spec []byte) error {
+	if err := m.failing(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.studies[id]
@@ -212,6 +243,9 @@ func (m *Memory) SetSpec(_ context.Context, id string, old, spec []byte) error {
 
 // PutSnapshot implements Store.
 func (m *Memory) PutSnapshot(_ context.Context, id string, sn Snapshot) error {
+	if err := m.failing(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.studies[id]
@@ -226,6 +260,9 @@ func (m *Memory) PutSnapshot(_ context.Context, id string, sn Snapshot) error {
 
 // GetSnapshot implements Store.
 func (m *Memory) GetSnapshot(_ context.Context, id string) (Snapshot, error) {
+	if err := m.failing(); err != nil {
+		return Snapshot{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.studies[id]

@@ -10,7 +10,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // the "sqlite" database/sql driver, and its errors
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // SQLite is the embedded Store: one file, owned by one process.
@@ -67,7 +68,14 @@ CREATE TABLE IF NOT EXISTS snapshots (
 	data  BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS studies_created ON studies (created, id);
+CREATE TABLE IF NOT EXISTS health (
+	id INTEGER PRIMARY KEY,
+	at INTEGER NOT NULL
+);
 `
+
+// errSQLiteClosed: an append after Close.
+var errSQLiteClosed = errors.New("store: closed")
 
 // sqliteReaders is the size of the read pool.
 const sqliteReaders = 4
@@ -226,8 +234,9 @@ func (s *SQLite) Close() error {
 }
 
 // Create implements Store.
-func (s *SQLite) Create(ctx context.Context, st Study) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO studies (id, name, spec, created) VALUES (?, ?, ?, ?)`,
+func (s *SQLite) Create(ctx context.Context, st Study) (err error) {
+	defer func() { err = sqliteErr(err) }()
+	_, err = s.db.ExecContext(ctx, `INSERT INTO studies (id, name, spec, created) VALUES (?, ?, ?, ?)`,
 		st.ID, st.Name, st.Spec, st.Created.UnixNano())
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE") {
@@ -256,7 +265,8 @@ func scanStudy(sc interface{ Scan(...any) error }) (Study, error) {
 }
 
 // Get implements Store.
-func (s *SQLite) Get(ctx context.Context, id string) (Study, error) {
+func (s *SQLite) Get(ctx context.Context, id string) (_ Study, err error) {
+	defer func() { err = sqliteErr(err) }()
 	st, err := scanStudy(s.rd.QueryRowContext(ctx,
 		studySelect+` WHERE s.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -274,7 +284,8 @@ func (s *SQLite) List(ctx context.Context) ([]Study, error) {
 }
 
 // ListPage implements Store.
-func (s *SQLite) ListPage(ctx context.Context, q ListQuery) ([]Study, error) {
+func (s *SQLite) ListPage(ctx context.Context, q ListQuery) (_ []Study, err error) {
+	defer func() { err = sqliteErr(err) }()
 	query, args := studySelect+` WHERE 1`, []any{}
 	if q.Name != "" {
 		query += ` AND s.name = ?`
@@ -306,7 +317,8 @@ func (s *SQLite) ListPage(ctx context.Context, q ListQuery) ([]Study, error) {
 }
 
 // Delete implements Store.
-func (s *SQLite) Delete(ctx context.Context, id string) error {
+func (s *SQLite) Delete(ctx context.Context, id string) (err error) {
+	defer func() { err = sqliteErr(err) }()
 	unlock := s.locks.lock(id)
 	defer unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -337,7 +349,8 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 }
 
 // SetSpec implements Store.
-func (s *SQLite) SetSpec(ctx context.Context, id string, old, spec []byte) error {
+func (s *SQLite) SetSpec(ctx context.Context, id string, old, spec []byte) (err error) {
+	defer func() { err = sqliteErr(err) }()
 	res, err := s.db.ExecContext(ctx, `UPDATE studies SET spec = ? WHERE id = ? AND spec = ?`, spec, id, old)
 	if err != nil {
 		return fmt.Errorf("store: update study: %w", err)
@@ -353,13 +366,14 @@ func (s *SQLite) SetSpec(ctx context.Context, id string, old, spec []byte) error
 
 // PutSnapshot implements Store. It runs under the study's lock, so that it
 // cannot resurrect a study deleted meanwhile.
-func (s *SQLite) PutSnapshot(ctx context.Context, id string, sn Snapshot) error {
+func (s *SQLite) PutSnapshot(ctx context.Context, id string, sn Snapshot) (err error) {
+	defer func() { err = sqliteErr(err) }()
 	unlock := s.locks.lock(id)
 	defer unlock()
 	if _, err := s.length(ctx, id); err != nil {
 		return err
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO snapshots (study, seq, data) VALUES (?, ?, ?)
+	_, err = s.db.ExecContext(ctx, `INSERT INTO snapshots (study, seq, data) VALUES (?, ?, ?)
 		ON CONFLICT (study) DO UPDATE SET seq = excluded.seq, data = excluded.data WHERE excluded.seq > snapshots.seq`,
 		id, sn.Seq, sn.Data)
 	if err != nil {
@@ -369,9 +383,10 @@ func (s *SQLite) PutSnapshot(ctx context.Context, id string, sn Snapshot) error 
 }
 
 // GetSnapshot implements Store.
-func (s *SQLite) GetSnapshot(ctx context.Context, id string) (Snapshot, error) {
+func (s *SQLite) GetSnapshot(ctx context.Context, id string) (_ Snapshot, err error) {
+	defer func() { err = sqliteErr(err) }()
 	var sn Snapshot
-	err := s.rd.QueryRowContext(ctx, `SELECT seq, data FROM snapshots WHERE study = ?`, id).Scan(&sn.Seq, &sn.Data)
+	err = s.rd.QueryRowContext(ctx, `SELECT seq, data FROM snapshots WHERE study = ?`, id).Scan(&sn.Seq, &sn.Data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Snapshot{}, ErrNotFound
 	}
@@ -414,7 +429,8 @@ func (s *SQLite) Events(ctx context.Context, id string, after int64) ([]Event, e
 
 // Scan implements Store: the log is read a page at a time, each page by a
 // short query of the read pool, and fn runs between queries.
-func (s *SQLite) Scan(ctx context.Context, id string, after int64, fn func(Event) error) error {
+func (s *SQLite) Scan(ctx context.Context, id string, after int64, fn func(Event) error) (err error) {
+	defer func() { err = sqliteErr(err) }()
 	n, err := s.length(ctx, id)
 	if err != nil {
 		return err
@@ -440,7 +456,8 @@ func (s *SQLite) Scan(ctx context.Context, id string, after int64, fn func(Event
 }
 
 // Update implements Store.
-func (s *SQLite) Update(ctx context.Context, id string, known int64, fn UpdateFunc) (int64, error) {
+func (s *SQLite) Update(ctx context.Context, id string, known int64, fn UpdateFunc) (_ int64, err error) {
+	defer func() { err = sqliteErr(err) }()
 	unlock := s.locks.lock(id)
 	defer unlock()
 	n, err := s.length(ctx, id)
@@ -469,7 +486,7 @@ func (s *SQLite) Update(ctx context.Context, id string, known int64, fn UpdateFu
 	select {
 	case s.appendCh <- req:
 	case <-s.quit:
-		return n, fmt.Errorf("store: closed")
+		return n, errSQLiteClosed
 	}
 	// Wait for the commit even if ctx ends: the append may be durable.
 	if err := <-req.err; err != nil {
@@ -586,4 +603,44 @@ func (s *SQLite) writeBatch(batch []*sqliteAppend) error {
 		return fmt.Errorf("store: append: commit: %w", err)
 	}
 	return nil
+}
+
+// Ping implements Pinger: a read of the file through the read pool, and a
+// one-row write through the writer, so that a full disk or a read-only
+// file, which leave reads working, count as unavailable too.
+func (s *SQLite) Ping(ctx context.Context) error {
+	var one int
+	err := s.rd.QueryRowContext(ctx, `SELECT 1 FROM studies LIMIT 1`).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	if err == nil {
+		_, err = s.db.ExecContext(ctx, `INSERT INTO health (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at`,
+			time.Now().UnixNano())
+	}
+	return sqliteErr(err)
+}
+
+// sqliteErr classifies an error of the driver: busy or locked past the
+// busy timeout, a full disk, a read-only file or file system, an I/O
+// error, a file that cannot be opened, a deadline, and the store closing
+// are ErrUnavailable; anything else (a constraint, a corrupt file) is left
+// as it is.
+func sqliteErr(err error) error {
+	if err == nil || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff { // the primary code of an extended one
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_READONLY,
+			sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL:
+			return unavailable(err)
+		}
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errSQLiteClosed) {
+		return unavailable(err)
+	}
+	return err
 }

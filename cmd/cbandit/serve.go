@@ -69,7 +69,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	db := fs.String("db", "sqlite:cbandit.db", "store: sqlite:FILE[?sync=normal] (one process per file; synchronous=FULL unless sync=normal), postgres://… (several replicas), or memory: (nothing kept)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (loopback by default; port 0 picks a free port)")
-	token := fs.String("token", "", "bearer token required on every endpoint but /healthz and the dashboard's assets (default $CBANDIT_TOKEN; empty: no authentication)")
+	token := fs.String("token", "", "bearer token required on every endpoint but /healthz, /livez and the dashboard's assets (default $CBANDIT_TOKEN; empty: no authentication)")
 	maxBody := fs.Int64("max-body", service.DefaultMaxBodyBytes, "request body limit in bytes")
 	cacheSize := fs.Int("cache", service.DefaultCacheSize, "studies kept live in memory (others are replayed from their log on use)")
 	cacheMiB := fs.Int64("cache-mib", service.DefaultCacheBytes>>20, "estimated memory bound of the live studies, MiB")

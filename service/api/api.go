@@ -472,8 +472,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.Err.Status, e.Err.Code, e.Err.Message)
 }
 
-// Health is the answer of GET /healthz.
+// Health is the answer of GET /healthz and GET /livez: Status "ok", or
+// "unavailable" (503) with the Reason when the store does not answer.
 type Health struct {
 	Status string `json:"status"`
 	Store  string `json:"store"`
+	Reason string `json:"reason,omitempty"`
 }

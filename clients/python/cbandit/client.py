@@ -25,6 +25,10 @@ log = logging.getLogger("cbandit")
 # Answers worth asking again (with the same Idempotency-Key): the server was
 # overloaded, restarting or behind a proxy that lost it.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+# The most a request waits between its attempts in all, in seconds: a 503
+# (the service's store restarting or failing over) is waited out within it,
+# beyond ``retries``.
+RETRY_BUDGET = 30.0
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
 
 
@@ -214,7 +218,10 @@ class Client:
         timed out, or the server answered 429, 502, 503 or 504. Safe to
         repeat: GET, HEAD, PUT, PATCH, DELETE, and any request with an
         ``Idempotency-Key`` header (the server answers a repeated key with
-        the first answer); ``retry=True`` or ``False`` overrides that.
+        the first answer); ``retry=True`` or ``False`` overrides that. A 503
+        (the service's store unavailable: its database restarting or failing
+        over) is asked again beyond ``retries`` times, honouring Retry-After,
+        while the waits add up to at most :data:`RETRY_BUDGET` seconds.
 
         Raises:
             APIError: for an error answer.
@@ -231,6 +238,7 @@ class Client:
         if retry is None:
             retry = method.upper() in IDEMPOTENT_METHODS or any(k.lower() == "idempotency-key" for k in hdrs)
         attempt = 0
+        waited = 0.0
         while True:
             try:
                 payload, _ = self._once(method, path, data, hdrs)
@@ -241,11 +249,15 @@ class Client:
                     again = not e.delivered or retry
                 else:
                     again = retry and e.status in RETRY_STATUSES
-                if not again or attempt >= self.retries:
+                outage = self.retries > 0 and not isinstance(e, TransportError) and e.status == 503
+                if not again or (attempt >= self.retries and not outage):
                     raise
                 delay = self._wait(attempt, e)
-                log.info("cbandit: %s %s: %s; attempt %d of %d in %.2f s", method, path, e, attempt + 2, self.retries + 1, delay)
+                if waited + delay > RETRY_BUDGET:
+                    raise
+                log.info("cbandit: %s %s: %s; attempt %d in %.2f s", method, path, e, attempt + 2, delay)
                 time.sleep(delay)
+                waited += delay
                 attempt += 1
         if raw:
             return payload

@@ -133,6 +133,19 @@ def busy_then_ok(conn: socket.socket, n: int) -> None:
                      b"Connection: close\r\n\r\n%s" % (len(body), body))
 
 
+def outage_then_ok(conn: socket.socket, n: int) -> None:
+    """Six 503s (the store restarting, Retry-After: 0), then the answer."""
+    read_head(conn)
+    if n <= 6:
+        body = b'{"error":{"status":503,"code":"unavailable","message":"the study store is unavailable"}}'
+        conn.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+    else:
+        body = b'{"suggestions": [{"decision_id": 3, "x": [0.5]}]}'
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                     b"Connection: close\r\n\r\n%s" % (len(body), body))
+
+
 def paged(conn: socket.socket, n: int) -> None:
     """GET /studies in pages of one: a cursor, then a link, then the end."""
     head = read_head(conn).decode("latin-1")
@@ -213,6 +226,19 @@ class FakeServerTest(unittest.TestCase):
             cbandit.Client(srv2.url, retries=0).studies()
         self.assertEqual((e.exception.status, e.exception.code), (503, "unavailable"))
         self.assertNotIsInstance(e.exception, cbandit.TransportError)
+
+    def test_outage_is_waited_out_beyond_retries(self) -> None:
+        srv = RawServer(outage_then_ok)
+        self.addCleanup(srv.close)
+        client = cbandit.Client(srv.url, retries=2, backoff=0.01, max_backoff=0.05)
+        answer = client.request("POST", "/studies/s/suggestions", {"count": 1}, {"Idempotency-Key": '"k"'})
+        self.assertEqual(answer["suggestions"][0]["decision_id"], 3)
+        self.assertEqual(srv.connections, 7)
+        srv2 = RawServer(outage_then_ok)
+        self.addCleanup(srv2.close)
+        with self.assertRaises(cbandit.APIError) as e:  # not safe to repeat: the 503 is the error
+            cbandit.Client(srv2.url, retries=2).request("POST", "/studies/s/enqueue", {"x": [0.5]}, retry=False)
+        self.assertEqual((e.exception.status, srv2.connections), (503, 1))
 
     def test_study_list_in_pages(self) -> None:
         srv = RawServer(paged)

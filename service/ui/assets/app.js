@@ -61,12 +61,27 @@ async function apiResponse(path) {
   if (tok) headers.Authorization = "Bearer " + tok;
   const resp = await fetch(path, { headers, cache: "no-store" });
   if (resp.status === 401) throw new AuthError("the server wants a token");
+  outage(resp);
   const body = await resp.json().catch(() => null);
   if (!resp.ok) {
     const e = body && body.error;
     throw new Error(e ? `${e.status} ${e.code}${e.field ? " (" + e.field + ")" : ""}: ${e.message}` : `HTTP ${resp.status}`);
   }
   return { body, resp };
+}
+
+// outage shows the banner instead of the page's numbers while the API
+// answers 503 (its store unavailable), and reloads the page after the
+// answer's Retry-After; the first other answer hides it.
+let outageTimer = null;
+function outage(resp) {
+  const down = resp.status === 503;
+  document.getElementById("outage").hidden = !down;
+  document.getElementById("main").hidden = down;
+  if (down && !outageTimer) {
+    const wait = Math.max(1, Number(resp.headers.get("Retry-After")) || 0) * 1000;
+    outageTimer = setTimeout(() => { outageTimer = null; route(); }, Math.max(wait, REFRESH_MS / 2));
+  }
 }
 
 async function api(path) {
