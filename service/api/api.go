@@ -177,6 +177,15 @@ type StudySpec struct {
 	// AlgorithmChoice is set by the service when the definition named no
 	// algorithm: why it chose Algorithm (refused on creation).
 	AlgorithmChoice string `json:"algorithm_choice,omitempty"`
+	// Evaluations says what counts: "live" (every evaluation is served to
+	// real traffic, so regret and limits count at every round; the
+	// default, and what a stored study without it is) or "offline" (a
+	// harness, a simulation, a benchmark: only the configuration deployed
+	// at the end counts; evaluations may break limits while searching,
+	// failures still cost; a constraint is then a limit on the
+	// recommendation). Without an algorithm it picks the default declared
+	// for it.
+	Evaluations string `json:"evaluations,omitempty"`
 	// Params are the algorithm's parameters; values may be JSON strings or
 	// numbers.
 	Params map[string]any `json:"params,omitempty"`
