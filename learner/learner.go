@@ -583,6 +583,14 @@ func (l *Learner) Recommend(a bandit.Agent) *Recommendation {
 	if !ok {
 		return nil
 	}
+	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	ok = fin(rec.Objective.Mean) && fin(rec.Objective.Std) && fin(rec.Feasible)
+	for _, m := range rec.Constraints {
+		ok = ok && fin(m.Mean) && fin(m.Std)
+	}
+	if !ok {
+		return nil // a model that cannot say: nothing recommended
+	}
 	out := &Recommendation{Decision: int64(rec.Decision), X: slices.Clone(l.Point(rec.Action)), Feasible: rec.Feasible,
 		Objective: bandit.Moments{Mean: l.Sign * rec.Objective.Mean, Std: rec.Objective.Std}}
 	if len(out.X) == 0 {

@@ -573,7 +573,34 @@ func (l *live) summary() api.Summary {
 		}
 	}
 	s.Constraints = cs
+	s.Recommendation = l.recommendation()
 	return s
+}
+
+// recommendation is the current run's agent's recommendation
+// (learner.Recommend) with the study's decision ID and names; nil when it
+// names none or no agent is running.
+func (l *live) recommendation() *api.Recommendation {
+	if l.agent == nil {
+		return nil
+	}
+	r := l.b.Recommend(l.agent)
+	if r == nil {
+		return nil
+	}
+	id := r.Decision + int64(l.epochStart)
+	if id < 1 || id > int64(len(l.decs)) {
+		return nil
+	}
+	out := &api.Recommendation{DecisionID: id, X: r.X, Params: l.params(r.X), Objective: r.Objective,
+		Constraints: make([]api.ConstraintMoments, len(l.spec.Constraints)), Feasible: r.Feasible}
+	for j, c := range l.spec.Constraints {
+		out.Constraints[j].Name = c.Name
+		if j < len(r.Constraints) {
+			out.Constraints[j].Mean, out.Constraints[j].Std = r.Constraints[j].Mean, r.Constraints[j].Std
+		}
+	}
+	return out
 }
 
 // clampFinite maps ±Inf to ±math.MaxFloat64 (and NaN, which cannot arise

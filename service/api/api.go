@@ -453,6 +453,39 @@ type Summary struct {
 	// Best is nil until some decision has reward and costs observed with
 	// every g_j ≤ 0.
 	Best *Best `json:"best,omitempty"`
+	// Recommendation is what the study's model recommends deploying; absent
+	// while it names none (an algorithm without a model of the evaluated
+	// configurations, or none believed feasible with probability 0.95).
+	Recommendation *Recommendation `json:"recommendation,omitempty"`
+}
+
+// Recommendation is the configuration the study's model believes best
+// among the evaluated ones (the current run's: an open-ended study's
+// algorithm restarts at each epoch) with P(every limit holds) ≥ 0.95, with
+// the posterior of each metric (DESIGN.md, "what is recommended"). Unlike
+// Best, a lucky draw of the noise does not make it.
+type Recommendation struct {
+	// DecisionID is a decision that evaluated the configuration.
+	DecisionID int64 `json:"decision_id"`
+	// X is the configuration in the learner's coordinates (as Best.X);
+	// Params its parameters' values (studies defined by parameters).
+	X      []float64      `json:"x"`
+	Params map[string]any `json:"params,omitempty"`
+	// Objective is the posterior mean and standard deviation of the
+	// objective, in its own direction and units.
+	Objective bandit.Moments `json:"objective"`
+	// Constraints are the posteriors of the constraint metrics (as
+	// measured, before the threshold is subtracted), in the study's order.
+	Constraints []ConstraintMoments `json:"constraints"`
+	// Feasible is the posterior probability that every limit holds there.
+	Feasible float64 `json:"feasible"`
+}
+
+// ConstraintMoments is the posterior of one constraint metric.
+type ConstraintMoments struct {
+	Name string  `json:"name"`
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
 }
 
 // Error is the body of every 4xx and 5xx answer.
