@@ -35,7 +35,7 @@ type recommender struct {
 }
 
 func (r *recommender) Decide(*bandit.Round) (bandit.Decision, error) { return bandit.Decision{}, nil }
-func (r *recommender) Observe(bandit.Feedback) error              { return nil }
+func (r *recommender) Observe(bandit.Feedback) error                 { return nil }
 func (r *recommender) Recommend(level float64) (bandit.Recommendation, bool) {
 	if level != learner.RecommendLevel {
 		return bandit.Recommendation{}, false
