@@ -117,9 +117,10 @@ type Definition struct {
 	Horizon     int
 	FullInfo    bool
 	Evaluations string
-	// Stored marks a definition checked when it was created (a service
-	// study): the kinds it records are taken as they are, so a later
-	// change of an algorithm's declaration never refuses a stored study.
+	// Stored marks a definition checked and made explicit when it was
+	// created (a service study): its kinds, its box's candidate count and
+	// native flag are taken as they are, so a later change of a default or
+	// of an algorithm's declaration never changes or refuses a stored study.
 	Stored bool
 }
 
@@ -259,9 +260,9 @@ func (l *Learner) NewAgent(horizon int, seed uint64) (bandit.Agent, error) {
 }
 
 // native reports whether a box or the parameters' cube goes to the learner
-// as such (Space.Native).
-func (s *Space) native(named *agent.Spec) bool {
-	return s.Native || s.Candidates == 0 && (named == nil || named.Can.Takes(agent.DomainBox))
+// as such (Space.Native); a stored definition says so explicitly.
+func (s *Space) native(named *agent.Spec, stored bool) bool {
+	return s.Native || !stored && s.Candidates == 0 && (named == nil || named.Can.Takes(agent.DomainBox))
 }
 
 // domain builds the learner's domain and names its kind (l.Domain); a safe
@@ -292,7 +293,7 @@ func (l *Learner) domain(named *agent.Spec) (domain.Domain, *bandit.Action, erro
 		if s.Candidates < 0 {
 			return nil, nil, fieldErr("space.candidates", fmt.Errorf("= %d: must be at least 0 (0: %d)", s.Candidates, DefaultCandidates))
 		}
-		if s.Points == nil && s.native(named) {
+		if s.Points == nil && s.native(named, l.Def.Stored) {
 			d := space.Dim(s.Parameters)
 			lo, hi := make([]float64, d), make([]float64, d)
 			for i := range hi {
@@ -313,10 +314,14 @@ func (l *Learner) domain(named *agent.Spec) (domain.Domain, *bandit.Action, erro
 		return l.finite(x0)
 	case len(s.Lo) == 0 || len(s.Lo) != len(s.Hi):
 		return nil, nil, fieldErr("space", fmt.Errorf("lo and hi: %d and %d bounds, want as many as x has coordinates (at least 1)", len(s.Lo), len(s.Hi)))
-	case s.native(named):
+	case s.native(named, l.Def.Stored):
 		return l.box(s.Lo, s.Hi, x0, false)
 	}
-	l.Points = BoxCandidates(s.Lo, s.Hi, cmp(s.Candidates, DefaultCandidates))
+	n := s.Candidates // a stored definition's count is the one it was built with
+	if !l.Def.Stored {
+		n = cmp(n, DefaultCandidates)
+	}
+	l.Points = BoxCandidates(s.Lo, s.Hi, n)
 	if x0 != nil && pointIndex(l.Points, x0) < 0 {
 		l.Points = append(l.Points, x0)
 	}
