@@ -15,8 +15,11 @@
 // feedback at once (parallel workers, batches, delays), and an agent decides
 // knowing them — a GP agent conditions its models on them at their posterior
 // mean (GP-BUCB) and never repeats one, a randomised agent draws afresh per
-// decision — so a batch is distinct points. An evaluation that failed is
-// abandoned (Abandoner) and is pending no more. Decisions a person makes — a
+// decision — so a batch is distinct points. An evaluation that ran and
+// failed (a crash, an out-of-memory) is feedback too (Feedback.Failed, with
+// its Reason): it tells where the system cannot run, and the GP agents model
+// it. A decision given up before it ran is abandoned (Abandoner): pending no
+// more, and it teaches nothing. Decisions a person makes — a
 // point to try, a past measurement — enter through Imposer, as if the agent
 // had chosen them; the state stays a pure function of the calls, abandons
 // and impositions included.

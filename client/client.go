@@ -112,6 +112,18 @@ func (c *Client) CreateStudy(ctx context.Context, spec api.StudySpec) (api.Study
 	return st, err
 }
 
+// LoadOrCreateStudy creates a study, or resumes the study of that name when
+// it exists with the same definition (POST /studies?load_if_exists=true,
+// Optuna's create_study(load_if_exists=True)): a program run again finds
+// its study and its decisions. A study of that name with another
+// definition is an *api.Error with status 409, code "definition_differs",
+// naming the first differing field and both values.
+func (c *Client) LoadOrCreateStudy(ctx context.Context, spec api.StudySpec) (api.Study, error) {
+	var st api.Study
+	err := c.do(ctx, "POST", "/studies?load_if_exists=true", spec, &st)
+	return st, err
+}
+
 // Study returns a study.
 func (c *Client) Study(ctx context.Context, id string) (api.Study, error) {
 	var st api.Study

@@ -9,5 +9,7 @@
 //
 // Errors answered by the server are *api.Error values: their Err.Status,
 // Err.Code and Err.Field say what was wrong. Observe is idempotent on the
-// server, so retrying it after a network error is safe.
+// server, so retrying it after a network error is safe; an ask is not —
+// SuggestOnce and ObserveOnce carry an Idempotency-Key, so a retry with the
+// same key gets the first answer instead of new decisions.
 package client

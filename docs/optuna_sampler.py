@@ -33,6 +33,16 @@ feasible trials, seconds per trial.
 
 (CBANDIT_BIN starts `cbandit serve --db memory:` on a free loopback port;
 or --url names a running server.)
+
+--crash runs the systems suite's crash problem instead (docs/systems.md:
+maximise goodput over threads, batch, model size subject to latency <= 60
+ms; past a hidden memory frontier, 48 GB, the evaluation crashes: the
+objective raises, Optuna fails the trial, optimize(catch=...) goes on) with
+CbanditSampler alone, and prints per seed the share of crashed trials among
+the late ones (trial number >= T/2), how the service recorded the crashes
+(failed, not abandoned) and the best feasible goodput:
+
+    ... docs/optuna_sampler.py --crash --seeds 5 --trials 80 --jobs 4
 """
 
 import argparse
@@ -114,6 +124,44 @@ def run_one(name, sampler_name, seed, trials, url, jobs=1):
     return out
 
 
+def crash_tau(x):
+    t, b, s = x
+    return (4 + 0.5 * b) * (1 + 0.1 * s) * (1 + t / 8)
+
+
+def crash_goodput(x):
+    return 1000 * x[0] * x[1] / crash_tau(x) * x[2] / (x[2] + 1)
+
+
+def crash_memory(x):
+    return 0.05 * x[0] * x[1] * x[2] + 2
+
+
+def crash_objective(trial):
+    x = [trial.suggest_float("threads", 1, 32), trial.suggest_float("batch", 1, 32),
+         trial.suggest_float("size", 0.5, 8)]
+    trial.set_user_attr("constraint", [crash_tau(x) - 60.0])
+    if crash_memory(x) > 48:
+        raise MemoryError("OOM")
+    return crash_goodput(x)
+
+
+def run_crash(seed, trials, url, jobs):
+    sampler = CbanditSampler(url, seed=seed, constraints_func=constraints)
+    study = optuna.create_study(sampler=sampler, direction="maximize")
+    study.optimize(crash_objective, n_trials=trials, n_jobs=jobs, catch=(MemoryError,))
+    late = [t for t in study.trials if t.number >= trials // 2]
+    crashed = [t for t in late if t.state == optuna.trial.TrialState.FAIL]
+    feasible = [t.value for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE
+                and all(c <= 0 for c in t.system_attrs["constraints"])]
+    summ = sampler.cbandit_study.summary()
+    return {"seed": seed, "late_crash_share": len(crashed) / len(late),
+            "crashed": sum(t.state == optuna.trial.TrialState.FAIL for t in study.trials),
+            "told_failed": summ.get("failed", 0), "abandoned": summ.get("abandoned", 0),
+            "fallbacks": sampler.fallbacks, "best": max(feasible) if feasible else None,
+            "algorithm": sampler.cbandit_study.spec["algorithm"]}
+
+
 def start_server(binary):
     proc = subprocess.Popen([binary, "serve", "--db", "memory:", "--addr", "127.0.0.1:0"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -155,9 +203,24 @@ def main():
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=1, help="study.optimize's n_jobs (threads; > 1: not deterministic)")
     ap.add_argument("--json", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "optuna_sampler.json"))
+    ap.add_argument("--crash", action="store_true", help="the crash problem with CbanditSampler: late crash share")
     a = ap.parse_args()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     proc, url = (None, a.url) if a.url else start_server(os.environ["CBANDIT_BIN"])
+    if a.crash:
+        try:
+            rs = [run_crash(seed, a.trials, url, a.jobs) for seed in range(1, a.seeds + 1)]
+        finally:
+            if proc:
+                proc.terminate()
+                proc.wait()
+        for r in rs:
+            print(f"crash seed {r['seed']} ({r['algorithm']}): late crash share {100 * r['late_crash_share']:.1f} %, "
+                  f"crashed {r['crashed']} (told failed {r['told_failed']}, abandoned {r['abandoned']}), "
+                  f"fallbacks {r['fallbacks']}, best feasible {r['best']}")
+        print(f"crash, {a.trials} trials, n_jobs={a.jobs}, {a.seeds} seeds: late crash share "
+              f"{100 * mean([r['late_crash_share'] for r in rs]):.1f} % (mean over seeds)")
+        return
     rows = []
     try:
         for name in PROBLEMS:

@@ -28,8 +28,15 @@
 //   - Exact, the posterior over arbitrary points through an incrementally
 //     extended Cholesky factor of K_t + λI, shareable by outputs observed at
 //     the same points (Share), with batched predictions and gradients
-//     (PredictBatch); Candidates keeps that posterior current at a fixed set
-//     of points in O(t·M) per observation (ShareCandidates);
+//     (PredictBatch) and the joint posterior at points off the candidates
+//     (PredictJoint); Candidates keeps that posterior current at a fixed set
+//     of points in O(t·M) per observation (ShareCandidates), and draws
+//     Thompson samples at them by pathwise conditioning (Candidates.Sample,
+//     Matheron's rule, Wilson et al. 2020; docs/thompson.md);
+//   - pending points (GP-BUCB, Desautels et al. 2014): Pend appends a
+//     point at its posterior mean, which shrinks the variance and leaves
+//     every mean unchanged, and Unpend removes it (Exact, Candidates,
+//     Sparse);
 //   - Sparse, an opt-in APPROXIMATE posterior with M inducing points (the
 //     DTC/VFE predictive), O(M²) per observation, and SelectInducing;
 //   - Sampler, joint Thompson-sampling draws N(μ, scale²·Σ) over a finite set;
@@ -37,8 +44,9 @@
 //   - hyperparameters from data: the ARD kernel (SE, Matérn 5/2),
 //     LogMarginal (log marginal likelihood and its analytic gradient,
 //     Rasmussen & Williams 2006 §5.4.1, checked against scikit-learn in
-//     testdata/) and FitHyper (bounded type-II maximum likelihood,
-//     deterministic starts).
+//     testdata/) and FitHyper (bounded type-II maximum likelihood, or
+//     maximum a posteriori with a prior such as GammaPrior; projected BFGS
+//     from deterministic starts).
 //
 // Constructors and update methods validate their input and return errors that
 // name the offending field and value; nothing in the package panics on bad

@@ -7,17 +7,20 @@
 //	GET    /healthz                      liveness (no token needed)
 //	GET    /openapi.json                 the OpenAPI 3.1 document
 //	GET    /metrics                      Prometheus text format
-//	POST   /studies                      create a study
+//	POST   /studies                      create a study (?load_if_exists=true: the study of that name, same definition)
 //	GET    /studies                      a page of studies (?limit=&after=; ?name= : the study of that name)
 //	GET    /studies/{id}                 get a study
 //	PATCH  /studies/{id}                 raise the horizon: {"horizon": N}
 //	DELETE /studies/{id}                 delete a study and its log
 //	POST   /studies/{id}/suggestions     ask: {"count": k} → k decisions (Idempotency-Key)
-//	POST   /studies/{id}/observations    tell: {"decision_id", "reward", "costs"} (Idempotency-Key)
+//	POST   /studies/{id}/observations    tell: {"decision_id", "reward", "costs"}, or {"decision_id", "failed": true, "reason"} (Idempotency-Key)
+//	POST   /studies/{id}/enqueue         a point a person chooses, answered first by the next ask: {"params"} or {"x"}
+//	POST   /studies/{id}/trials          a past measurement, learned as if the algorithm had chosen it: {"params", "reward", "costs"}
 //	DELETE /studies/{id}/decisions/{did} abandon a pending decision
 //	GET    /studies/{id}/decisions       history with observations (?after=&limit=)
 //	GET    /studies/{id}/decisions.csv   every decision as CSV: a header, one row per decision
 //	GET    /studies/{id}/summary         rounds, pending, abandoned, cumulative cost and violation, best feasible point, recommendation
+//	GET    /studies/{id}/importance      which parameters matter: fANOVA of a fitted GP (package importance)
 //	GET    /ui/                          the dashboard (package ui; its assets need no token, its data does)
 //
 // # Studies
@@ -61,10 +64,11 @@
 //     side), a Halton set in three and more dimensions — of
 //     space.candidates points (default 256, a 16×16 grid in 2-D, at most
 //     2048); a safe point, when given, is added. Suggestions are candidates.
-//     By default (neither space.native nor space.candidates given, issue
-//     14) a box — or a study whose parameters are all floats — goes to an
-//     algorithm that can take one as the box itself (space.native below),
-//     to the others as the candidate set.
+//     By default (neither space.native nor space.candidates given) a box —
+//     or a study's typed parameters: all floats, or, from generation 8
+//     (api.DefaultsMixed), any mix of them — goes to an algorithm that can
+//     take one as the box itself (space.native below), to the others as the
+//     candidate set.
 //     This lets every algorithm, including those over finite domains only,
 //     serve a box; the resolution is the candidate spacing. With
 //     space.native the learner gets the box itself (a *domain.Box: models
@@ -150,14 +154,18 @@
 // coordinate scaled to [0, 1] (after a log with "log": true; Ax's Log and
 // UnitX transforms, BoTorch's Normalize, Vizier's LOG scaling), a
 // categorical with k choices is k one-hot coordinates (Ax's OneHot
-// transform); x is that encoding. By default the learner chooses among a
-// finite candidate set of exact encodings (space.candidates, default 256:
-// every combination when there is no float and they are few — the
-// enumeration of BoTorch's optimize_acqf_mixed — else a Halton set mapped to
-// parameter values, ints in equal-width bins), stored with the definition;
-// so no suggestion is rounded. With "space": {"native": true} the learner
-// gets the cube itself and a point is decoded by rounding ints and taking
-// the arg max of each one-hot block (Ax's IntToFloat and OneHot
+// transform); x is that encoding. By default an algorithm that takes a box
+// gets the cube itself as a mixed space (mixed.go, generation 8 on: ints,
+// stepped floats and one-hot blocks move by discrete steps, floats by
+// gradient, at every decision; docs/typed.md), so every suggestion is an
+// exact encoding. An algorithm that takes no box, a study that gives
+// space.candidates, and a study of generation 7 or earlier choose among a
+// finite candidate set of exact encodings instead (space.candidates,
+// default 256: every combination when there is no float and they are few —
+// the enumeration of BoTorch's optimize_acqf_mixed — else a Halton set
+// mapped to parameter values, ints in equal-width bins), stored with the
+// definition. A point of the cube is decoded by rounding ints and steps and
+// taking the arg max of each one-hot block (Ax's IntToFloat and OneHot
 // untransforms). The default lengthscale is 0.2 of the cube's side. A
 // study has either space or parameters (with parameters, space may hold
 // only candidates and native — or the space derived from them, as GET
@@ -185,9 +193,11 @@
 //
 // /ui/ (package ui) lists the studies and shows, per study, the objective
 // per round with the best feasible value so far, each constraint metric per
-// round with its threshold, the cumulative violation Σ_t [metric −
-// threshold]⁺ of each constraint, and the latest decisions; it refreshes
-// every 3 s. Its assets are embedded and public (they hold no data); its
+// round with its threshold, each constraint's violation so far (cumulative
+// Σ_t [metric − threshold]⁺ and long-term [Σ_t (metric − threshold)]⁺),
+// the latest decisions, and a Parameters view (the parameters' importance,
+// slice plots, parallel coordinates); failed evaluations are marked on
+// every view with their reason. It refreshes every 3 s. Its assets are embedded and public (they hold no data); its
 // data comes from the API under the API's token rules, with the token the
 // page asks for, keeps in sessionStorage and sends as a bearer header.
 //
@@ -199,6 +209,12 @@
 // other suggestions are pending. Re-sending what was already recorded is a
 // no-op answered 200 with the parts listed under "duplicate"; a different
 // value for something already recorded is a 409 naming the field.
+//
+// An evaluation that ran and failed (a crash, an out-of-memory, a timeout)
+// is told as {"decision_id", "failed": true, "reason": "OOM"}: an
+// observation, logged and replayed, counted in the summary ("failed", by
+// reason), the export and the dashboard; the GP agents model where
+// evaluations fail and decide where that is unlikely (docs/failures.md).
 //
 // A pending decision can be abandoned: DELETE /studies/{id}/decisions/{did},
 // or the server's --pending-ttl (an abandon event is logged at the next ask

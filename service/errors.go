@@ -224,7 +224,7 @@ func jsonError(b []byte, t reflect.Type, err error) *apiError {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return invalid("body", "invalid JSON at byte %d: %v", se.Offset, se)
+		return invalid("body", "invalid JSON at byte %d: %v%s", se.Offset, se, nonFiniteHint(b, se.Offset))
 	case errors.As(err, &te):
 		field := valuePath(b, te.Offset)
 		if field == "" {
@@ -251,6 +251,25 @@ func jsonError(b []byte, t reflect.Type, err error) *apiError {
 		return invalid(name, "unknown field %s", rest)
 	}
 	return invalid("body", "%s", strings.TrimPrefix(msg, "json: "))
+}
+
+// nonFiniteHint explains a syntax error at a NaN or an infinity, which JSON
+// cannot hold: an evaluation that produced no number is reported as a
+// failure. off is the offset encoding/json gives (just past the bad byte).
+func nonFiniteHint(b []byte, off int64) string {
+	start := max(off-2, 0) // a leading '-' or the bad byte itself
+	if start > int64(len(b)) {
+		return ""
+	}
+	rest := bytes.ToLower(b[start:])
+	for len(rest) > 0 && (rest[0] == '-' || rest[0] == '+' || rest[0] == ':' || rest[0] == ' ') {
+		rest = rest[1:]
+	}
+	if !bytes.HasPrefix(rest, []byte("nan")) && !bytes.HasPrefix(rest, []byte("inf")) {
+		return ""
+	}
+	return `: JSON has no NaN or Infinity; to report an evaluation that produced no value, ` +
+		`POST /studies/{id}/observations with {"decision_id": N, "failed": true, "reason": "..."}`
 }
 
 // valuePath is the JSON path ("space.lo[1]") of the value of b whose first

@@ -116,3 +116,34 @@ func TestOpenAPIInStep(t *testing.T) {
 		}
 	}
 }
+
+// A study stored before the evaluations field existed is live: a create
+// with load_if_exists of the same definition (which now records "live")
+// resumes it, and an offline one is a different study.
+func TestResumeStoredWithoutEvaluations(t *testing.T) {
+	st := store.NewMemory()
+	s := newTestServer(t, st, Options{})
+	spec, _, e := decodeStudy(mustJSON(t, resumeSpec(2)))
+	if e != nil {
+		t.Fatal(e)
+	}
+	spec.Evaluations = "" // as a study of an earlier release was stored
+	raw, _ := json.Marshal(spec)
+	if strings.Contains(string(raw), "evaluations") {
+		t.Fatalf("stored definition %s", raw)
+	}
+	if err := st.Create(t.Context(), store.Study{ID: "s-old", Name: spec.Name, Spec: raw}); err != nil {
+		t.Fatal(err)
+	}
+	var again api.Study
+	if code, raw := s.do("POST", "/studies?load_if_exists=true", resumeSpec(2), &again); code != 200 || again.ID != "s-old" {
+		t.Fatalf("resume: %d %s", code, raw)
+	}
+	off := resumeSpec(2)
+	off.Evaluations = "offline"
+	code, body := s.do("POST", "/studies?load_if_exists=true", off, nil)
+	wantError(t, code, body, 409, "load_if_exists")
+	if !strings.Contains(string(body), "evaluations") {
+		t.Fatalf("%s: want evaluations named", body)
+	}
+}

@@ -80,6 +80,9 @@ func (s *Server) wrap(h func(w http.ResponseWriter, r *http.Request) error) http
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
 		if err := h(w, r); err != nil {
+			if answerBegun(s, w, route, err) {
+				return
+			}
 			var ae *apiError
 			switch {
 			case errors.As(err, &ae):

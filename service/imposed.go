@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/api"
@@ -198,7 +199,16 @@ func decodeTrial(body []byte, measured bool) (api.TrialRequest, *apiError) {
 		if req.Reward != nil || req.Costs != nil {
 			return req, invalid("reward", "an enqueued point has no values yet: POST /studies/{id}/trials records a past measurement")
 		}
+		if req.Failed || req.Reason != "" {
+			return req, invalid("failed", "an enqueued point has no outcome yet: POST /studies/{id}/trials records a past failure")
+		}
 		return req, nil
+	}
+	if req.Failed {
+		return req, checkPastFailure(req)
+	}
+	if req.Reason != "" {
+		return req, invalid("reason", "= %q: given only with \"failed\": true", clip(req.Reason, 200))
 	}
 	if req.Reward == nil {
 		return req, invalid("reward", "a past measurement needs its reward")
@@ -210,6 +220,20 @@ func decodeTrial(body []byte, measured bool) (api.TrialRequest, *apiError) {
 		return req, e
 	}
 	return req, nil
+}
+
+// checkPastFailure checks a past evaluation that failed: no values, a
+// short UTF-8 reason.
+func checkPastFailure(req api.TrialRequest) *apiError {
+	switch {
+	case req.Reward != nil || req.Costs != nil:
+		return invalid("failed", "a failed evaluation carries no reward and no costs")
+	case len(req.Reason) > bandit.MaxReasonLen:
+		return invalid("reason", "has %d bytes: at most %d", len(req.Reason), bandit.MaxReasonLen)
+	case !utf8.ValidString(req.Reason):
+		return invalid("reason", "must be UTF-8 text")
+	}
+	return nil
 }
 
 // enqueue: POST /studies/{id}/enqueue — the point is the next suggestion
@@ -253,8 +277,15 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request) error {
 }
 
 // addTrial: POST /studies/{id}/trials — a past measurement: a decision
-// made by a person and its values, as if the algorithm had chosen it.
+// made by a person and its values, as if the algorithm had chosen it. An
+// Idempotency-Key makes a re-send answer the trial recorded first (its key
+// is kept with the decision's ask event, as an ask's, under a hash of its
+// own: the same key on an ask is refused).
 func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
+	key, e := idempotencyKey(r)
+	if e != nil {
+		return e
+	}
 	body, e := readBody(r)
 	if e != nil {
 		return e
@@ -263,9 +294,11 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 	if e != nil {
 		return e
 	}
+	hash := requestHash("trial", req)
 	var resp api.Suggestion
+	replayed := false
 	err := s.withStudy(r.Context(), r.PathValue("id"), false, func(l *live) error {
-		if m := len(l.spec.Constraints); len(req.Costs) != m {
+		if m := len(l.spec.Constraints); len(req.Costs) != m && !req.Failed {
 			return invalid("costs", "has %d values, the study has %d constraints: a past measurement gives them all", len(req.Costs), m)
 		}
 		x, e := l.pointOf(req)
@@ -275,10 +308,17 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 		if e := l.canImpose(); e != nil {
 			return e
 		}
-		if h := l.horizon(); h > 0 && len(l.decs) >= h {
-			return conflict("horizon_reached", "reward", "the study has made all %d of its decisions (horizon)", h)
-		}
 		evs, err := s.update(r.Context(), l, func() ([]store.Event, error) {
+			if rec, ok := l.keys[key]; ok && key != "" {
+				if rec.op != "ask" || rec.req != hash || rec.first < 1 || rec.first > int64(len(l.decs)) {
+					return nil, keyReused(key)
+				}
+				resp, replayed = l.suggestion(int(rec.first-1)), true
+				return nil, nil
+			}
+			if h := l.horizon(); h > 0 && len(l.decs) >= h {
+				return nil, conflict("horizon_reached", "reward", "the study has made all %d of its decisions (horizon)", h)
+			}
 			if e := s.checkLimits(l, 1); e != nil {
 				return nil, e
 			}
@@ -287,7 +327,11 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				return nil, algorithmFailed(l.id, fmt.Errorf("impose: %w", err))
 			}
-			t := tellEvent{ID: a.ID, Reward: req.Reward, Costs: req.Costs}
+			if key != "" {
+				a.Key, a.Req = key, hash
+				l.setKey(key, idemRecord{op: "ask", req: hash, first: a.ID, count: 1})
+			}
+			t := tellEvent{ID: a.ID, Reward: req.Reward, Costs: req.Costs, Failed: req.Failed, Reason: req.Reason}
 			if len(req.Costs) == 0 {
 				t.Costs = nil
 			}
@@ -305,7 +349,7 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 			}
 			return []store.Event{ask, tell}, nil
 		})
-		if err == nil && len(evs) > 0 {
+		if err == nil && len(evs) > 0 && !replayed {
 			// Created is when the log took the decision, as a replay reads it.
 			l.decs[resp.DecisionID-1].created = evs[0].Time
 		}
@@ -313,6 +357,9 @@ func (s *Server) addTrial(w http.ResponseWriter, r *http.Request) error {
 	})
 	if err != nil {
 		return err
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	return writeJSON(w, http.StatusCreated, resp)
 }

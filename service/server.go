@@ -215,6 +215,7 @@ func New(st store.Store, opt Options) *Server {
 	handle("GET /studies/{id}/decisions", s.decisions)
 	handle("GET /studies/{id}/decisions.csv", s.decisionsCSV)
 	handle("GET /studies/{id}/summary", s.summary)
+	handle("GET /studies/{id}/importance", s.importanceHandler)
 	// The dashboard's assets hold no data and need no token: its page asks
 	// for the token and sends it with each API call (package ui).
 	assets := ui.Handler()

@@ -343,7 +343,7 @@ func TestOpenAPIAndMetrics(t *testing.T) {
 	// Every route of the server is documented.
 	for _, r := range []string{"POST /studies", "GET /studies", "GET /studies/{id}", "DELETE /studies/{id}",
 		"POST /studies/{id}/suggestions", "POST /studies/{id}/observations", "GET /studies/{id}/decisions",
-		"GET /studies/{id}/summary", "GET /healthz", "GET /metrics", "GET /openapi.json",
+		"GET /studies/{id}/summary", "GET /studies/{id}/importance", "GET /healthz", "GET /metrics", "GET /openapi.json",
 		"POST /studies/{id}/enqueue", "POST /studies/{id}/trials",
 		"PATCH /studies/{id}", "DELETE /studies/{id}/decisions/{did}", "GET /studies/{id}/decisions.csv", "GET /ui/"} {
 		m, p, _ := strings.Cut(r, " ")

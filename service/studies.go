@@ -67,6 +67,10 @@ func decodeStudy(body []byte) (api.StudySpec, *built, *apiError) {
 }
 
 func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
+	resume, e := wantsResume(r)
+	if e != nil {
+		return e
+	}
 	body, e := readBody(r)
 	if e != nil {
 		return e
@@ -81,6 +85,9 @@ func (s *Server) createStudy(w http.ResponseWriter, r *http.Request) error {
 	}
 	rec := store.Study{ID: newStudyID(), Name: spec.Name, Spec: raw, Created: time.Now().UTC().Truncate(time.Microsecond)}
 	if err := s.st.Create(r.Context(), rec); err != nil {
+		if errors.Is(err, store.ErrDuplicate) && resume {
+			return s.resumeStudy(w, r, spec)
+		}
 		if errors.Is(err, store.ErrDuplicate) {
 			return conflict("duplicate_name", "name", "a study named %q exists", spec.Name)
 		}

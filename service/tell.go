@@ -23,6 +23,9 @@ func decodeObservation(body []byte) (api.Observation, *apiError) {
 	if e := decodeJSON(body, &o); e != nil {
 		return o, e
 	}
+	if e := checkDecisionID(body, o.DecisionID); e != nil {
+		return o, e
+	}
 	if o.DecisionID < 1 {
 		return o, invalid("decision_id", "= %d: must be a decision ID (≥ 1)", o.DecisionID)
 	}
@@ -104,6 +107,8 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) error {
 			}
 			t := tellEvent{ID: o.DecisionID}
 			switch {
+			case o.Failed && d.failed && o.Reason != d.reason:
+				return nil, conflictingReason(o, d.reason)
 			case o.Failed && d.failed:
 				resp.Duplicate = append(resp.Duplicate, "failed")
 			case o.Failed && (d.reward != nil || d.costs != nil):

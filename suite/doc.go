@@ -5,12 +5,15 @@
 // — a box space (the problem's lo/hi), the objective with its goal, the
 // constraints with their thresholds and kind, the algorithm, a seed and the
 // horizon T, and nothing else (no params, no prior, no candidates, no native
-// flag). Whatever the service does by default is what is measured (issue
-// 14, item 5).
+// flag; the systems set's typed problem gives its typed parameters
+// instead of a box). Whatever the service does by default is what is
+// measured.
 //
 // Each round asks one suggestion, evaluates the true functions there, adds
-// Gaussian noise of std 2 % of each metric's range over the box, and tells
-// the observation. The noise of round t comes from a stream derived from
+// Gaussian noise of std 2 % of each metric's range over the box (none with
+// Options.NoiseFree), and tells the observation; with Options.Batch q the
+// study is asked q suggestions at once and told them all, with
+// Options.Async q workers each tell their decision and ask the next. The noise of round t comes from a stream derived from
 // (problem, seed, t) alone, so every algorithm and both unit systems meet
 // the same noise (common random numbers).
 //

@@ -347,6 +347,11 @@ type TrialRequest struct {
 	// Reward and Costs are the measured values (trials only; all of them).
 	Reward *float64  `json:"reward,omitempty"`
 	Costs  []float64 `json:"costs,omitempty"`
+	// Failed records a past evaluation that failed (trials only; no reward,
+	// no costs), with its Reason, at most 200 bytes: the algorithm learns
+	// where evaluations fail from it, as from a failed observation.
+	Failed bool   `json:"failed,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // EnqueueResponse is the answer of POST /studies/{id}/enqueue.

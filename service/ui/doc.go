@@ -5,8 +5,10 @@
 // round with its limit, each constraint's violation so far (cumulative
 // Σ [g]⁺ and long-term [Σ g]⁺, named; cards give the figure of the
 // constraint's kind as GET /studies/{id}/summary reports it), and the
-// decision table. Parameters: each metric against each parameter (slice
-// plots) and parallel coordinates. The page refreshes every few seconds
+// decision table. Parameters: the parameters' importance (bars, from GET
+// /studies/{id}/importance), each metric against each parameter (slice
+// plots) and parallel coordinates. Failed evaluations are marked on every
+// view, with their reason. The page refreshes every few seconds
 // while it is open. Numbers are shown as the API holds them (6 significant
 // digits, the exact value in a cell's tooltip); ticks are round.
 //
@@ -19,7 +21,7 @@
 //
 // The assets hold no data and are served without a token. Every piece of
 // data comes from the API (GET /studies, /studies/{id}, /summary,
-// /decisions) under the API's own rules: when the server has a token, the
+// /decisions, /importance) under the API's own rules: when the server has a token, the
 // page asks for it in a login field, keeps it in the tab's sessionStorage
 // (gone when the tab closes; never in a cookie, so no other site can make
 // the browser send it, and never in a URL, so it stays out of logs and

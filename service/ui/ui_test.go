@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/service"
 	"github.com/cbandit/cbandit/service/ui"
 	"github.com/cbandit/cbandit/store"
@@ -114,6 +115,8 @@ type decision struct {
 	Params     map[string]any `json:"params"`
 	Reward     *float64       `json:"reward"`
 	Costs      []float64      `json:"costs"`
+	Failed     bool           `json:"failed"`
+	Reason     string         `json:"reason"`
 }
 
 func (e *env) decisions(id string) []decision {
@@ -126,7 +129,8 @@ func (e *env) decisions(id string) []decision {
 }
 
 type summary struct {
-	Best *struct {
+	Failed int `json:"failed"`
+	Best   *struct {
 		DecisionID int64   `json:"decision_id"`
 		Reward     float64 `json:"reward"`
 	} `json:"best"`
@@ -222,6 +226,56 @@ func (p *pager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Link", fmt.Sprintf(`</studies?page=%d>; rel="next"`, k+1))
 	}
 	json.NewEncoder(w).Encode(page)
+}
+
+// crashStudy creates "crash-demo": a typed study whose evaluations crash
+// (OOM) at batch ≥ 24, and whose loss does not depend on noise_knob. It
+// plays n Halton configurations, each enqueued and then asked, and returns
+// the study's ID.
+func (e *env) crashStudy(n int) string {
+	e.t.Helper()
+	var st struct {
+		ID string `json:"id"`
+	}
+	if code := e.call("POST", "/studies", `{"name":"crash-demo","parameters":[
+		{"name":"batch","type":"int","low":1,"high":64,"log":true},
+		{"name":"lr","type":"float","low":0.0001,"high":1,"log":true},
+		{"name":"opt","type":"categorical","choices":["sgd","adam"]},
+		{"name":"noise_knob","type":"float","low":0,"high":1}],
+		"objective":{"name":"loss","goal":"minimize"},"seed":3,"horizon":100}`, &st); code != 201 {
+		e.t.Fatalf("create crash-demo: %d", code)
+	}
+	for _, u := range domain.Halton(n, 4) {
+		p := map[string]any{"batch": math.Round(math.Pow(2, 6*u[0])), "lr": math.Pow(10, -4+4*u[1]),
+			"opt": []string{"sgd", "adam"}[int(u[2]*2)], "noise_knob": u[3]}
+		body, _ := json.Marshal(map[string]any{"params": p})
+		if code := e.call("POST", "/studies/"+st.ID+"/enqueue", string(body), nil); code != 201 {
+			e.t.Fatalf("enqueue %v: %d", p, code)
+		}
+		var r struct {
+			Suggestions []struct {
+				DecisionID int64          `json:"decision_id"`
+				Params     map[string]any `json:"params"`
+			} `json:"suggestions"`
+		}
+		if code := e.call("POST", "/studies/"+st.ID+"/suggestions", "", &r); code != 200 {
+			e.t.Fatalf("ask crash-demo: %d", code)
+		}
+		s := r.Suggestions[0]
+		batch, lr := s.Params["batch"].(float64), s.Params["lr"].(float64)
+		obs := fmt.Sprintf(`{"decision_id":%d,"failed":true,"reason":"OOM at batch %v"}`, s.DecisionID, batch)
+		if batch < 24 {
+			loss := math.Pow(math.Log10(lr)+2.5, 2) + 0.3*math.Abs(math.Log2(batch)-3)
+			if s.Params["opt"] == "sgd" {
+				loss += 0.8
+			}
+			obs = fmt.Sprintf(`{"decision_id":%d,"reward":%v}`, s.DecisionID, loss)
+		}
+		if code := e.call("POST", "/studies/"+st.ID+"/observations", obs, nil); code != 200 {
+			e.t.Fatalf("tell crash-demo: %d", code)
+		}
+	}
+	return st.ID
 }
 
 func newEnv(t *testing.T) *env {
@@ -425,8 +479,12 @@ window.cbt = {
 // pages), and the study page shows every number as the API holds it, on
 // charts with round ticks, coloured legends, infeasible rounds marked and
 // each violation figure named; the parameters view shows slices and
-// parallel coordinates; the page refreshes as rounds arrive. Screenshots of
-// the study page and of the parameters view go to $CBANDIT_ARTIFACTS.
+// parallel coordinates; on a crash-prone study every failed evaluation the
+// API lists is an × on the per-round chart (at its round) and on every slice
+// and the parallel coordinates (at its parameter values), and the
+// importance bars show the API's ranking, the ignored parameter last; the
+// page refreshes as rounds arrive. Screenshots of the study page, the
+// parameters view and the crash-prone study go to $CBANDIT_ARTIFACTS.
 func TestDashboardInChromium(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
@@ -697,19 +755,139 @@ func TestDashboardInChromium(t *testing.T) {
 	if got := eval(`document.querySelector("#facts .fact.failed b").textContent + " | " + document.querySelector("#facts .fact.failed .note").textContent + " | " + document.querySelector("#decisions tr.failed td:nth-last-child(2)").textContent`); got != "1 | OOM: 1 | failed: OOM" {
 		t.Errorf("plain-demo: failed card and row read %q, want %q", got, "1 | OOM: 1 | failed: OOM")
 	}
+	if n := eval(`document.querySelectorAll("#chart-objective path.fail").length + " " + document.querySelector("#chart-objective path.fail title").textContent`); !strings.HasPrefix(n, "1 ") || !strings.Contains(n, "failed: OOM") {
+		t.Errorf("plain-demo: the objective chart's failure marks read %q, want 1 with the reason OOM", n)
+	}
 	open("#/study/"+e.plainID+"/parameters", "plain-demo", "#parallel polyline")
-	if n := eval(`document.querySelectorAll("#slices svg.chart").length + " " + document.querySelectorAll("#parallel polyline").length`); n != "2 2" {
-		t.Errorf("plain-demo: slices and lines %q, want 2 slices (loss vs x1, x2) and 2 lines (the observed decisions)", n)
+	if n := eval(`document.querySelectorAll("#slices svg.chart").length + " " + document.querySelectorAll("#parallel polyline:not(.failed)").length + " " + document.querySelectorAll("#parallel polyline.failed").length`); n != "2 2 1" {
+		t.Errorf("plain-demo: slices, lines and failed lines %q, want 2 slices (loss vs x1, x2), 2 lines (the observed decisions), 1 failed", n)
+	}
+	// Too few observations for the importance: the page says why.
+	if n := eval(`document.getElementById("importance-note").textContent`); !strings.Contains(n, "too_few_observations") {
+		t.Errorf("plain-demo: importance note %q, want the API's refusal (too few observations)", n)
 	}
 	for _, p := range evalList(`cbt.problems()`) {
 		t.Error("plain-demo: " + p)
 	}
 
+	// A crash-prone study: every failed evaluation is an × on the per-round
+	// chart at its round, on each slice plot at its parameter value, and a
+	// dashed line on the parallel coordinates, each with the reason on
+	// hover; the same decisions the API lists as failed.
+	crashID := e.crashStudy(40)
+	crashSum := e.summary(crashID)
+	var failedIDs []string
+	var knob = map[string]float64{}
+	for _, d := range e.decisions(crashID) {
+		if d.Failed {
+			failedIDs = append(failedIDs, strconv.FormatInt(d.DecisionID, 10))
+			knob[strconv.FormatInt(d.DecisionID, 10)] = d.Params["noise_knob"].(float64)
+		}
+	}
+	if crashSum.Failed < 5 || crashSum.Failed != len(failedIDs) {
+		t.Fatalf("crash-demo: the summary counts %d failed, the decisions %d; want the same, at least 5", crashSum.Failed, len(failedIDs))
+	}
+	slices.Sort(failedIDs)
+	marks := func(sel string) string {
+		return eval(`[...document.querySelectorAll(` + strconv.Quote(sel) + `)].map((m) => m.getAttribute("data-id")).sort().join(",")`)
+	}
+	want := strings.Join(failedIDs, ",")
+	open("#/study/"+crashID, "crash-demo", "#chart-objective path.fail")
+	eval(pageJS)
+	if got := marks("#chart-objective path.fail"); got != want {
+		t.Errorf("crash-demo: the objective chart marks decisions %s failed, the API %s", got, want)
+	}
+	// Each × stands at its round, read against the round axis's ticks.
+	if bad := eval(`(() => {
+		const svg = document.getElementById("chart-objective");
+		const tk = [...svg.querySelectorAll("text.xtick")].map((t) => [cbt.num(t.textContent), parseFloat(t.getAttribute("x"))]);
+		const a = tk[0], b = tk[tk.length - 1];
+		const rows = new Map([...document.querySelectorAll("#decisions tbody tr")].map((r) => [r.getAttribute("data-id"), cbt.num(r.children[1].textContent)]));
+		return [...svg.querySelectorAll("path.fail")].filter((m) => {
+			const x = parseFloat(/^M([-\d.]+)/.exec(m.getAttribute("d"))[1]) + 4;
+			const round = a[0] + (x - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+			return Math.abs(round - rows.get(m.getAttribute("data-id"))) > 0.5 || !m.querySelector("title").textContent.includes("failed: OOM at batch");
+		}).map((m) => m.getAttribute("data-id")).join(",");
+	})()`); bad != "" {
+		t.Errorf("crash-demo: failure marks off their round or without the reason: decisions %s", bad)
+	}
+	if legend := eval(`[...document.querySelectorAll("#chart-objective .legend-item text")].map((t) => t.textContent).join("|")`); !strings.Contains(legend, "failed (no value)") {
+		t.Errorf("crash-demo: the objective chart's legend %q names no failure mark", legend)
+	}
+	for _, p := range evalList(`cbt.problems()`) {
+		t.Error("crash-demo: " + p)
+	}
+	shoot("dashboard-failures-rounds.png")
+	run(chromedp.Click(chromedp.CSS("#tab-parameters")))
+	open("#/study/"+crashID+"/parameters", "crash-demo", "#importance g.imp")
+	eval(pageJS)
+	if n := eval(`String(document.querySelectorAll("#slices svg.chart").length)`); n != "4" {
+		t.Fatalf("crash-demo: %s slice plots, want 4", n)
+	}
+	for k := range 4 {
+		if got := marks(fmt.Sprintf("#slice-0-%d path.fail", k)); got != want {
+			t.Errorf("crash-demo: slice-0-%d marks decisions %s failed, the API %s", k, got, want)
+		}
+	}
+	if got := marks("#parallel polyline.failed"); got != want {
+		t.Errorf("crash-demo: parallel coordinates draw decisions %s as failed, the API %s", got, want)
+	}
+	// On the slice against noise_knob (a linear axis), each × stands at the
+	// decision's value, read against the tick labels within 1 % of the axis.
+	for id, v := range knob {
+		got := evalNum(`(() => {
+			const svg = document.getElementById("slice-0-3");
+			const tk = [...svg.querySelectorAll("text.xtick")].map((t) => [cbt.num(t.textContent), parseFloat(t.getAttribute("x"))]);
+			const a = tk[0], b = tk[tk.length - 1];
+			const m = svg.querySelector('path.fail[data-id="` + id + `"]');
+			const x = parseFloat(/^M([-\d.]+)/.exec(m.getAttribute("d"))[1]) + 4;
+			return a[0] + (x - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+		})()`)
+		within("crash-demo: decision "+id+"'s noise_knob read off its failure mark", got, v, 0.01)
+	}
+	// The importance bars: the API's parameters in its order, each bar's
+	// label its importance; noise_knob, which the loss ignores, last.
+	var imp struct {
+		Method     string `json:"method"`
+		Parameters []struct {
+			Parameter  string  `json:"parameter"`
+			Importance float64 `json:"importance"`
+		} `json:"parameters"`
+	}
+	if code := e.call("GET", "/studies/"+crashID+"/importance", "", &imp); code != 200 || len(imp.Parameters) != 4 {
+		t.Fatalf("crash-demo importance: %d, %+v", code, imp)
+	}
+	bars := evalList(`[...document.querySelectorAll("#importance g.imp")].map((g) => g.getAttribute("data-parameter") + "=" + g.querySelector("text.imp-value").textContent + "=" + g.querySelector("rect.bar").getAttribute("width"))`)
+	if len(bars) != 4 {
+		t.Fatalf("crash-demo: %d importance bars, want 4: %v", len(bars), bars)
+	}
+	widest := 0.0
+	for i, b := range bars {
+		f := strings.Split(b, "=")
+		w, _ := strconv.ParseFloat(f[2], 64)
+		widest = max(widest, w)
+		if f[0] != imp.Parameters[i].Parameter {
+			t.Errorf("crash-demo: importance bar %d is %s, the API ranks %s there", i, f[0], imp.Parameters[i].Parameter)
+		}
+		got, _ := strconv.ParseFloat(f[1], 64)
+		within("crash-demo: importance of "+f[0], got, imp.Parameters[i].Importance, 0.0006)
+	}
+	if last := strings.Split(bars[3], "=")[0]; last != "noise_knob" {
+		t.Errorf("crash-demo: the last importance bar is %s, want noise_knob (the loss ignores it): %v", last, bars)
+	}
+	if first := strings.Split(bars[0], "="); widest != mustFloat(first[2]) {
+		t.Errorf("crash-demo: the first bar (%v) is not the widest (%v)", first[2], widest)
+	}
+	for _, p := range evalList(`cbt.problems()`) {
+		t.Error("crash-demo parameters view: " + p)
+	}
+	shoot("dashboard-failures.png")
+
 	// The study runs on: the page picks the new rounds up by itself.
 	open("#/study/"+e.id, "throughput-demo", "#chart-objective circle")
 	e.rounds(5)
 	points := func() string { return eval(`document.getElementById("chart-objective").getAttribute("data-points")`) }
-	want := e.objectivePoints(thresholds)
+	want = e.objectivePoints(thresholds)
 	got := points()
 	for deadline := time.Now().Add(15 * time.Second); got != want && time.Now().Before(deadline); got = points() {
 		time.Sleep(300 * time.Millisecond)
@@ -721,4 +899,12 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("table rows %s, want 35", rows)
 	}
 	t.Logf("screenshots: %s, %s; %.1f s", studyShot, paramShot, time.Since(start).Seconds())
+}
+
+func mustFloat(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

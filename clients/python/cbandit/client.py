@@ -6,6 +6,7 @@ import email.utils
 import http.client
 import json
 import logging
+import math
 import random
 import socket
 import threading
@@ -25,6 +26,16 @@ log = logging.getLogger("cbandit")
 # overloaded, restarting or behind a proxy that lost it.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
+
+
+def _non_finite(reward: Optional[float], costs: Optional[Sequence[float]]) -> str:
+    """Names the first NaN or infinite value of a measurement ("reward = nan", "costs[1] = inf"), or ""."""
+    if reward is not None and not math.isfinite(reward):
+        return f"reward = {reward}"
+    for j, c in enumerate(costs or ()):
+        if not math.isfinite(c):
+            return f"costs[{j}] = {c}"
+    return ""
 
 
 def _reason(e: BaseException) -> str:
@@ -247,8 +258,8 @@ class Client:
                      parameters: Optional[Sequence[Mapping[str, Any]]] = None,
                      objective: Any = None, constraints: Optional[Sequence[Mapping[str, Any]]] = None,
                      algorithm: Optional[str] = None, seed: int = 0, evaluations: Optional[str] = None,
-                     **more: Any) -> "Study":
-        """Creates a study and returns it.
+                     load_if_exists: bool = False, **more: Any) -> "Study":
+        """Creates a study and returns it (or, with ``load_if_exists``, the study of that name).
 
         Args:
             name: a name unique on the server (it finds the study again).
@@ -268,16 +279,26 @@ class Client:
                 (a harness or a benchmark: only the final configuration counts;
                 evaluations may break limits while searching, failures still
                 cost). None: the server's default, live.
+            load_if_exists: when a study of that name exists with the same
+                definition, return it (resume: its decisions are kept), as
+                Optuna's ``create_study(load_if_exists=True)``; when its
+                definition differs, the APIError (409,
+                ``"definition_differs"``) names the first differing field
+                with both values. Such a create is safe to send again, so it
+                is retried after a lost answer.
             **more: further fields of the study definition (``horizon``,
                 ``params``, ``prior``, ``epoch``, ``full_info``), see the
                 server's ``/openapi.json``.
 
         Creating is not repeated after a connection that broke once the
-        request was sent (it may have been created: :meth:`get_study` finds it).
+        request was sent (it may have been created: :meth:`get_study` finds
+        it), unless ``load_if_exists``.
 
         Raises:
-            APIError: an invalid definition (status 400, naming the field) or a
-                name already taken (409).
+            APIError: an invalid definition (status 400, naming the field), a
+                name already taken (409 ``"duplicate_name"``), or with
+                ``load_if_exists`` taken by another definition (409
+                ``"definition_differs"``).
         """
         if isinstance(objective, str):
             objective = {"name": objective}
@@ -292,6 +313,8 @@ class Client:
         if parameters is not None:
             spec["parameters"] = [dict(p) for p in parameters]
         spec.update(more)
+        if load_if_exists:
+            return Study(self, self.request("POST", "/studies?load_if_exists=true", spec, retry=True))
         return Study(self, self.request("POST", "/studies", spec))
 
     def get_study(self, name_or_id: str) -> "Study":
@@ -426,8 +449,9 @@ class Study:
                 bytes), only with ``failed``.
 
         Raises:
-            ValueError: a failure with a reward or costs, or a reason without
-                ``failed``.
+            ValueError: a failure with a reward or costs, a reason without
+                ``failed``, or a NaN or infinite value (JSON has none: an
+                evaluation that produced no number is told ``failed=True``).
         """
         did = trial.decision_id if isinstance(trial, Trial) else int(trial)
         body: Dict[str, Any] = {"decision_id": did}
@@ -443,6 +467,10 @@ class Study:
             body["reward"] = float(reward)
         if costs is not None:
             body["costs"] = [float(c) for c in costs]
+        bad = _non_finite(body.get("reward"), body.get("costs"))
+        if bad:
+            raise ValueError(f"decision {did}: {bad}: not a number JSON can carry; an evaluation that produced "
+                             "no number is told as failed: tell(trial, failed=True, reason=...)")
         return self.client.request("POST", self._path("/observations"), body, self._key(idempotency_key, "tell"))
 
     def enqueue(self, params: Optional[Mapping[str, Any]] = None, x: Optional[Sequence[float]] = None) -> Dict[str, Any]:
@@ -461,20 +489,41 @@ class Study:
             body["x"] = [float(v) for v in x]
         return self.client.request("POST", self._path("/enqueue"), body, retry=False)
 
-    def add_trial(self, reward: float, costs: Sequence[float] = (), params: Optional[Mapping[str, Any]] = None,
-                  x: Optional[Sequence[float]] = None) -> Trial:
+    def add_trial(self, reward: Optional[float] = None, costs: Sequence[float] = (),
+                  params: Optional[Mapping[str, Any]] = None, x: Optional[Sequence[float]] = None,
+                  idempotency_key: Optional[str] = None, *, failed: bool = False,
+                  reason: Optional[str] = None) -> Trial:
         """Records a past measurement, as Optuna's ``add_trial`` or Ax's ``attach_trial``.
 
         The point (``params`` or ``x``) and every metric measured there: the
         study holds it as a decision its algorithm made and was told, so the
-        models learn from it. Returns the trial it became.
+        models learn from it. ``failed=True`` (with a ``reason``, no metrics)
+        records a past evaluation that failed there. Returns the trial it
+        became. The request carries an ``Idempotency-Key`` (fresh unless
+        given) and is retried with it: a re-send after a lost answer records
+        the measurement once.
         """
-        body: Dict[str, Any] = {"reward": float(reward), "costs": [float(c) for c in costs]}
+        body: Dict[str, Any] = {}
+        if failed:
+            if reward is not None or costs:
+                raise ValueError("a past failure (failed=True) carries no reward and no costs")
+            body["failed"] = True
+            body["reason"] = "" if reason is None else str(reason)
+        else:
+            if reward is None:
+                raise ValueError("a past measurement needs its reward (or failed=True)")
+            if reason is not None:
+                raise ValueError(f"reason={reason!r} is given only with failed=True")
+            body["reward"] = float(reward)
+            body["costs"] = [float(c) for c in costs]
+            bad = _non_finite(body["reward"], body["costs"])
+            if bad:
+                raise ValueError(f"a past measurement with {bad}: not a number JSON can carry (failed=True records a failure)")
         if params is not None:
             body["params"] = dict(params)
         if x is not None:
             body["x"] = [float(v) for v in x]
-        return Trial._from(self.client.request("POST", self._path("/trials"), body, retry=False))
+        return Trial._from(self.client.request("POST", self._path("/trials"), body, self._key(idempotency_key, "add")))
 
     def abandon(self, trial: Any) -> Dict[str, Any]:
         """Abandons a pending trial: it takes no observation. Repeating it is a no-op."""
@@ -497,6 +546,23 @@ class Study:
         make it.
         """
         return self.summary().get("recommendation")
+
+    def importance(self) -> Dict[str, Any]:
+        """Which parameters matter: ``GET /studies/{id}/importance``.
+
+        The answer's ``parameters`` list ``{"parameter", "importance",
+        "first_order"}`` most important first, the importances summing to 1:
+        each parameter's share of the variance of a GP fitted to the evaluated
+        configurations that its main effect explains (functional ANOVA,
+        Hutter, Hoos & Leyton-Brown 2014; ``method`` names it). The same
+        decisions give the same numbers. As Optuna's ``get_param_importances``::
+
+            {p["parameter"]: p["importance"] for p in study.importance()["parameters"]}
+
+        Raises :class:`APIError` 409 (``too_few_observations``) before the fit
+        has enough evaluated configurations.
+        """
+        return self.client.request("GET", self._path("/importance"))
 
     def iter_decisions(self) -> Iterator[Dict[str, Any]]:
         """Yields every decision with what was observed of it, page by page."""
@@ -579,9 +645,57 @@ class Study:
                              f"{len(cons)} constraints {cons}")
         return float(reward), (costs if cons else None)
 
+    def _settle(self, trial: Trial, out: Any, exc: Optional[BaseException],
+                catch: Tuple[Type[BaseException], ...]) -> Tuple[bool, Optional[BaseException]]:
+        """Tells what an evaluation of :meth:`optimize` gave: (complete, the error that stops the loop or None)."""
+        if exc is not None:
+            interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit))
+            try:
+                if interrupted:  # the evaluation was stopped, not failed
+                    self.abandon(trial)
+                else:
+                    self.tell(trial, failed=True, reason=_reason(exc))
+            except APIError as e2:
+                log.warning("cbandit: could not tell trial %d's failure: %s", trial.decision_id, e2)
+            if catch and isinstance(exc, catch) and not interrupted:
+                log.warning("cbandit: trial %d failed (told as failed): %r", trial.decision_id, exc)
+                return False, None
+            return False, exc
+        try:
+            reward, costs = self._metrics(out)
+        except BaseException as e:  # noqa: B902 — what fn returned does not fit the study: abandoned
+            try:
+                self.abandon(trial)
+            except APIError as e2:
+                log.warning("cbandit: could not abandon trial %d: %s", trial.decision_id, e2)
+            return False, e
+        bad = _non_finite(reward, costs)
+        if bad:
+            # No number came out (Optuna: a NaN value fails the trial): a
+            # failed evaluation, which the algorithm learns from.
+            reason = f"the objective function returned {bad}"
+            try:
+                self.tell(trial, failed=True, reason=reason)
+            except APIError as e:
+                return False, e
+            log.warning("cbandit: trial %d failed (told as failed): %s", trial.decision_id, reason)
+            return False, None
+        try:
+            self.tell(trial, reward=reward, costs=costs)
+        except APIError as e:
+            if not isinstance(e, TransportError):
+                # Refused: abandoned, so that it is not left pending for good.
+                try:
+                    self.abandon(trial)
+                except APIError as e2:
+                    log.warning("cbandit: could not abandon trial %d: %s", trial.decision_id, e2)
+            return False, e
+        return True, None
+
     def optimize(self, fn: Callable[[Trial], Metrics], n_trials: Optional[int] = None, n_workers: int = 1, *,
                  timeout: Optional[float] = None,
-                 catch: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = ()) -> List[Trial]:
+                 catch: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = (),
+                 batch: bool = False) -> List[Trial]:
         """Runs the ask–evaluate–tell loop, as Optuna's ``study.optimize``.
 
         ``n_workers`` threads each ask for a trial, call ``fn(trial)`` and
@@ -590,10 +704,22 @@ class Study:
         (a study without constraints), ``(reward, [cost, ...])``, or a dict
         by metric name (``{"throughput": 812.0, "latency_ms": 41.5}``).
 
+        The workers are asynchronous: each asks for its next trial as soon
+        as it has told the last one, and the algorithm takes the trials
+        still running as pending decisions. Which point a worker gets then
+        depends on which evaluations have ended, so with ``n_workers > 1`` a
+        run is the one exception to reproducibility: the same seed can give
+        other trials. ``batch=True`` keeps runs reproducible: ``n_workers``
+        trials are asked together, evaluated concurrently and told in
+        decision order before the next batch is asked (a slow evaluation
+        holds up its batch).
+
         When ``fn`` raises, its trial is told as a failed evaluation with the
         exception as its reason (the algorithm learns to avoid such points;
         KeyboardInterrupt and SystemExit abandon it instead, and so does a
-        return value that does not fit the study's metrics).
+        return value that does not fit the study's metrics). So is a NaN or
+        an infinite value returned (as Optuna fails a trial returning NaN),
+        and the loop goes on.
         An exception of a type in ``catch`` is logged and the loop goes on;
         any other stops the loop: the other workers finish their trials, and
         the exception is raised. The loop also ends after ``n_trials`` trials,
@@ -601,11 +727,15 @@ class Study:
         study's horizon is reached.
 
         Returns:
-            the trials told, in the order they finished.
+            the trials told complete (with their metrics), in the order they
+            finished (``batch``: in decision order).
         """
         if n_workers < 1:
             raise ValueError(f"n_workers = {n_workers}: want at least 1")
+        catch_t: Tuple[Type[BaseException], ...] = catch if isinstance(catch, tuple) else (catch,)
         deadline = time.monotonic() + timeout if timeout is not None else None
+        if batch:
+            return self._optimize_batches(fn, n_trials, n_workers, deadline, catch_t)
         lock = threading.Lock()
         stop = threading.Event()
         started = [0]
@@ -631,38 +761,18 @@ class Study:
                         return
                     fail(e)
                     return
+                out, exc = None, None
                 try:
                     out = fn(trial)
                 except BaseException as e:  # noqa: B902 — told whatever it is, then judged
-                    interrupted = isinstance(e, (KeyboardInterrupt, SystemExit))
-                    try:
-                        if interrupted:  # the evaluation was stopped, not failed
-                            self.abandon(trial)
-                        else:
-                            self.tell(trial, failed=True, reason=_reason(e))
-                    except APIError as e2:
-                        log.warning("cbandit: could not tell trial %d's failure: %s", trial.decision_id, e2)
-                    if catch and isinstance(e, catch) and not interrupted:
-                        log.warning("cbandit: trial %d failed (told as failed): %r", trial.decision_id, e)
-                        continue
-                    fail(e)
+                    exc = e
+                complete, err = self._settle(trial, out, exc, catch_t)
+                if err is not None:
+                    fail(err)
                     return
-                try:
-                    reward, costs = self._metrics(out)
-                except BaseException as e:  # noqa: B902 — what fn returned does not fit the study: abandoned
-                    try:
-                        self.abandon(trial)
-                    except APIError as e2:
-                        log.warning("cbandit: could not abandon trial %d: %s", trial.decision_id, e2)
-                    fail(e)
-                    return
-                try:
-                    self.tell(trial, reward=reward, costs=costs)
-                except APIError as e:
-                    fail(e)
-                    return
-                with lock:
-                    done.append(trial)
+                if complete:
+                    with lock:
+                        done.append(trial)
 
         if n_workers == 1:
             worker()
@@ -679,4 +789,51 @@ class Study:
                 raise
         if errors:
             raise errors[0]
+        return done
+
+    def _optimize_batches(self, fn: Callable[[Trial], Metrics], n_trials: Optional[int], n_workers: int,
+                          deadline: Optional[float], catch: Tuple[Type[BaseException], ...]) -> List[Trial]:
+        """optimize(batch=True): batches of n_workers trials, told in decision order."""
+        done: List[Trial] = []
+        started = 0
+        while n_trials is None or started < n_trials:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            count = n_workers if n_trials is None else min(n_workers, n_trials - started)
+            try:
+                trials = self.ask_many(count)
+            except APIError as e:
+                if not (e.status == 409 and e.code == "horizon_reached"):
+                    raise
+                # The last batch is cut to what the horizon leaves.
+                s = self.summary()
+                left = int(s.get("horizon") or 0) - int(s.get("rounds") or 0)
+                if left <= 0 or left >= count:
+                    break
+                trials = self.ask_many(left)
+            started += len(trials)
+            results: List[Tuple[Any, Optional[BaseException]]] = [(None, None)] * len(trials)
+
+            def run(i: int) -> None:
+                try:
+                    results[i] = (fn(trials[i]), None)
+                except BaseException as e:  # noqa: B902 — told whatever it is, then judged
+                    results[i] = (None, e)
+
+            threads = [threading.Thread(target=run, args=(i,), name=f"cbandit-optimize-{i}", daemon=True)
+                       for i in range(1, len(trials))]
+            for t in threads:
+                t.start()
+            run(0)
+            for t in threads:
+                t.join()
+            first_err: Optional[BaseException] = None
+            for trial, (out, exc) in zip(trials, results):
+                complete, err = self._settle(trial, out, exc, catch)
+                if complete:
+                    done.append(trial)
+                if err is not None and first_err is None:
+                    first_err = err
+            if first_err is not None:
+                raise first_err
         return done

@@ -28,11 +28,18 @@ them) and visualisations. Behind it, one cbandit study per Optuna study:
   parallel workers (``n_jobs``, several processes on one storage) get
   distinct suggestions;
 - ``after_trial`` tells the outcome: a complete trial's value and
-  constraint values; a failed trial as a failed evaluation (or abandoned,
-  ``failed="abandon"``); a pruned trial abandoned (or failed,
-  ``pruned="failed"``). A trial sampled outside the service (before the
-  space is known, or when the service could not be reached) is recorded as
-  a past measurement once complete.
+  constraint values; a failed trial (the objective raised or returned NaN;
+  also a complete one with an infinite value, which JSON cannot carry) as a
+  failed evaluation with its reason (or abandoned, ``failed="abandon"``); a
+  pruned trial abandoned (or failed, ``pruned="failed"``). A trial sampled
+  outside the service (before the space is known, or when the service
+  could not be reached) is recorded as a past measurement once complete,
+  under an idempotency key, so a re-send records it once.
+- the space is fixed when the cbandit study is made: a parameter that
+  first appears later is sampled by ``independent_sampler``, with a
+  warning once per parameter.
+- no request to the service is made while holding the lock the ``n_jobs``
+  threads share: one slow answer holds up only its own trial.
 
 Several processes sharing an Optuna storage find the same cbandit study: its
 name comes from the Optuna study's name and the start time of its trial 0
@@ -48,7 +55,9 @@ import hashlib
 import json
 import math
 import random
+import sys
 import threading
+import uuid
 import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -60,7 +69,7 @@ from optuna.samplers import BaseSampler, RandomSampler
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from .client import APIError, Client, Study, TransportError
+from .client import APIError, Client, Study, TransportError, _non_finite, _reason
 
 try:  # Optuna >= 3.2
     from optuna.search_space import IntersectionSearchSpace
@@ -79,6 +88,13 @@ ADDED_KEY = "cbandit:added"
 # that ran it records it once it has the study (no other process does).
 OWED_KEY = "cbandit:owed"
 STUDY_KEY = "cbandit:study"
+# A failed trial's reason as the sampler found it (the exception, the NaN),
+# for whichever process records it as a past failure.
+FAIL_REASON_KEY = "cbandit:fail_reason"
+# A random token of the Optuna study, in the idempotency keys of its asks
+# and past measurements: trial numbers are unique only within one Optuna
+# study, and several may share a cbandit study (study_name=...).
+TOKEN_KEY = "cbandit:token"
 
 KINDS = ("stage-wise", "cumulative", "long-term")
 OUTCOMES = ("failed", "abandon")
@@ -259,24 +275,30 @@ class CbanditSampler(BaseSampler):
         self.study_options = dict(study_options or {})
         self._independent = independent_sampler or RandomSampler(seed=seed)
         self._intersection = IntersectionSearchSpace()
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # held briefly, never over a request
+        self._attach_lock = threading.RLock()  # held while the cbandit study is found or made
         self._study: Optional[Study] = None
         self._params: Optional[List[_Param]] = None
         self._space: Optional[Dict[str, BaseDistribution]] = None
         self._untold: List[Tuple[str, int, Dict[str, Any]]] = []
-        self._owed: List[Tuple[int, Optional[Sequence[float]], Optional[Tuple[float, ...]]]] = []
+        # (trial ID, values, constraint values, failure reason or None)
+        self._owed: List[Tuple[int, Optional[Sequence[float]], Optional[Tuple[float, ...]], Optional[str]]] = []
         self.failed_supported = True  # False once the service refused a failed observation
         self.fallbacks = 0  # trials sampled outside the service because it could not answer
+        self._token: Optional[str] = None
+        self._outside: set = set()  # parameters outside the space, warned of
 
     # -- pickling (Optuna copies samplers in some paths): no lock, no live state
     def __getstate__(self) -> Dict[str, Any]:
         state = self.__dict__.copy()
         del state["_lock"]
+        del state["_attach_lock"]
         return state
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
+        self._attach_lock = threading.RLock()
 
     @property
     def cbandit_study(self) -> Optional[Study]:
@@ -332,8 +354,11 @@ class CbanditSampler(BaseSampler):
         return None
 
     def _attach(self, study: optuna.Study, space: Mapping[str, BaseDistribution]) -> bool:
-        """Finds or creates the cbandit study for space; False when it cannot be made yet."""
-        with self._lock:
+        """Finds or creates the cbandit study for space; False when it cannot be made yet.
+
+        Its requests are made under _attach_lock only: the threads that wait
+        there need the study anyway."""
+        with self._attach_lock:
             if self._study is not None:
                 return True
             stored = self._stored(study)
@@ -386,11 +411,14 @@ class CbanditSampler(BaseSampler):
             rec = {"id": cb.id, "name": cb.name, "space": [[n, distribution_to_json(d)] for n, d in space.items()]}
             study._storage.set_study_system_attr(study._study_id, STUDY_KEY, rec)
             if created:
-                # The trials completed before the study existed (sampled at
-                # random) become its past measurements.
-                for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+                # The trials that ended before the study existed (sampled at
+                # random) become its past measurements, failures too.
+                for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)):
                     if DECISION_KEY not in t.system_attrs and ADDED_KEY not in t.system_attrs and OWED_KEY not in t.system_attrs:
-                        self._add_past(study, t, t.values)
+                        if t.state == TrialState.COMPLETE:
+                            self._add_past(study, t, t.values)
+                        elif self.failed == "failed":
+                            self._add_past(study, t, None, failure=_fail_reason(t, t.system_attrs.get(FAIL_REASON_KEY)))
             return True
 
     def _use(self, space: Mapping[str, BaseDistribution]) -> None:
@@ -409,12 +437,11 @@ class CbanditSampler(BaseSampler):
         try:
             if not self._attach(study, search_space):
                 return {}
-            with self._lock:
-                self._pay_owed(study)
+            self._pay_owed(study)
             self._flush()
             assert self._study is not None and self._params is not None
             # One key per Optuna trial: a retried ask gets the same decision.
-            sug = self._study.ask(idempotency_key=f"optuna-trial-{trial.number}")
+            sug = self._study.ask(idempotency_key=self._key(study, "trial", trial.number))
         except APIError as e:
             if isinstance(e, TransportError) or e.status >= 500 or (e.status == 409 and e.code == "horizon_reached"):
                 self.fallbacks += 1
@@ -430,7 +457,30 @@ class CbanditSampler(BaseSampler):
 
     def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,
                            param_distribution: BaseDistribution) -> Any:
+        space = self._space
+        if space is not None and param_name not in space and param_name not in self._outside:
+            with self._lock:
+                warn = param_name not in self._outside
+                self._outside.add(param_name)
+            if warn:
+                warnings.warn(f"CbanditSampler: parameter {param_name!r} is not in the cbandit study's space "
+                              f"({', '.join(space) or 'empty'}), fixed from the parameters every trial completed "
+                              f"before it had: it is sampled by {type(self._independent).__name__}, and the "
+                              "algorithm does not learn from it. Suggest every parameter from the first trial on, "
+                              "or start another study (study_name=...)")
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
+
+    def _key(self, study: optuna.Study, what: str, number: int) -> str:
+        """An idempotency key for one Optuna trial: unique across the Optuna
+        studies that share a cbandit study (the study's random token)."""
+        if self._token is None:
+            attrs = study._storage.get_study_system_attrs(study._study_id)
+            token = attrs.get(TOKEN_KEY)
+            if not token:
+                token = uuid.uuid4().hex[:16]
+                study._storage.set_study_system_attr(study._study_id, TOKEN_KEY, token)
+            self._token = str(token)
+        return f"optuna-{self._token}-{what}-{number}"
 
     # -- telling
 
@@ -468,24 +518,29 @@ class CbanditSampler(BaseSampler):
     def _tell(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
               values: Optional[Sequence[float]], constraints: Optional[Tuple[float, ...]]) -> None:
         if self._owed and self._study is not None:
-            with self._lock:
-                self._pay_owed(study)
+            self._pay_owed(study)
         attrs = study._storage.get_trial_system_attrs(trial._trial_id)
         did = attrs.get(DECISION_KEY)
         if did is None:
-            if state == TrialState.COMPLETE:
-                with self._lock:
-                    if self._study is None and self._stored(study) is not None:
-                        self._attach(study, {})
-                    if self._study is not None:
-                        self._pay_owed(study)
-                        self._add_past(study, trial, values, constraints)
-                    elif trial.state == TrialState.RUNNING:
-                        # No cbandit study yet, and another process may be
-                        # creating it now, after its scan of the complete
-                        # trials: marked, so that scan skips it, and kept.
-                        study._storage.set_trial_system_attr(trial._trial_id, OWED_KEY, True)
-                        self._owed.append((trial._trial_id, values, constraints))
+            failure = None
+            if state == TrialState.FAIL and self.failed == "failed":
+                # A failed trial the service did not suggest: a past failure.
+                failure = _fail_reason(trial, _optuna_failure(trial))
+                study._storage.set_trial_system_attr(trial._trial_id, FAIL_REASON_KEY, failure)
+            if state == TrialState.COMPLETE or failure is not None:
+                if self._study is None and self._stored(study) is not None:
+                    self._attach(study, {})
+                if self._study is not None:
+                    self._pay_owed(study)
+                    self._add_past(study, trial, values, constraints, failure=failure)
+                elif trial.state == TrialState.RUNNING:
+                    # No cbandit study yet, and another process may be
+                    # creating it now, after its scan of the complete
+                    # trials: marked, so that scan skips it, and kept (paid
+                    # by whichever thread next has the study).
+                    study._storage.set_trial_system_attr(trial._trial_id, OWED_KEY, True)
+                    with self._lock:
+                        self._owed.append((trial._trial_id, values, constraints, failure))
             return
         did = int(did)
         if state == TrialState.COMPLETE and not self._ran_suggestion(trial, attrs.get(SUGGESTED_KEY) or {}):
@@ -495,6 +550,7 @@ class CbanditSampler(BaseSampler):
             self._send(study, "abandon", did, {})
             self._add_past(study, trial, values, constraints)
             return
+        reason = None
         if state == TrialState.COMPLETE:
             body: Dict[str, Any] = {"reward": float(values[0])}  # type: ignore[index]
             if self.constraints_func is not None:
@@ -502,14 +558,22 @@ class CbanditSampler(BaseSampler):
                     self._send(study, "abandon", did, {})
                     return
                 body["costs"] = list(constraints)
-            self._send(study, "tell", did, body)
-        elif state == TrialState.FAIL or state == TrialState.PRUNED:
+            bad = _non_finite(body["reward"], body.get("costs"))
+            if not bad:
+                self._send(study, "tell", did, body)
+                return
+            # Optuna completes a trial valued inf; JSON has no infinity: a
+            # failed evaluation, as a NaN would be.
+            state, reason = TrialState.FAIL, f"Optuna trial {trial.number} gave {bad}"
+        if state == TrialState.FAIL or state == TrialState.PRUNED:
             how = self.failed if state == TrialState.FAIL else self.pruned
             if how == "abandon":
                 self._send(study, "abandon", did, {})
             else:
-                reason = trial.user_attrs.get("fail_reason") or (
-                    f"Optuna trial {trial.number} " + ("pruned" if state == TrialState.PRUNED else "failed"))
+                if state == TrialState.PRUNED:
+                    reason = trial.user_attrs.get("fail_reason") or f"Optuna trial {trial.number} pruned"
+                else:
+                    reason = _fail_reason(trial, reason or _optuna_failure(trial))
                 self._send(study, "failed", did, {"reason": _clip(str(reason), MAX_REASON)})
 
     def _ran_suggestion(self, trial: FrozenTrial, suggested: Mapping[str, Any]) -> bool:
@@ -523,11 +587,10 @@ class CbanditSampler(BaseSampler):
 
     def _send(self, ostudy: optuna.Study, kind: str, did: int, body: Dict[str, Any]) -> None:
         """Sends one outcome; queues it for later when the service cannot be reached."""
-        with self._lock:
-            if self._study is None:
-                # A trial asked by another process, told by this one.
-                self._attach(ostudy, {})
-            study = self._study
+        if self._study is None:
+            # A trial asked by another process, told by this one.
+            self._attach(ostudy, {})
+        study = self._study
         if study is None:
             warnings.warn(f"CbanditSampler: decision {did}: no cbandit study recorded in the Optuna study; {kind} not sent")
             return
@@ -543,8 +606,10 @@ class CbanditSampler(BaseSampler):
 
     def _deliver(self, study: Study, kind: str, did: int, body: Dict[str, Any]) -> None:
         key = f"optuna-{kind}-{did}"
-        if kind == "add":  # did is the Optuna trial's number
-            study.add_trial(body["reward"], costs=body["costs"], params=body["params"])
+        if kind == "add" and body.get("failed"):  # did is the Optuna trial's number
+            study.add_trial(params=body["params"], idempotency_key=body.get("key"), failed=True, reason=body["reason"])
+        elif kind == "add":
+            study.add_trial(body["reward"], costs=body["costs"], params=body["params"], idempotency_key=body.get("key"))
         elif kind == "tell":
             study.tell(did, reward=body["reward"], costs=body.get("costs"), idempotency_key=key)
         elif kind == "abandon":
@@ -580,16 +645,18 @@ class CbanditSampler(BaseSampler):
 
     def _pay_owed(self, study: optuna.Study) -> None:
         """Records this process's trials that completed before it had the cbandit study (OWED_KEY)."""
-        owed, self._owed = self._owed, []
-        for tid, values, constraints in owed:
-            self._add_past(study, study._storage.get_trial(tid), values, constraints)
+        with self._lock:
+            owed, self._owed = self._owed, []
+        for tid, values, constraints, failure in owed:
+            self._add_past(study, study._storage.get_trial(tid), values, constraints, failure=failure)
 
     def _add_past(self, study: optuna.Study, trial: FrozenTrial, values: Optional[Sequence[float]],
-                  constraints: Optional[Tuple[float, ...]] = None) -> None:
-        """Records a complete trial the service did not suggest as a past measurement."""
-        if self._study is None or self._params is None or not values:
+                  constraints: Optional[Tuple[float, ...]] = None, failure: Optional[str] = None) -> None:
+        """Records a trial the service did not suggest as a past measurement:
+        complete (values), or failed (failure: its reason)."""
+        if self._study is None or self._params is None or not (values or failure is not None):
             return
-        if self.constraints_func is not None:
+        if self.constraints_func is not None and failure is None:
             if constraints is None:
                 constraints = trial.system_attrs.get(CONSTRAINTS_KEY)
             if constraints is None:
@@ -608,7 +675,15 @@ class CbanditSampler(BaseSampler):
         if trial.state == TrialState.RUNNING:
             # Marked first, so that a creator scanning the complete trials skips it.
             study._storage.set_trial_system_attr(trial._trial_id, ADDED_KEY, True)
-        body = {"reward": float(values[0]), "costs": [float(c) for c in constraints or ()], "params": vals}
+        key = self._key(study, "add", trial.number)
+        if failure is not None:
+            body: Dict[str, Any] = {"failed": True, "reason": _clip(failure, MAX_REASON), "params": vals, "key": key}
+        else:
+            body = {"reward": float(values[0]), "costs": [float(c) for c in constraints or ()], "params": vals,  # type: ignore[index]
+                    "key": key}
+            bad = _non_finite(body["reward"], body["costs"])
+            if bad:  # JSON cannot carry it: a past failure
+                body = {"failed": True, "reason": f"Optuna trial {trial.number} gave {bad}", "params": vals, "key": key}
         try:
             self._deliver(self._study, "add", trial.number, body)
         except APIError as e:
@@ -623,8 +698,36 @@ class CbanditSampler(BaseSampler):
         return f"CbanditSampler(url={self.client.url!r}, algorithm={self.algorithm!r}, seed={self.seed})"
 
 
+def _fail_reason(trial: FrozenTrial, found: Optional[str]) -> str:
+    """A failed trial's reason: its user attribute "fail_reason", else what was found, else a plain one."""
+    return str(trial.user_attrs.get("fail_reason") or found or f"Optuna trial {trial.number} failed")
+
+
+def _optuna_failure(trial: FrozenTrial) -> Optional[str]:
+    """Why Optuna failed this trial, when after_trial runs inside
+    study.optimize: the exception the objective raised, or the value Optuna
+    refused (NaN), read from the frame of Optuna's _run_trial (its locals
+    func_err and value_or_values; None when they are not found)."""
+    try:
+        f = sys._getframe(1)
+        while f is not None:
+            if f.f_code.co_name == "_run_trial" and "func_err" in f.f_locals:
+                err = f.f_locals.get("func_err")
+                if err is not None:
+                    return _reason(err)
+                v = f.f_locals.get("value_or_values")
+                return f"Optuna trial {trial.number}: the objective returned {v!r}"
+            f = f.f_back
+    except Exception:  # an Optuna of another shape: the plain reason
+        return None
+    return None
+
+
 def _norm(params: Sequence[Mapping[str, Any]]) -> str:
-    return json.dumps([{k: v for k, v in sorted(p.items()) if not (k == "log" and not v)} for p in params], sort_keys=True)
+    """Parameters compared as JSON values: the service answers 30.0 as 30."""
+    def num(v: Any) -> Any:
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    return json.dumps([{k: num(v) for k, v in sorted(p.items()) if not (k == "log" and not v)} for p in params], sort_keys=True)
 
 
 def _clip(s: str, limit: int) -> str:

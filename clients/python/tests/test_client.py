@@ -13,6 +13,7 @@ import math
 import os
 import re
 import threading
+import time
 import unittest
 from pathlib import Path
 from typing import Tuple
@@ -175,9 +176,8 @@ class ClientTest(unittest.TestCase):
             study.tell(99, reward=1.0)
         self.assertEqual((e.exception.status, e.exception.field), (404, "decision_id"))
 
-        with self.assertRaises(cbandit.APIError) as e:
+        with self.assertRaisesRegex(ValueError, "failed=True"):  # refused before sending: JSON has no NaN
             study.tell(study.ask(), reward=float("nan"))
-        self.assertEqual(e.exception.status, 400)
 
         with self.assertRaises(cbandit.APIError) as e:
             cbandit.Client("http://127.0.0.1:9", timeout=2, retries=1, backoff=0.01).studies()
@@ -304,6 +304,102 @@ class RecoveryTest(unittest.TestCase):
         done = study.optimize(lambda t: toy(t.params)[:1] + ([toy(t.params)[1]],), n_trials=100)
         self.assertEqual(len(done), left)
         self.assertEqual(study.summary()["rounds"], 40)
+
+    def test_optimize_nan_is_a_failed_trial(self) -> None:
+        study = self.client.create_study(name="py-optimize-nan", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=5, horizon=40)
+        calls = []
+        lock = threading.Lock()
+
+        def objective(trial: cbandit.Trial) -> dict:
+            with lock:
+                calls.append(trial.decision_id)
+                n = len(calls)
+            acc, lat = toy(trial.params)
+            if n % 5 == 0:
+                return {"accuracy": float("nan") if n != 10 else float("inf"), "latency": lat}
+            return {"accuracy": acc, "latency": lat}
+
+        done = study.optimize(objective, n_trials=15, n_workers=2)  # no catch= needed
+        s = study.summary()
+        self.assertEqual(len(calls), 15)
+        self.assertEqual((s["rounds"], s["failed"], s["pending"], s["reward_observed"]), (15, 3, 0, 12))
+        self.assertEqual(s["failure_reasons"], {"the objective function returned reward = nan": 2,
+                                                "the objective function returned reward = inf": 1})
+        self.assertEqual(len(done), 12)
+        # A constraint metric that is NaN fails the trial too.
+        study.optimize(lambda t: (0.5, [float("nan")]), n_trials=1)
+        self.assertEqual(study.summary()["failure_reasons"].get("the objective function returned costs[0] = nan"), 1)
+
+    def test_optimize_abandons_a_refused_tell(self) -> None:
+        study = self.client.create_study(name="py-optimize-refused", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=7, horizon=5)
+        with self.assertRaises(cbandit.APIError) as cm:
+            study.optimize(lambda t: (1e300, [0.1]), n_trials=1)  # beyond the service's magnitudes
+        self.assertEqual((cm.exception.status, cm.exception.field), (400, "reward"))
+        s = study.summary()
+        self.assertEqual((s["pending"], s["abandoned"]), (0, 1))
+
+    def test_nan_told_directly(self) -> None:
+        study = self.client.create_study(name="py-tell-nan", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=6, horizon=5)
+        trial = study.ask()
+        with self.assertRaisesRegex(ValueError, r"reward = nan.*failed=True"):
+            study.tell(trial, reward=float("nan"), costs=[0.1])
+        with self.assertRaisesRegex(ValueError, r"costs\[0\] = inf"):
+            study.tell(trial, reward=1.0, costs=[float("inf")])
+        # The raw API refuses NaN (JSON has none) and says how to report a failure.
+        with self.assertRaises(cbandit.APIError) as cm:
+            self.client.request("POST", f"/studies/{study.id}/observations", {"decision_id": trial.decision_id, "reward": float("nan")})
+        self.assertEqual(cm.exception.status, 400)
+        self.assertIn('"failed": true', cm.exception.message)
+        self.assertEqual(study.summary()["pending"], 1)
+
+    def test_optimize_batches_are_reproducible(self) -> None:
+        import random as _random
+        runs = []
+        for k in range(2):
+            study = self.client.create_study(name=f"py-optimize-batch-{k}", parameters=PARAMETERS, objective="accuracy",
+                                             constraints=[{"name": "latency", "threshold": 0.6}], seed=8, horizon=30)
+            rng = _random.Random(k)  # another finishing order in each run
+
+            def objective(trial: cbandit.Trial) -> tuple:
+                time.sleep(rng.uniform(0, 0.02))
+                if trial.decision_id == 4:
+                    raise ValueError("crash")
+                acc, lat = toy(trial.params)
+                return acc, [lat]
+
+            done = study.optimize(objective, n_trials=12, n_workers=3, batch=True, catch=(ValueError,))
+            self.assertEqual([t.decision_id for t in done], [i for i in range(1, 13) if i != 4])
+            runs.append([(d["params"], d.get("reward"), d.get("failed", False)) for d in study.decisions()])
+        self.assertEqual(len(runs[0]), 12)
+        self.assertEqual(runs[0], runs[1])
+
+    def test_optimize_batch_stops_at_the_horizon(self) -> None:
+        study = self.client.create_study(name="py-optimize-batch-horizon", parameters=PARAMETERS, objective="accuracy",
+                                         constraints=[{"name": "latency", "threshold": 0.6}], seed=9, horizon=7)
+        done = study.optimize(lambda t: (toy(t.params)[0], [toy(t.params)[1]]), n_trials=20, n_workers=3, batch=True)
+        self.assertEqual(len(done), 7)
+        self.assertEqual(study.summary()["rounds"], 7)
+
+    def test_create_study_load_if_exists(self) -> None:
+        params = [dict(p) for p in PARAMETERS]
+        kw = dict(parameters=params, objective="accuracy", constraints=[{"name": "latency", "threshold": 0.6}],
+                  seed=1, horizon=10)
+        first = self.client.create_study("py-resume", load_if_exists=True, **kw)
+        first.ask_many(2)
+        again = self.client.create_study("py-resume", load_if_exists=True, **kw)
+        self.assertEqual(again.id, first.id)
+        self.assertEqual(again.summary()["rounds"], 2)
+        with self.assertRaises(cbandit.APIError) as cm:
+            self.client.create_study("py-resume", **kw)
+        self.assertEqual((cm.exception.status, cm.exception.code), (409, "duplicate_name"))
+        params[1]["high"] = 9
+        with self.assertRaises(cbandit.APIError) as cm:
+            self.client.create_study("py-resume", load_if_exists=True, **kw)
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field), (409, "definition_differs", "load_if_exists"))
+        self.assertIn('study "py-resume" exists with a different parameters[1].high (8 vs 9)', str(cm.exception))
 
     def test_optimize_refuses_what_does_not_fit(self) -> None:
         study = self.client.create_study(name="py-optimize-bad", parameters=PARAMETERS, objective="accuracy",

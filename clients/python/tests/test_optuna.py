@@ -353,6 +353,170 @@ class SamplerTest(unittest.TestCase):
             self.assertEqual(len(df), 25)
 
 
+class LosingClient(cbandit.Client):
+    """A client whose first POST of a past measurement reaches the server
+    and loses the answer (a connection broken after the request was sent)."""
+
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.armed = False
+        self.lost = 0
+
+    def _once(self, method, path, data, hdrs):
+        out = super()._once(method, path, data, hdrs)
+        if method == "POST" and path.endswith("/trials") and self.armed and self.lost == 0:
+            self.lost += 1
+            raise cbandit.TransportError("connection_lost", "fake: the answer was lost", True)
+        return out
+
+
+class BlockingClient(cbandit.Client):
+    """A client whose first POST of a past measurement waits until release
+    is set (a slow service), recording whether it was set in time."""
+
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.armed = False
+        self.blocking = threading.Event()
+        self.release = threading.Event()
+        self.released: list = []
+
+    def _once(self, method, path, data, hdrs):
+        if method == "POST" and path.endswith("/trials") and self.armed and not self.blocking.is_set():
+            self.blocking.set()
+            self.released.append(self.release.wait(60))
+        return super()._once(method, path, data, hdrs)
+
+
+class LosslessTest(unittest.TestCase):
+    def test_nan_and_inf_values_are_failed_evaluations(self) -> None:
+        sampler = CbanditSampler(URL, seed=21, constraints_func=constraints)
+
+        def sometimes_nan(trial):
+            value = objective(trial)
+            if trial.number % 5 == 4:
+                return float("nan")  # Optuna fails the trial
+            if trial.number == 7:
+                return float("inf")  # Optuna completes it; JSON has no infinity
+            if trial.number == 8:
+                raise RuntimeError("boom")
+            return value
+
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(sometimes_nan, n_trials=20, catch=(RuntimeError,))
+        states = [t.state for t in study.trials]
+        self.assertEqual(len(states), 20)
+        self.assertEqual([i for i, s in enumerate(states) if s == TrialState.FAIL], [4, 8, 9, 14, 19])
+        recs = decisions_by_id(sampler)
+        for n in (4, 7, 8, 9, 14, 19):
+            d = recs[study.trials[n].system_attrs[DECISION_KEY]]
+            self.assertTrue(d.get("failed"), (n, d))
+            want = {7: "gave reward = inf", 8: "RuntimeError: boom"}.get(n, "the objective returned nan")
+            self.assertIn(want, d.get("reason", ""), n)
+        summ = sampler.cbandit_study.summary()
+        self.assertEqual((summ["rounds"], summ["failed"], summ["pending"], summ["abandoned"]), (20, 6, 0, 0))
+
+    def test_failures_sampled_outside_the_service_are_past_failures(self) -> None:
+        sampler = CbanditSampler(URL, seed=26, constraints_func=constraints)
+
+        def first_crashes(trial):
+            value = objective(trial)
+            if trial.number in (0, 2):  # sampled at random: no cbandit study yet, or no space
+                raise MemoryError("OOM")
+            return value
+
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(first_crashes, n_trials=6, catch=(MemoryError,))
+        self.assertNotIn(DECISION_KEY, study.trials[0].system_attrs)
+        recs = decisions_by_id(sampler)
+        failed = [d for d in recs.values() if d.get("failed")]
+        self.assertEqual(len(failed), 2, recs)
+        self.assertEqual({d.get("reason") for d in failed}, {"MemoryError: OOM"})
+        t0 = study.trials[0]
+        self.assertTrue(any(abs(d["params"]["x"] - t0.params["x"]) < 1e-9 for d in failed))
+        summ = sampler.cbandit_study.summary()
+        self.assertEqual((summ["rounds"], summ["failed"], summ["reward_observed"], summ["pending"]), (6, 2, 4, 0))
+
+    def test_past_measurement_resent_after_a_lost_answer_is_recorded_once(self) -> None:
+        client = LosingClient(URL, retries=0)  # the sampler re-sends it itself, before the next ask
+        sampler = CbanditSampler(client=client, seed=22, constraints_func=constraints)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(objective, n_trials=3)
+        study.enqueue_trial({"x": 1.0, "y": 0.5})  # a past measurement once complete
+        client.armed = True
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(objective, n_trials=3)
+        self.assertEqual(client.lost, 1)
+        self.assertIn("not recorded yet", "\n".join(str(w.message) for w in caught))
+        past = [d for d in sampler.cbandit_study.decisions() if d["params"] == {"x": 1.0, "y": 0.5}]
+        self.assertEqual(len(past), 1)
+        summ = sampler.cbandit_study.summary()
+        self.assertEqual((summ["rounds"], summ["reward_observed"], summ["pending"]), (6, 6, 0))
+        self.assertEqual(sampler._untold, [])
+        self.assertEqual(len(study.trials), 6)
+
+    def test_two_optuna_studies_on_one_cbandit_study(self) -> None:
+        samplers = [CbanditSampler(URL, seed=23 + k, constraints_func=constraints, study_name="shared-by-two")
+                    for k in range(2)]
+        studies = [optuna.create_study(sampler=s) for s in samplers]
+        for st in studies:
+            st.optimize(objective, n_trials=6)
+        self.assertEqual(samplers[0].cbandit_study.id, samplers[1].cbandit_study.id)
+        ids = [[t.system_attrs.get(DECISION_KEY) for t in st.trials] for st in studies]
+        asked = [i for per in ids for i in per if i is not None]
+        self.assertEqual(len(asked), len(set(asked)), f"the two Optuna studies share decisions: {ids}")
+        recs = decisions_by_id(samplers[0])
+        for st in studies:
+            for t in st.trials:
+                if DECISION_KEY in t.system_attrs:
+                    self.assertAlmostEqual(recs[t.system_attrs[DECISION_KEY]]["reward"], t.value, places=9)
+        summ = samplers[0].cbandit_study.summary()
+        self.assertEqual((summ["rounds"], summ["reward_observed"], summ["pending"]), (12, 12, 0))
+
+    def test_a_slow_request_holds_up_only_its_own_trial(self) -> None:
+        client = BlockingClient(URL)
+        sampler = CbanditSampler(client=client, seed=24, constraints_func=constraints)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(objective, n_trials=4)
+        study.enqueue_trial({"x": 2.0, "y": 1.0})  # its record as a past measurement blocks
+        client.armed = True
+        done_while_blocked = []
+        lock = threading.Lock()
+
+        def counting(trial):
+            value = objective(trial)
+            if client.blocking.is_set() and not client.release.is_set():
+                with lock:
+                    done_while_blocked.append(trial.number)
+                    if len(done_while_blocked) >= 6:
+                        client.release.set()
+            return value
+
+        study.optimize(counting, n_trials=16, n_jobs=4)
+        self.assertEqual(client.released, [True], "the other jobs stopped while one request was slow")
+        self.assertGreaterEqual(len(done_while_blocked), 6)
+        summ = sampler.cbandit_study.summary()
+        self.assertEqual((summ["rounds"], summ["pending"]), (20, 0))
+
+    def test_a_parameter_after_the_first_trials_is_warned_of_once(self) -> None:
+        sampler = CbanditSampler(URL, seed=25, constraints_func=constraints)
+
+        def growing(trial):
+            value = objective(trial)
+            if trial.number >= 4:
+                value += trial.suggest_float("z", 0, 1)
+            return value
+
+        study = optuna.create_study(sampler=sampler)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(growing, n_trials=10)
+        about = [str(w.message) for w in caught if "'z'" in str(w.message)]
+        self.assertEqual(len(about), 1, about)
+        self.assertIn("not in the cbandit study's space (x, y)", about[0])
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

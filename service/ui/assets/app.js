@@ -24,6 +24,7 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const C = {
   objective: "#2563eb", best: "#d97706", infeasible: "#dc2626", unknown: "#9ca3af",
   threshold: "#b42318", longTerm: "#7c3aed", cumulative: "#0891b2",
+  failed: "#991b1b", // a failed evaluation's ×: darker than an infeasible ring, so the legends tell them apart
 };
 const SERIES = ["#059669", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#ea580c", "#4f46e5", "#0d9488"];
 
@@ -173,6 +174,8 @@ function legendItems(root, items, x0, y, maxX) {
     const g = svg("g", { class: "legend-item" });
     if (it.shape === "line" || it.shape === "dash") {
       g.append(svg("line", { x1: x, x2: x + 14, y1: y - 4, y2: y - 4, stroke: it.color, "stroke-width": it.shape === "dash" ? 1.5 : 2.5, "stroke-dasharray": it.shape === "dash" ? "4 3" : null, class: "swatch" }));
+    } else if (it.shape === "cross") {
+      g.append(svg("path", { d: cross(x + 7, y - 4, 4), stroke: it.color, "stroke-width": 2, fill: "none", class: "swatch" }));
     } else if (it.shape === "ring") {
       g.append(svg("circle", { cx: x + 7, cy: y - 4, r: 4, fill: "#fff", stroke: it.color, "stroke-width": 1.8, class: "swatch" }));
     } else {
@@ -185,12 +188,21 @@ function legendItems(root, items, x0, y, maxX) {
   return y + 10;
 }
 
+// cross is the path of an × of half-size r centred at (x, y): the mark of a
+// failed evaluation.
+function cross(x, y, r) {
+  const f = (v) => v.toFixed(2);
+  return `M${f(x - r)},${f(y - r)}L${f(x + r)},${f(y + r)}M${f(x - r)},${f(y + r)}L${f(x + r)},${f(y - r)}`;
+}
+
 // chart draws one SVG chart.
 //   o.title; o.w, o.h; o.x, o.y: axes (linearAxis, logAxis, bandAxis);
 //   o.xlabel, o.ylabel; o.legend: [{name, color, shape}] (omit for none);
 //   o.series: [{kind: "dots"|"line"|"hline", color, points, ...}] where a
 //   dots series has points {x, y, id, tip, ring} and a line [[x, y], ...]
-//   (step: true holds each value until the next point).
+//   (step: true holds each value until the next point); a "fails" series
+//   has points {x, id, tip}: failed evaluations, which have no value, drawn
+//   as × at the plot's bottom edge (data-failed counts them).
 function chart(id, o) {
   const W = o.w || 560, H = o.h || 280, R = 16, B = 38;
   const yw = Math.max(...o.y.ticks.map((t) => textWidth(t.label)));
@@ -219,9 +231,19 @@ function chart(id, o) {
   root.append(svg("line", { x1: L, x2: L + pw, y1: H - B, y2: H - B, class: "axis" }));
   root.append(svg("text", { x: L + pw / 2, y: H - 6, "text-anchor": "middle", class: "xlabel" }, o.xlabel || "round"));
   if (o.ylabel) root.append(svg("text", { x: 0, y: 0, transform: `translate(11,${T + ph / 2}) rotate(-90)`, "text-anchor": "middle", class: "ylabel" }, o.ylabel));
-  let npts = 0;
+  let npts = 0, nfail = 0;
   for (const s of o.series) {
-    if (s.kind === "dots") {
+    if (s.kind === "fails") {
+      const g = svg("g", { class: "fails" });
+      for (const p of s.points) {
+        const x = o.x.type === "band" ? L + (o.x.pos(p.x) + jitter(p.id) * o.x.band) * pw : sx(p.x);
+        const c = svg("path", { d: cross(x, H - B - 6, 4), stroke: s.color, "stroke-width": 2, fill: "none", class: "fail", "data-id": p.id });
+        if (p.tip) c.append(svg("title", {}, p.tip));
+        g.append(c);
+      }
+      nfail += s.points.length;
+      root.append(g);
+    } else if (s.kind === "dots") {
       const g = svg("g", { class: "dots " + (s.cls || "") });
       for (const p of s.points) {
         const x = o.x.type === "band" ? L + (o.x.pos(p.x) + jitter(p.id) * o.x.band) * pw : sx(p.x);
@@ -243,7 +265,8 @@ function chart(id, o) {
     }
   }
   root.setAttribute("data-points", String(npts));
-  if (npts === 0) root.append(svg("text", { x: L + pw / 2, y: T + ph / 2, "text-anchor": "middle", class: "muted" }, "no observation yet"));
+  root.setAttribute("data-failed", String(nfail));
+  if (npts === 0 && nfail === 0) root.append(svg("text", { x: L + pw / 2, y: T + ph / 2, "text-anchor": "middle", class: "muted" }, "no observation yet"));
   return root;
 }
 
@@ -305,6 +328,16 @@ function tipOf(r, spec) {
   return parts.join("\n");
 }
 
+// failTip is a failed evaluation's tooltip: where, and the reason.
+function failTip(r, spec) {
+  const d = r.d;
+  return `decision ${d.decision_id}, round ${d.round}: ${describeParams(d, spec)}\nfailed: ${d.reason || "no reason given"} (no value)`;
+}
+
+function failPoints(rows, spec, x) {
+  return rows.map((r) => ({ x: x(r), id: r.d.decision_id, tip: failTip(r, spec) })).filter((p) => p.x != null);
+}
+
 function latest(rows, max) {
   return rows.length > max ? rows.slice(rows.length - max) : rows;
 }
@@ -320,15 +353,19 @@ function historyCharts(study, m) {
   const best = thin(m.best, 2000);
   const rounds = m.rows.map((r) => r.d.round);
   const xAxis = linearAxis(rounds.length ? rounds : [1], 6, true);
+  // Failed rounds have no value: an × at the bottom edge of each per-round chart.
+  const fails = failPoints(latest(m.rows.filter((r) => r.d.failed), MAX_DOTS), spec, (r) => r.d.round);
+  const failLegend = fails.length ? [{ name: "failed (no value)", color: C.failed, shape: "cross" }] : [];
+  const failSeries = { kind: "fails", color: C.failed, points: fails };
   const legend = [{ name: `${obj.name} (feasible)`, color: C.objective }];
   if (cons.length) legend.push({ name: "infeasible: a constraint exceeded", color: C.infeasible, shape: "ring" });
   if (unknown.length) legend.push({ name: "constraints not yet told", color: C.unknown, shape: "ring" });
-  legend.push({ name: "best feasible so far", color: C.best, shape: "line" });
+  legend.push({ name: "best feasible so far", color: C.best, shape: "line" }, ...failLegend);
   const yv = rows.map((r) => r.d.reward).concat(best.map((p) => p[1]));
   const charts = [chart("chart-objective", {
     title: `${obj.name} per round (${obj.goal || "maximize"})`, x: xAxis, y: linearAxis(yv.length ? yv : [0, 1], 5), ylabel: obj.name, legend,
     series: [{ kind: "line", color: C.best, points: best, cls: "best", step: true }, { kind: "dots", color: C.objective, points: feas, cls: "feasible" },
-      { kind: "dots", color: C.unknown, points: unknown, cls: "unknown" }, { kind: "dots", color: C.infeasible, points: bad, cls: "infeasible" }],
+      { kind: "dots", color: C.unknown, points: unknown, cls: "unknown" }, { kind: "dots", color: C.infeasible, points: bad, cls: "infeasible" }, failSeries],
   })];
   cons.forEach((c, j) => {
     const cr = latest(m.rows.filter((r) => r.d.costs), MAX_DOTS);
@@ -338,9 +375,9 @@ function historyCharts(study, m) {
     charts.push(chart("chart-constraint-" + j, {
       title: `${c.name} per round (limit ≤ ${fmt(c.threshold)}, ${kindOf(c)})`, x: xAxis, y: linearAxis(yv2, 5), ylabel: c.name,
       legend: [{ name: `${c.name} within the limit`, color }, { name: "over the limit", color: C.infeasible, shape: "ring" },
-        { name: `limit ${fmt(c.threshold)}`, color: C.threshold, shape: "dash" }],
+        { name: `limit ${fmt(c.threshold)}`, color: C.threshold, shape: "dash" }, ...failLegend],
       series: [{ kind: "hline", y: c.threshold, color: C.threshold }, { kind: "dots", color, points: p((r) => r.d.costs[j] <= c.threshold), cls: "within" },
-        { kind: "dots", color: C.infeasible, points: p((r) => r.d.costs[j] > c.threshold), cls: "infeasible" }],
+        { kind: "dots", color: C.infeasible, points: p((r) => r.d.costs[j] > c.threshold), cls: "infeasible" }, failSeries],
     }));
   });
   cons.forEach((c, j) => {
@@ -384,26 +421,29 @@ function metricsOf(spec) {
 }
 
 // sliceCharts: each metric against each parameter (slice plots), every
-// observed decision a dot, infeasible ones as red rings.
+// observed decision a dot, infeasible ones as red rings, failed ones an × at
+// their parameter value on the bottom edge.
 function sliceCharts(study, m, decs) {
   const spec = study.spec;
   const params = paramList(spec, decs);
   const rows = latest(m.rows.filter((r) => r.status === "observed"), MAX_PARAM_POINTS);
+  const failed = latest(m.rows.filter((r) => r.d.failed), MAX_PARAM_POINTS);
   const out = [];
   metricsOf(spec).forEach((mt, i) => {
     const vals = rows.map(mt.get).filter((v) => v != null);
     const y = linearAxis((vals.length ? vals : [0, 1]).concat(mt.limit != null ? [mt.limit] : []), 4);
     params.forEach((p, k) => {
-      const x = paramAxis(p, rows.map(p.get).filter((v) => typeof v === "number"));
+      const x = paramAxis(p, rows.concat(failed).map((r) => p.get(r.d)).filter((v) => typeof v === "number"));
       const pts = (f) => rows.filter((r) => f(r) && mt.get(r) != null && p.get(r.d) != null)
         .map((r) => ({ x: p.get(r.d), y: mt.get(r), id: r.d.decision_id, tip: tipOf(r, spec), ring: mt.limit != null ? mt.get(r) > mt.limit : r.violated }));
       const bad = mt.limit != null ? (r) => mt.get(r) > mt.limit : (r) => r.violated;
       const series = [{ kind: "dots", color: mt.color, points: pts((r) => !bad(r)), cls: "feasible" }, { kind: "dots", color: C.infeasible, points: pts(bad), cls: "infeasible" }];
+      series.push({ kind: "fails", color: C.failed, points: failPoints(failed, spec, (r) => p.get(r.d)) });
       if (mt.limit != null) series.unshift({ kind: "hline", y: mt.limit, color: C.threshold });
       out.push(chart(`slice-${i}-${k}`, { title: `${mt.name} vs ${p.name}${p.log ? " (log)" : ""}`, w: 300, h: 230, x, y, xlabel: p.name, series }));
     });
   });
-  return { charts: out, columns: params.length, shown: rows.length };
+  return { charts: out, columns: params.length, shown: rows.length, failed: failed.length };
 }
 
 // ramp maps t in [0, 1] to a light-to-dark blue (darker: better objective).
@@ -419,17 +459,18 @@ function parallelChart(study, m, decs) {
   const spec = study.spec;
   const params = paramList(spec, decs);
   const rows = latest(m.rows.filter((r) => r.status === "observed"), MAX_PARAM_POINTS);
+  const failed = latest(m.rows.filter((r) => r.d.failed), MAX_PARAM_POINTS);
   const metrics = metricsOf(spec);
-  const axes = params.map((p) => ({ name: p.name, get: (r) => p.get(r.d), axis: paramAxis(p, rows.map((r) => p.get(r.d)).filter((v) => typeof v === "number")) }))
+  const axes = params.map((p) => ({ name: p.name, get: (r) => p.get(r.d), axis: paramAxis(p, rows.concat(failed).map((r) => p.get(r.d)).filter((v) => typeof v === "number")) }))
     .concat(metrics.map((mt) => {
       const vals = rows.map(mt.get).filter((v) => v != null).concat(mt.limit != null ? [mt.limit] : []);
       return { name: mt.name, get: mt.get, axis: linearAxis(vals.length ? vals : [0, 1], 4), limit: mt.limit };
     }));
   const W = Math.max(720, 140 * axes.length), H = 360, T = 64, B = 24, L = 60, R = 60;
   const root = svg("svg", { id: "parallel", class: "chart", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "parallel coordinates" });
-  root.append(svg("text", { x: 8, y: 17, class: "title" }, `parallel coordinates: ${rows.length} observed decisions`));
+  root.append(svg("text", { x: 8, y: 17, class: "title" }, `parallel coordinates: ${rows.length} observed decisions` + (failed.length ? `, ${failed.length} failed` : "")));
   legendItems(root, [{ name: `feasible (darker: better ${spec.objective.name})`, color: ramp(0.7) }, { name: "infeasible", color: C.infeasible, shape: "line" },
-    { name: "best feasible", color: C.best, shape: "line" }], 8, 35, W - 8);
+    { name: "best feasible", color: C.best, shape: "line" }, ...(failed.length ? [{ name: "failed: parameters only, × where the values would start", color: C.failed, shape: "cross" }] : [])], 8, 35, W - 8);
   const ax = (i) => L + i * (W - L - R) / Math.max(1, axes.length - 1);
   const ay = (a, v) => H - B - a.axis.pos(v) * (H - T - B);
   const sign = spec.objective.goal === "minimize" ? -1 : 1;
@@ -438,6 +479,20 @@ function parallelChart(study, m, decs) {
   const lines = svg("g", { class: "pc-lines" });
   const ordered = rows.filter((r) => !r.feasible).concat(rows.filter((r) => r.feasible && r !== m.bestRow).sort((a, b) => sign * (a.d.reward - b.d.reward)));
   if (m.bestRow && rows.includes(m.bestRow)) ordered.push(m.bestRow);
+  // A failed evaluation has parameters but no metric: a dashed line over the
+  // parameter axes, ended by an × on the first metric axis's bottom.
+  const py = (a, r) => (a.axis.type === "band" ? H - B - (a.axis.pos(a.get(r)) + jitter(r.d.decision_id) * a.axis.band * 0.5) * (H - T - B) : ay(a, a.get(r)));
+  for (const r of failed) {
+    const pts = params.map((p, i) => ax(i).toFixed(1) + "," + py(axes[i], r).toFixed(1));
+    const pl = svg("polyline", { points: pts.join(" "), fill: "none", stroke: C.failed, "stroke-width": 1.2, "stroke-dasharray": "4 3", "stroke-opacity": 0.7,
+      class: "failed", "data-id": r.d.decision_id });
+    pl.append(svg("title", {}, failTip(r, spec)));
+    lines.append(pl);
+    const x = ax(params.length);
+    const mk = svg("path", { d: cross(x, H - B - 6, 4), stroke: C.failed, "stroke-width": 2, fill: "none", class: "fail", "data-id": r.d.decision_id });
+    mk.append(svg("title", {}, failTip(r, spec)));
+    lines.append(mk);
+  }
   for (const r of ordered) {
     const pts = axes.map((a, i) => {
       const v = a.get(r);
@@ -468,6 +523,7 @@ function parallelChart(study, m, decs) {
     }
   });
   root.setAttribute("data-lines", String(ordered.length));
+  root.setAttribute("data-failed", String(failed.length));
   return root;
 }
 
@@ -628,6 +684,52 @@ async function downloadCSV(id, name) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+let impCache = null; // {id, observed, imp}: the importance is fitted again only when observations arrive
+
+// importanceOf reads GET /studies/{id}/importance, or its refusal (too few
+// observations, a flat objective) as {error}.
+async function importanceOf(id, observed) {
+  if (impCache && impCache.id === id && impCache.observed === observed) return impCache.imp;
+  let imp;
+  try {
+    imp = await api(`/studies/${encodeURIComponent(id)}/importance`);
+  } catch (err) {
+    if (err instanceof AuthError) throw err;
+    imp = { error: String(err.message || err) };
+  }
+  impCache = { id, observed, imp };
+  return imp;
+}
+
+// importanceView: one bar per parameter, its share of the variance of the
+// objective's fitted model that its main effect explains (functional
+// ANOVA of a GP's posterior mean, Hutter et al. 2014; the API's method).
+function importanceView(imp) {
+  if (imp.error) return [el("p", { class: "muted", id: "importance-note", text: "No importance yet: " + imp.error }), null];
+  const ps = imp.parameters || [];
+  const rowH = 22, T = 30, W = 560, R = 64;
+  const L = Math.ceil(Math.max(40, ...ps.map((p) => textWidth(p.parameter)))) + 14;
+  const H = T + rowH * ps.length + 8;
+  const root = svg("svg", { id: "importance", class: "chart", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "parameter importance" });
+  root.append(svg("text", { x: 8, y: 17, class: "title" }, `parameter importance (${imp.method}, ${imp.observations} observations)`));
+  const bw = W - L - R;
+  ps.forEach((p, i) => {
+    const y = T + i * rowH;
+    const g = svg("g", { class: "imp", "data-parameter": p.parameter });
+    g.append(svg("text", { x: L - 6, y: y + 14, "text-anchor": "end", class: "imp-name" }, p.parameter));
+    const bar = svg("rect", { x: L, y: y + 3, width: Math.max(1, p.importance * bw).toFixed(2), height: rowH - 6, rx: 2, fill: C.objective, class: "bar" });
+    bar.append(svg("title", {}, `${p.parameter}: importance ${fmt(p.importance)}; alone it explains ${fmt(p.first_order)} of the model's variance`));
+    g.append(bar);
+    g.append(svg("text", { x: L + Math.max(1, p.importance * bw) + 6, y: y + 14, class: "imp-value" }, p.importance.toFixed(3)));
+    root.append(g);
+  });
+  const note = el("p", { class: "muted explain", id: "importance-note" },
+    `How much of the objective's variation each parameter explains: a Gaussian process with one lengthscale per parameter is fitted to the ${imp.observations} evaluated configurations, `,
+    "and each parameter's share of the variance of its prediction that the parameter explains alone (its main effect: functional ANOVA, Hutter, Hoos & Leyton-Brown 2014) is shown, the shares scaled to sum to 1. ",
+    `Alone, the parameters explain ${fmt(Math.round(imp.explained * 1000) / 10)} % of the variance; the rest comes from their interactions. Failed and pending evaluations have no value and are left out.`);
+  return [note, root];
+}
+
 async function studyPage(id, view, gen) {
   const [study, sum] = await Promise.all([api(`/studies/${encodeURIComponent(id)}`), api(`/studies/${encodeURIComponent(id)}/summary`)]);
   const decs = await decisionsOf(id, (study.spec.constraints || []).length);
@@ -644,15 +746,18 @@ async function studyPage(id, view, gen) {
   let body;
   if (view === "parameters") {
     const sl = sliceCharts(study, m, decs);
-    const note = `Each metric against each parameter: ${sl.shown} observed decisions${sl.shown >= MAX_PARAM_POINTS ? " (the latest " + MAX_PARAM_POINTS + ")" : ""}; red rings break a limit (on the objective's row: some limit).`;
+    const note = `Each metric against each parameter: ${sl.shown} observed decisions${sl.shown >= MAX_PARAM_POINTS ? " (the latest " + MAX_PARAM_POINTS + ")" : ""}; red rings break a limit (on the objective's row: some limit)` +
+      (sl.failed ? `; ${sl.failed} failed evaluations as × at their parameter values on each plot's bottom edge (no value).` : ".");
     const legend = svg("svg", { class: "legend", width: 760, height: 24 });
     legendItems(legend, [{ name: "within every limit", color: C.objective }, { name: "over a limit", color: C.infeasible, shape: "ring" },
-      { name: "limit", color: C.threshold, shape: "dash" }], 4, 16, 756);
-    body = [el("h2", { text: "Slices" }), el("p", { class: "muted", text: note }), legend,
-      el("div", { class: "slices", id: "slices" }, ...sl.charts),
-      el("h2", { text: "Parallel coordinates" }), el("div", { class: "scroll" }, parallelChart(study, m, decs))];
-    const grid = body[3];
+      { name: "limit", color: C.threshold, shape: "dash" }, ...(sl.failed ? [{ name: "failed (no value)", color: C.failed, shape: "cross" }] : [])], 4, 16, 756);
+    const grid = el("div", { class: "slices", id: "slices" }, ...sl.charts);
     grid.classList.add("cols-" + Math.min(sl.columns, 4));
+    const imp = await importanceOf(id, sum.reward_observed);
+    if (gen !== generation) return;
+    body = [el("h2", { text: "Which parameters matter" }), ...importanceView(imp),
+      el("h2", { text: "Slices" }), el("p", { class: "muted", text: note }), legend, grid,
+      el("h2", { text: "Parallel coordinates" }), el("div", { class: "scroll" }, parallelChart(study, m, decs))];
   } else {
     const dots = m.rows.filter((r) => r.d.reward != null).length;
     body = [el("div", { class: "charts" }, ...historyCharts(study, m)),

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/service"
+	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/store"
+)
+
+// cbandit importance ranks the parameter the objective ignores last, in
+// its table and its JSON, and gives the same numbers from the store (--db)
+// as from the running server (--url, the study found by name).
+func TestImportanceCLI(t *testing.T) {
+	ctx := context.Background()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := service.New(st, service.Options{})
+	hs := httptest.NewServer(srv)
+	post := func(path, body string) map[string]any {
+		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode >= 300 {
+			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
+		}
+		return out
+	}
+	s := post("/studies", `{"name":"knobs","parameters":[{"name":"depth","type":"int","low":1,"high":10},
+		{"name":"rate","type":"float","low":0,"high":1},{"name":"ignored","type":"float","low":0,"high":1}],"objective":{"name":"f"}}`)
+	id := s["id"].(string)
+	for _, u := range domain.Halton(24, 3) {
+		depth := 1 + math.Floor(10*u[0])
+		post("/studies/"+id+"/trials", fmt.Sprintf(`{"params":{"depth":%v,"rate":%v,"ignored":%v},"reward":%v}`,
+			depth, u[1], u[2], math.Sin(3*u[1])+0.1*depth))
+	}
+	code, viaURL, errb := runCLI("importance", "--url", hs.URL, "--study", "knobs", "--format", "json")
+	hs.Close()
+	srv.Close()
+	st.Close()
+	if code != 0 {
+		t.Fatalf("importance --url: exit %d: %s", code, errb)
+	}
+	code, viaDB, errb := runCLI("importance", "--db", db, "--study", id, "--format", "json")
+	if code != 0 {
+		t.Fatalf("importance --db: exit %d: %s", code, errb)
+	}
+	var a, b api.Importance
+	if err := json.Unmarshal([]byte(viaURL), &a); err != nil {
+		t.Fatalf("--url --format json: %v: %s", err, viaURL)
+	}
+	if err := json.Unmarshal([]byte(viaDB), &b); err != nil {
+		t.Fatalf("--db --format json: %v: %s", err, viaDB)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("--url and --db differ:\n%s\n%s", viaURL, viaDB)
+	}
+	if len(a.Parameters) != 3 || a.Parameters[2].Parameter != "ignored" || a.Observations != 24 {
+		t.Errorf("importance %+v: want 3 parameters, ignored last, 24 observations", a)
+	}
+	code, text, errb := runCLI("importance", "--db", db, "--study", "knobs")
+	if code != 0 {
+		t.Fatalf("importance (text): exit %d: %s", code, errb)
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) != 5 || !strings.Contains(lines[0], "importance") || !strings.HasPrefix(strings.TrimSpace(lines[3]), "ignored ") ||
+		!strings.Contains(lines[4], "fanova-gp on 24 evaluated configurations") {
+		t.Errorf("text output:\n%s\nwant a header, 3 rows with ignored last, and the method's line", text)
+	}
+	if code, _, errb := runCLI("importance", "--study", "knobs"); code == 0 || !strings.Contains(errb, "one of --url, --db") {
+		t.Errorf("without --url or --db: exit %d, %q", code, errb)
+	}
+}
