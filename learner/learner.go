@@ -302,7 +302,7 @@ func (l *Learner) domain(named *agent.Spec) (domain.Domain, *bandit.Action, erro
 			return l.box(lo, hi, x0, !s.Rounded)
 		}
 		if s.Points == nil {
-			l.Points = TypedCandidates(s.Parameters, cmp(s.Candidates, DefaultCandidates))
+			l.Points = TypedCandidates(s.Parameters, orDefault(s.Candidates, DefaultCandidates))
 		} else {
 			l.Points = s.Points
 		}
@@ -319,7 +319,7 @@ func (l *Learner) domain(named *agent.Spec) (domain.Domain, *bandit.Action, erro
 	}
 	n := s.Candidates // a stored definition's count is the one it was built with
 	if !l.Def.Stored {
-		n = cmp(n, DefaultCandidates)
+		n = orDefault(n, DefaultCandidates)
 	}
 	l.Points = BoxCandidates(s.Lo, s.Hi, n)
 	if x0 != nil && pointIndex(l.Points, x0) < 0 {
@@ -328,8 +328,8 @@ func (l *Learner) domain(named *agent.Spec) (domain.Domain, *bandit.Action, erro
 	return l.finite(x0)
 }
 
-// cmp is n, or def when n is 0.
-func cmp(n, def int) int {
+// orDefault is n, or def when n is 0.
+func orDefault(n, def int) int {
 	if n == 0 {
 		return def
 	}
