@@ -16,7 +16,7 @@ var (
 	igpScale = multiplierDoc("beta-scale", "multiplier on β_s", "1: Shi & Eryilmaz 2022 Alg. 1")
 	igpB     = bandit.FloatParam{Name: "B", Computed: "problem's B", Range: bandit.AtLeast(0),
 		Doc: "RKHS-norm bound B of the objective (Ass. 3/5 for F_l); App. E does not give it", Source: "Shi & Eryilmaz 2022 Alg. 1"}
-	igpKernelDoc = bandit.ChoiceParam{Name: "kernel", Default: "problem", Choices: []string{"problem", "se", "matern12", "matern32", "matern52"},
+	igpKernelDoc = bandit.ChoiceParam{Name: "kernel", Default: "problem", Choices: append([]string{"problem"}, gp.KernelNames...),
 		Doc: "prior kernel: the problem's, or one of these with lengthscale and variance", Source: "Shi & Eryilmaz 2022 eq. 1–2; App. E: Matérn 5/2"}
 	igpLengthscale = bandit.FloatParam{Name: "lengthscale", Default: 1, Range: bandit.Above(0), When: "kernel ≠ problem", Doc: "u of eq. (1)–(2)", Source: "App. E does not give it: our choice"}
 	igpVariance    = bandit.FloatParam{Name: "variance", Default: 1, Range: bandit.Above(0), When: "kernel ≠ problem", Doc: "prior variance of the kernel", Source: "our choice"}
@@ -116,19 +116,11 @@ func newIGPCore(name string, cfg Config, nh int, hk hModels) (*igpCore, error) {
 // igpKernel is the prior kernel parameter kernel names (the problem's k
 // for problem).
 func igpKernel(name, kname string, ls, kv float64, k gp.Kernel) (gp.Kernel, error) {
-	var err error
-	switch kname {
-	case "se":
-		k, err = gp.NewSE(ls, kv)
-	case "matern12":
-		k, err = gp.NewMatern(0.5, ls, kv)
-	case "matern32":
-		k, err = gp.NewMatern(1.5, ls, kv)
-	case "matern52":
-		k, err = gp.NewMatern(2.5, ls, kv)
-	}
-	if err != nil {
-		return nil, bandit.ParamErrorf(name, "kernel", ": %v", err)
+	if kname != "problem" {
+		var err error
+		if k, err = gp.NewNamed(kname, ls, kv); err != nil {
+			return nil, bandit.ParamErrorf(name, "kernel", ": %v", err)
+		}
 	}
 	if k == nil {
 		return nil, fmt.Errorf("%s: the problem gives no kernel: set kernel=", name)

@@ -403,7 +403,8 @@ func (c *Client) AllDecisions(ctx context.Context, id string) ([]api.DecisionRec
 	}
 }
 
-// Summary returns the study's summary.
+// Summary returns the study's summary: Best, the best feasible observation, and
+// Recommendation, what the model recommends deploying (nil while it names none).
 func (c *Client) Summary(ctx context.Context, id string) (api.Summary, error) {
 	var s api.Summary
 	err := c.do(ctx, "GET", studyPath(id, "/summary"), nil, &s)

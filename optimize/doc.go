@@ -55,8 +55,24 @@
 // the kinds its declaration lists and any weaker one: every round feasible
 // means no cumulative violation, and [Σ_t g]⁺ ≤ Σ_t [g]⁺.
 //
-// The algorithms are told the domain and the number of constraints, with
-// the prior a service study gets by default; the GP algorithms with
+// Options.Evaluations says what counts. Offline, the default here (one's
+// own function is a harness, a simulation, a benchmark): only the
+// configuration kept at the end counts, evaluations may break the limits
+// while searching and failures still cost, so a constraint of any kind is
+// a limit on that configuration; the algorithm chosen is the one declared
+// for the offline situation ("stage-wise+offline", …), the live default
+// while none is. Live (the service's default): every evaluation counts, as
+// when each is served to real traffic. Result.Recommendation (and
+// Study.Recommend) is what to deploy: the evaluated configuration the
+// algorithm's models believe best with P(every limit holds) ≥ 0.95, with
+// the posterior of the objective and of each metric, when the algorithm
+// names one; Result.Best stays the best single observation.
+//
+// The options become the learner's definition in package learner, the one
+// place the service's studies are built too: the domain with its
+// encoding, the kernel and prior, the candidates, the choice of the
+// algorithm and the agent. The algorithms are told the domain and the
+// number of constraints, with the prior a service study gets by default; the GP algorithms with
 // practical defaults (ckb-*, rpol-ucb, config, cei) standardise the metrics and
 // fit the kernel's hyperparameters, so metrics in any units work. Lower
 // down, package agent builds any algorithm on a bandit.Info, and package

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
-	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/domain"
-	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/learner"
 	"github.com/cbandit/cbandit/space"
 )
 
@@ -86,8 +85,8 @@ func Categorical(name string, choices ...any) Param { return space.Categorical(n
 
 // DefaultCandidates is the size of the candidate set of Parameters when
 // one is used (Options.Candidates 0 with an algorithm that takes no box),
-// the service's default too.
-const DefaultCandidates = 256
+// the service's default too (learner.DefaultCandidates).
+const DefaultCandidates = learner.DefaultCandidates
 
 // Constraint is metric ≤ Max on the metric of the same position.
 type Constraint struct {
@@ -165,6 +164,13 @@ type Options struct {
 	// line (`cbandit list --verbose`), for those who tune it; nil: its
 	// defaults. (Parameters, above, are one's own function's.)
 	Params map[string]string
+	// Evaluations says what counts: Offline (the default here: one's own
+	// function is evaluated, and only the configuration kept at the end
+	// counts; evaluations may break the limits while searching, failures
+	// still cost) or Live (every evaluation counts, as when each is served
+	// to real traffic). With no Algorithm it picks the default declared
+	// for it (learner.Choose).
+	Evaluations string
 }
 
 // Trial is one evaluation.
@@ -199,6 +205,15 @@ type Result struct {
 	Reason    string
 	// Kinds are the constraints' kinds, with the defaults filled in.
 	Kinds []Kind
+	// Evaluations is what counted (Options.Evaluations, its default filled
+	// in).
+	Evaluations string
+	// Recommendation is the configuration the algorithm's models believe
+	// best among the evaluated ones with P(every limit holds) ≥ 0.95
+	// (learner.RecommendLevel), with the posterior of each metric; nil when
+	// the algorithm names none (it does not implement bandit.Recommender,
+	// or no configuration reaches the level). Best is the best observation.
+	Recommendation *Recommendation
 	// Best is the feasible trial with the best objective (nil when no
 	// trial was feasible).
 	Best *Trial
@@ -206,6 +221,46 @@ type Result struct {
 	Trials []Trial
 	// Failed is the number of failed evaluations.
 	Failed int
+}
+
+// Recommendation is the configuration the algorithm's models believe best
+// among the evaluated ones, with P(every limit holds) ≥ 0.95
+// (learner.RecommendLevel): posterior mean and standard deviation of the
+// objective (in its own direction and units) and of each constraint's
+// metric.
+type Recommendation struct {
+	// ID is a trial that evaluated it.
+	ID int64
+	// X are its coordinates (with Parameters, their encoding); Values the
+	// parameters' values.
+	X      []float64
+	Values Values
+	// Objective and Metrics are posterior moments, one Metrics entry per
+	// constraint; Feasible is P(every limit holds).
+	Objective Moments
+	Metrics   []Moments
+	Feasible  float64
+}
+
+// Moments are a posterior mean and standard deviation.
+type Moments = bandit.Moments
+
+// Recommend returns the study's recommendation so far (nil when the
+// algorithm names none).
+func (s *Study) Recommend() *Recommendation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recommend()
+}
+
+// recommend is Recommend, the mutex held.
+func (s *Study) recommend() *Recommendation {
+	r := s.l.Recommend(s.ag)
+	if r == nil {
+		return nil
+	}
+	return &Recommendation{ID: r.Decision, X: r.X, Values: Values(r.Values), Objective: r.Objective,
+		Metrics: r.Constraints, Feasible: r.Feasible}
 }
 
 // Study is an ask/tell optimisation in process: Ask for a point, evaluate
@@ -219,6 +274,7 @@ type Study struct {
 	o      Options
 	ag     bandit.Agent
 	res    Result
+	l      *learner.Learner
 	points [][]float64
 	sign   float64
 	round  int
@@ -227,7 +283,8 @@ type Study struct {
 }
 
 // NewStudy checks the options, chooses the algorithm when none is named,
-// and builds it.
+// and builds it (learner.New: the one place a definition becomes a learner,
+// the service's too).
 func NewStudy(o Options) (*Study, error) {
 	if o.Horizon < 1 {
 		return nil, fmt.Errorf("optimize: Horizon = %d: must be at least 1", o.Horizon)
@@ -235,11 +292,17 @@ func NewStudy(o Options) (*Study, error) {
 	if o.Workers < 0 {
 		return nil, fmt.Errorf("optimize: Workers = %d: must be at least 0 (0: one at a time)", o.Workers)
 	}
-	s := &Study{o: o, sign: 1, index: map[int64]int{}, points: o.Points, best: -1}
-	if o.Minimize {
-		s.sign = -1
+	box := len(o.Lo) > 0 || len(o.Hi) > 0
+	switch {
+	case len(o.Parameters) > 0 && (box || len(o.Points) > 0):
+		return nil, errors.New("optimize: give Parameters, Lo and Hi (a box) or Points, only one of them")
+	case len(o.Points) > 0 && box:
+		return nil, errors.New("optimize: give Lo and Hi (a box) or Points, not both")
+	case len(o.Parameters) == 0 && len(o.Points) == 0 && (len(o.Lo) == 0 || len(o.Lo) != len(o.Hi)):
+		return nil, fmt.Errorf("optimize: Lo and Hi: %d and %d bounds, want as many as x has coordinates (at least 1)", len(o.Lo), len(o.Hi))
+	case len(o.Parameters) == 0 && o.Candidates != 0:
+		return nil, fmt.Errorf("optimize: Candidates = %d: applies to Parameters only", o.Candidates)
 	}
-	kinds := make([]Kind, len(o.Constraints))
 	for j, c := range o.Constraints {
 		if err := ValidKind(c.Kind); err != nil {
 			return nil, fmt.Errorf("optimize: Constraints[%d]: %w", j, err)
@@ -247,136 +310,55 @@ func NewStudy(o Options) (*Study, error) {
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
 			return nil, fmt.Errorf("optimize: Constraints[%d].Max = %v: must be finite", j, c.Max)
 		}
-		kinds[j] = c.Kind
 	}
-	var named *agent.Spec
-	if o.Algorithm != "" {
-		spec, err := agent.Lookup(string(o.Algorithm))
-		if err != nil {
-			return nil, fmt.Errorf("optimize: %w", err)
-		}
-		named = &spec
+	ev := o.Evaluations
+	if ev == "" {
+		ev = Offline
 	}
-	dom, kind, err := s.domain(named)
+	if err := learner.CheckEvaluations(ev); err != nil {
+		return nil, fmt.Errorf("optimize: Evaluations: %w", err)
+	}
+	def := learner.Definition{
+		Space: learner.Space{Lo: o.Lo, Hi: o.Hi, Points: o.Points, Parameters: o.Parameters,
+			Native: box, Candidates: o.Candidates},
+		Minimize: o.Minimize, Algorithm: string(o.Algorithm), Params: bandit.Params(o.Params),
+		Seed: o.Seed, Horizon: o.Horizon, Evaluations: ev,
+	}
+	for _, c := range o.Constraints {
+		def.Constraints = append(def.Constraints, learner.Constraint{Name: c.Name, Threshold: c.Max, Kind: c.Kind})
+	}
+	l, ag, err := learner.New(def)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("optimize: %w", optionsError(err))
 	}
-	name := string(o.Algorithm)
-	if named == nil {
-		ch, err := Choose(kinds, false, kind)
-		if err != nil {
-			return nil, fmt.Errorf("optimize: %w", err)
-		}
-		name, s.res.Reason, s.res.Kinds = ch.Algorithm, ch.Brief, ch.Kinds
-	} else {
-		s.res.Kinds = make([]Kind, len(kinds))
-		for j, k := range kinds {
-			if k == "" {
-				k = DefaultKind(named)
-			} else if err := CheckKeeps(*named, k); err != nil {
-				return nil, fmt.Errorf("optimize: Constraints[%d]: %w", j, err)
-			}
-			s.res.Kinds[j] = k
-		}
-	}
-	s.res.Algorithm = Algorithm(name)
-	s.ag, err = agent.New(name, agent.Config{Info: info(dom, len(o.Constraints)), Horizon: o.Horizon,
-		Params: bandit.Params(o.Params), Seed: o.Seed})
-	if err != nil {
-		return nil, fmt.Errorf("optimize: %w", err)
+	s := &Study{o: o, sign: l.Sign, index: map[int64]int{}, points: l.Points, best: -1, l: l, ag: ag}
+	s.res.Algorithm, s.res.Kinds, s.res.Evaluations = Algorithm(l.Algorithm), l.Kinds, ev
+	if l.Choice != nil {
+		s.res.Reason = l.Choice.Brief
 	}
 	return s, nil
 }
 
-// domain builds the learner's domain from the options and names its kind
-// (agent.Domain*). Parameters give the unit cube of their encoding, its
-// discrete coordinates marked (space.Vars), unless the named algorithm
-// takes no box or Candidates asks for a candidate set (space.Candidates).
-func (s *Study) domain(named *agent.Spec) (domain.Domain, string, error) {
-	o := s.o
-	box := len(o.Lo) > 0 || len(o.Hi) > 0
+// optionsError names an Options field where the learner names a
+// definition's field.
+func optionsError(err error) error {
+	var le *learner.Error
+	if !errors.As(err, &le) {
+		return err
+	}
+	f := le.Field
 	switch {
-	case len(o.Parameters) > 0 && (box || len(o.Points) > 0):
-		return nil, "", errors.New("optimize: give Parameters, Lo and Hi (a box) or Points, only one of them")
-	case len(o.Parameters) > 0:
-		if err := space.Check(o.Parameters); err != nil {
-			return nil, "", fmt.Errorf("optimize: %w", err)
-		}
-		if o.Candidates < 0 {
-			return nil, "", fmt.Errorf("optimize: Candidates = %d: must be at least 0 (0: %d)", o.Candidates, DefaultCandidates)
-		}
-		if o.Candidates == 0 && (named == nil || named.Can.Takes(agent.DomainBox)) {
-			d := space.Dim(o.Parameters)
-			lo, hi := make([]float64, d), make([]float64, d)
-			for i := range hi {
-				hi[i] = 1
-			}
-			dom, err := domain.NewBox(lo, hi)
-			if err != nil {
-				return nil, "", fmt.Errorf("optimize: %w", err)
-			}
-			dom.Vars = space.Vars(o.Parameters) // ints, steps and categoricals searched as such
-			if dom.Mixed() {
-				return dom, agent.DomainTyped, nil
-			}
-			return dom, agent.DomainBox, nil
-		}
-		n := o.Candidates
-		if n == 0 {
-			n = DefaultCandidates
-		}
-		s.points = space.Candidates(o.Parameters, n)
-		dom, err := domain.NewFinite(s.points)
-		if err != nil {
-			return nil, "", fmt.Errorf("optimize: %w", err)
-		}
-		return dom, agent.DomainFinite, nil
-	case len(o.Points) > 0 && box:
-		return nil, "", errors.New("optimize: give Lo and Hi (a box) or Points, not both")
-	case len(o.Points) > 0:
-		dom, err := domain.NewFinite(o.Points)
-		if err != nil {
-			return nil, "", fmt.Errorf("optimize: %w", err)
-		}
-		return dom, agent.DomainFinite, nil
-	case len(o.Lo) == 0 || len(o.Lo) != len(o.Hi):
-		return nil, "", fmt.Errorf("optimize: Lo and Hi: %d and %d bounds, want as many as x has coordinates (at least 1)", len(o.Lo), len(o.Hi))
+	case strings.HasPrefix(f, "constraints["):
+		f = "Constraints[" + strings.TrimPrefix(strings.SplitN(f, "]", 2)[0], "constraints[") + "]"
+	case f == "space.candidates":
+		f = "Candidates"
+	default: // the error names the parameter, the algorithm or its parameter
+		return le.Err
 	}
-	dom, err := domain.NewBox(o.Lo, o.Hi)
-	if err != nil {
-		return nil, "", fmt.Errorf("optimize: %w", err)
+	if strings.HasPrefix(le.Err.Error(), "= ") {
+		return fmt.Errorf("%s %w", f, le.Err)
 	}
-	return dom, agent.DomainBox, nil
-}
-
-// info is what the algorithm is told: the domain, m, and the prior a
-// service study gets by default (SE kernel, lengthscale 0.2 × the mean
-// side, variance 1, noise variance 0.01, bounds 1). The GP algorithms with
-// practical defaults standardise the metrics and fit the kernel, so this
-// prior only starts them; the others (safe BO, igp-ucb, …) take it as is.
-func info(dom domain.Domain, m int) bandit.Info {
-	side := 0.0
-	switch d := dom.(type) {
-	case *domain.Box:
-		for i := range d.Lo {
-			side += d.Hi[i] - d.Lo[i]
-		}
-		side /= float64(len(d.Lo))
-	case *domain.Finite:
-		for i := range d.Points[0] {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, x := range d.Points {
-				lo, hi = math.Min(lo, x[i]), math.Max(hi, x[i])
-			}
-			side += hi - lo
-		}
-		side /= float64(len(d.Points[0]))
-	}
-	if !(side > 0) || math.IsInf(side, 0) {
-		side = 1
-	}
-	k, _ := gp.NewSE(0.2*side, 1) // valid: both > 0
-	return bandit.Info{Domain: dom, M: m, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1}
+	return fmt.Errorf("%s: %w", f, le.Err)
 }
 
 // Algorithm returns the algorithm the study runs and, when it was chosen,
@@ -595,6 +577,7 @@ func (s *Study) Result() *Result {
 	if s.best >= 0 {
 		r.Best = &r.Trials[s.best]
 	}
+	r.Recommendation = s.recommend()
 	return &r
 }
 

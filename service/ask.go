@@ -390,7 +390,7 @@ func (l *live) checkRound(req api.SuggestRequest) *apiError {
 		if req.Arms == nil {
 			return invalid("arms", "is required: a contextual study of dimension %d needs the round's actions as feature vectors of %d coordinates, prior.safe %v among them", sp.Space.Dim, sp.Space.Dim, sp.Prior.Safe)
 		}
-		L := l.b.info.Stage.L
+		L := l.b.Info.Stage.L
 		for i, a := range req.Arms {
 			if len(a) != sp.Space.Dim {
 				return invalid(fmt.Sprintf("arms[%d]", i), "has %d coordinates, the study's actions have %d (space.dim)", len(a), sp.Space.Dim)
@@ -410,7 +410,7 @@ func (l *live) checkRound(req api.SuggestRequest) *apiError {
 		return invalid("arms", "applies to contextual studies only (this one has a %s space)", sp.Space.Type)
 	}
 	if sp.FullInfo {
-		n, m := len(l.b.points), len(sp.Constraints)
+		n, m := len(l.b.Points), len(sp.Constraints)
 		if req.ConstraintSample == nil {
 			return invalid("constraint_sample", "is required: a full-information study needs this round's %d constraint metrics at each of its %d points", m, n)
 		}

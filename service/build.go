@@ -1,182 +1,90 @@
-// Building a study's learner from its normalized definition: the domain, the agent of each stage, box candidates.
+// Building a study's learner from its normalized definition, through package learner (the one place the Go library's optimize uses too).
 
 package service
 
 import (
 	"errors"
-	"math"
 
-	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/domain"
-	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/learner"
 	"github.com/cbandit/cbandit/service/api"
 )
 
-// built is what a study definition turns into: the learner's Info and the
-// points its arms stand for.
+// built is what a study definition turns into: the learner (its Info, the
+// points its arms stand for, the goal's sign, the thresholds).
 type built struct {
-	info   bandit.Info
-	points [][]float64 // arm → point
-	params bandit.Params
-	sign   float64 // +1 maximize, −1 minimize
-	thresh []float64
+	*learner.Learner
 }
 
-// build turns a normalized definition into the learner's view. Box spaces
-// are given to the learner as a finite candidate set inside the box (see
-// boxCandidates); a safe point, when given, is added to the candidates.
-func build(s *api.StudySpec) (*built, *apiError) {
-	b := &built{sign: 1}
-	if s.Objective.Goal == api.Minimize {
-		b.sign = -1
+// definition is a normalized study definition in the learner's terms. A
+// stored typed study gives its parameters with the space derived from
+// them: its candidates (points) or the encoded cube (native).
+func definition(s *api.StudySpec) learner.Definition {
+	ps, _ := params(s.Params)
+	def := learner.Definition{
+		Minimize: s.Objective.Goal == api.Minimize, Algorithm: s.Algorithm, Params: ps,
+		Safe: s.Prior.Safe, Seed: s.Seed, Horizon: s.Horizon, FullInfo: s.FullInfo,
+		Evaluations: s.Evaluations, Stored: true,
+	}
+	sp := &s.Space
+	switch {
+	case sp.Type == api.SpaceContextual:
+		def.Space = learner.Space{Dim: sp.Dim, StarConvex: sp.StarConvex}
+	case len(s.Parameters) > 0 && sp.Type == api.SpaceBox:
+		def.Space = learner.Space{Parameters: toSpace(s.Parameters), Native: true, Rounded: sp.Rounded}
+	case len(s.Parameters) > 0:
+		def.Space = learner.Space{Parameters: toSpace(s.Parameters), Points: sp.Points}
+	case sp.Type == api.SpaceBox:
+		def.Space = learner.Space{Lo: sp.Lo, Hi: sp.Hi, Native: sp.Native, Candidates: sp.Candidates}
+	default:
+		def.Space = learner.Space{Points: sp.Points, StarConvex: sp.StarConvex}
 	}
 	for _, c := range s.Constraints {
-		b.thresh = append(b.thresh, c.Threshold)
-	}
-	var safe *bandit.Action
-	var dom domain.Domain
-	var err error
-	switch {
-	case s.Space.Type == api.SpaceContextual:
-		// The learner's fixed domain is the safe point alone: its actions
-		// come with each round (Round.Arms).
-		x0 := append([]float64(nil), s.Prior.Safe...)
-		if dom, err = domain.NewFinite([][]float64{x0}); err != nil {
-			return nil, invalid("space", "%v", err)
-		}
-		safe = &bandit.Action{Arm: -1, X: x0}
-	case s.Space.Type == api.SpaceBox && s.Space.Native:
-		box, err := domain.NewBox(s.Space.Lo, s.Space.Hi)
-		if err != nil {
-			return nil, invalid("space", "%v", err)
-		}
-		if len(s.Parameters) > 0 && !s.Space.Rounded {
-			box.Vars = paramVars(s.Parameters)
-			if err := box.CheckVars(); err != nil {
-				return nil, invalid("parameters", "%v", err)
-			}
-		}
-		dom = box
-		if s.Prior.Safe != nil {
-			safe = &bandit.Action{Arm: -1, X: append([]float64(nil), s.Prior.Safe...)}
-		}
-	case s.Space.Type == api.SpaceBox:
-		b.points = boxCandidates(s.Space.Lo, s.Space.Hi, s.Space.Candidates)
-		if s.Prior.Safe != nil {
-			i := pointIndex(b.points, s.Prior.Safe)
-			if i < 0 {
-				b.points = append(b.points, append([]float64(nil), s.Prior.Safe...))
-				i = len(b.points) - 1
-			}
-			safe = &bandit.Action{Arm: i, X: b.points[i]}
-		}
-	default:
-		b.points = s.Space.Points
-		if s.Prior.Safe != nil {
-			i := pointIndex(b.points, s.Prior.Safe)
-			safe = &bandit.Action{Arm: i, X: b.points[i]}
-		}
-	}
-	if dom == nil {
-		if dom, err = domain.NewFinite(b.points); err != nil {
-			return nil, invalid("space", "%v", err)
-		}
+		def.Constraints = append(def.Constraints, learner.Constraint{Name: c.Name, Threshold: c.Threshold, Kind: c.Kind})
 	}
 	p := s.Prior
-	var k gp.Kernel
-	switch p.Kernel {
-	case "se":
-		k, err = gp.NewSE(*p.Lengthscale, *p.Variance)
-	case "matern12":
-		k, err = gp.NewMatern(0.5, *p.Lengthscale, *p.Variance)
-	case "matern32":
-		k, err = gp.NewMatern(1.5, *p.Lengthscale, *p.Variance)
-	case "matern52":
-		k, err = gp.NewMatern(2.5, *p.Lengthscale, *p.Variance)
+	def.Prior = learner.Prior{Kernel: p.Kernel, SafeReward: p.SafeReward, SafeCosts: p.SafeCosts,
+		RewardClass: p.RewardClass, CostClass: p.CostClass}
+	for _, f := range []struct {
+		dst *float64
+		src *float64
+	}{{&def.Prior.Lengthscale, p.Lengthscale}, {&def.Prior.Variance, p.Variance}, {&def.Prior.NoiseVar, p.NoiseVar},
+		{&def.Prior.B, p.B}, {&def.Prior.G, p.G}, {&def.Prior.R, p.R}, {&def.Prior.RG, p.RG},
+		{&def.Prior.Slater, p.Slater}, {&def.Prior.S, p.S}, {&def.Prior.L, p.L}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
 	}
-	if err != nil {
-		return nil, invalid("prior", "%v", err)
-	}
-	b.info = bandit.Info{
-		Domain: dom, M: len(s.Constraints), Kernel: k, NoiseVar: *p.NoiseVar,
-		B: *p.B, G: *p.G, R: *p.R, RG: *p.RG, Slater: *p.Slater, Safe: safe,
-		Horizon: s.Horizon, FullInfo: s.FullInfo,
-	}
-	if safe != nil && len(s.Constraints) > 0 {
-		b.info.Stage = b.stage(s, safe)
-	}
-	b.params, _ = params(s.Params)
-	return b, nil
+	def.Prior.RSet, def.Prior.RGSet = p.R != nil, p.RG != nil
+	return def
 }
 
-// stage is what stage-wise algorithms are told (Pacchiano et al. §2): thresholds τ, the
-// safe action x₀ and, when given, its values r₀, c₀; bounds S and L;
-// function classes. Constraint values reach agents as g = c − τ (the
-// Info.Stage convention); r₀ and the reward class carry the goal's sign.
-func (b *built) stage(s *api.StudySpec, safe *bandit.Action) *bandit.Stage {
-	p := s.Prior
-	S, L := DefaultS, 0.0 // studies stored before S and L existed
-	if p.S != nil {
-		S = *p.S
+// build turns a normalized definition into the learner's view (learner.Build).
+func build(s *api.StudySpec) (*built, *apiError) {
+	l, err := learner.Build(definition(s))
+	if err != nil {
+		return nil, learnerError(err)
 	}
-	if p.L != nil {
-		L = *p.L
-	} else {
-		L = defaultL(s)
-	}
-	st := &bandit.Stage{Tau: append([]float64(nil), b.thresh...), X0: append([]float64(nil), safe.X...),
-		SafeArm: safe.Arm, S: S, L: L, StarConvex: s.Space.StarConvex}
-	if s.Space.Type == api.SpaceContextual {
-		st.SafeArm = -1
-	}
-	if p.SafeReward != nil {
-		st.Known, st.R0, st.C0 = true, b.sign**p.SafeReward, append([]float64(nil), p.SafeCosts...)
-	}
-	if p.RewardClass != nil {
-		for _, row := range p.RewardClass {
-			r := make([]float64, len(row))
-			for i, v := range row {
-				r[i] = b.sign * v
-			}
-			st.RewardClass = append(st.RewardClass, r)
-		}
-	}
-	st.CostClass = p.CostClass
-	return st
+	return &built{l}, nil
 }
 
 // newAgent builds a fresh run of the study's algorithm for horizon rounds.
-func (b *built) newAgent(s *api.StudySpec, horizon int, seed uint64) (bandit.Agent, *apiError) {
-	info := b.info
-	info.Horizon = horizon
-	a, err := agent.New(s.Algorithm, agent.Config{Info: info, Horizon: horizon, Params: b.params, Seed: seed})
+func (b *built) newAgent(_ *api.StudySpec, horizon int, seed uint64) (bandit.Agent, *apiError) {
+	a, err := b.NewAgent(horizon, seed)
 	if err != nil {
-		field := "algorithm"
-		if pe := (*bandit.ParamError)(nil); errors.As(err, &pe) {
-			field = "params." + pe.Name
-		}
-		return nil, invalid(field, "%v", err)
+		return nil, learnerError(err)
 	}
 	return a, nil
 }
 
-// boxCandidates is the deterministic candidate set of a box: a regular grid
-// in one and two dimensions (k points per side, k = round(n^(1/d)), one
-// point on a side of zero width), a Halton sequence (bases 2, 3, 5, …, from
-// index 1) in three and more (domain.GridPoints, domain.HaltonPoints).
-func boxCandidates(lo, hi []float64, n int) [][]float64 {
-	d := len(lo)
-	if d > 2 {
-		return domain.HaltonPoints(lo, hi, n, nil)
+// learnerError is the learner's refusal as the service's, naming the field.
+func learnerError(err error) *apiError {
+	var le *learner.Error
+	if errors.As(err, &le) {
+		return invalid(le.Field, "%v", le.Err)
 	}
-	k := max(int(math.Round(math.Pow(float64(n), 1/float64(d)))), 1)
-	sides := make([]int, d)
-	for i := range sides {
-		sides[i] = k
-		if hi[i] == lo[i] {
-			sides[i] = 1
-		}
-	}
-	return domain.GridPoints(lo, hi, sides)
+	return invalid("space", "%v", err)
 }
+
+// boxCandidates is the deterministic candidate set of a box (learner.BoxCandidates).
+func boxCandidates(lo, hi []float64, n int) [][]float64 { return learner.BoxCandidates(lo, hi, n) }

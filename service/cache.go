@@ -17,11 +17,11 @@ import (
 func (l *live) weight() int64 {
 	w := l.bytes
 	if w == 0 {
-		n := int64(len(l.b.points))
+		n := int64(len(l.b.Points))
 		if n == 0 { // native box: the model's own candidate set
 			n = int64(l.spec.Space.Candidates)
 		}
-		w = int64(l.b.info.M+1) * 2 * n * n * 8
+		w = int64(l.b.Info.M+1) * 2 * n * n * 8
 	}
 	return w + l.bookBytes()
 }
@@ -32,7 +32,7 @@ func (l *live) bookBytes() int64 {
 	w := int64(cap(l.decs))*int64(unsafe.Sizeof(decState{})) + l.vecBytes
 	w += int64(len(l.keys)) * 160 // key, record and map slot
 	w += l.keyBytes
-	w += int64(len(l.b.points)) * (24 + allocSize(8*spaceDim(&l.spec.Space)))
+	w += int64(len(l.b.Points)) * (24 + allocSize(8*spaceDim(&l.spec.Space)))
 	return w + 16<<10
 }
 

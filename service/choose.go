@@ -7,15 +7,15 @@ import (
 	"slices"
 
 	"github.com/cbandit/cbandit/agent"
-	"github.com/cbandit/cbandit/optimize"
+	"github.com/cbandit/cbandit/learner"
 	"github.com/cbandit/cbandit/service/api"
 )
 
 // resolveAlgorithm settles the algorithm and the constraints' kinds of a
 // definition before it is normalized: a definition that names no algorithm
-// gets one chosen from its constraints (optimize.Choose: the default the
+// gets one chosen from its constraints (learner.Choose: the default the
 // registry declares for the strictest kind, on the study's domain, with or
-// without a safe point), recorded with the reason in algorithm_choice; a
+// without a safe point, for its evaluations, live or offline), recorded with the reason in algorithm_choice; a
 // constraint without a kind gets the strictest kind the algorithm keeps
 // (stage-wise when the algorithm was chosen); a kind the named algorithm
 // does not keep is refused, naming both.
@@ -28,15 +28,18 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 		// chosen then, and the reason no longer applies.
 		s.AlgorithmChoice = ""
 	}
-	kinds := make([]optimize.Kind, len(s.Constraints))
+	if err := learner.CheckEvaluations(s.Evaluations); err != nil {
+		return invalid("evaluations", "= %q: accepted are %q (every evaluation counts; the default) and %q (only the final configuration counts)", s.Evaluations, learner.Live, learner.Offline)
+	}
+	kinds := make([]learner.Kind, len(s.Constraints))
 	for j, c := range s.Constraints {
-		if optimize.ValidKind(c.Kind) != nil {
+		if learner.ValidKind(c.Kind) != nil {
 			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: accepted are %q, %q, %q", c.Kind, api.KindStageWise, api.KindCumulative, api.KindLongTerm)
 		}
 		kinds[j] = c.Kind
 	}
 	if s.Algorithm == "" {
-		ch, err := optimize.Choose(kinds, s.Prior.Safe != nil, requestDomain(s))
+		ch, err := learner.Choose(kinds, s.Prior.Safe != nil, requestDomain(s), s.Evaluations)
 		if err != nil {
 			return invalid("algorithm", "is absent and none is chosen: %v; name one (cbandit list)", err)
 		}
@@ -53,10 +56,10 @@ func resolveAlgorithm(s *api.StudySpec) *apiError {
 	for j := range s.Constraints {
 		c := &s.Constraints[j]
 		if c.Kind == "" {
-			c.Kind = optimize.DefaultKind(&spec)
+			c.Kind = learner.DefaultKind(&spec)
 			continue
 		}
-		if err := optimize.CheckKeeps(spec, c.Kind); err != nil {
+		if err := learner.CheckKeeps(spec, c.Kind); err != nil {
 			return invalid(fmt.Sprintf("constraints[%d].kind", j), "= %q: %v", c.Kind, err)
 		}
 	}

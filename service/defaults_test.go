@@ -29,16 +29,16 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if !spec.Space.Native || spec.Defaults != api.DefaultsPractical || b.params["standardise"] != "" {
-		t.Fatalf("native %v, defaults %d, params %v", spec.Space.Native, spec.Defaults, b.params)
+	if !spec.Space.Native || spec.Defaults != api.DefaultsPractical || b.Def.Params["standardise"] != "" {
+		t.Fatalf("native %v, defaults %d, params %v", spec.Space.Native, spec.Defaults, b.Def.Params)
 	}
 	spec, _, e = decodeStudy(def(map[string]any{"space": map[string]any{"type": "box", "lo": []float64{0, 0}, "hi": []float64{1, 1}, "candidates": 64}}))
 	if e != nil || spec.Space.Native || spec.Space.Candidates != 64 {
 		t.Fatalf("candidates given: native %v, candidates %d, %v", spec.Space.Native, spec.Space.Candidates, e)
 	}
 	spec, b, e = decodeStudy(def(map[string]any{"defaults": 1}))
-	if e != nil || spec.Space.Native || b.params["standardise"] != "off" || b.params["hyper"] != "fixed" || b.params["widths"] != "theory" {
-		t.Fatalf("defaults 1: native %v, params %v, %v", spec.Space.Native, b.params, e)
+	if e != nil || spec.Space.Native || b.Def.Params["standardise"] != "off" || b.Def.Params["hyper"] != "fixed" || b.Def.Params["widths"] != "theory" {
+		t.Fatalf("defaults 1: native %v, params %v, %v", spec.Space.Native, b.Def.Params, e)
 	}
 	if _, _, e = decodeStudy(def(map[string]any{"defaults": api.DefaultsPractical + 1})); e == nil || e.field != "defaults" {
 		t.Fatalf("defaults %d: %v", api.DefaultsPractical+1, e)
@@ -106,9 +106,9 @@ func TestDefaultsGenerations(t *testing.T) {
 		if e != nil {
 			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
 		}
-		if b.params["standardise"] != c.std || b.params["hyper"] != c.hyp || spec.Space.Native != c.wantNative {
+		if b.Def.Params["standardise"] != c.std || b.Def.Params["hyper"] != c.hyp || spec.Space.Native != c.wantNative {
 			t.Errorf("%s defaults %d params %v: standardise %q hyper %q native %v, want %q %q %v",
-				c.algo, c.gen, c.ps, b.params["standardise"], b.params["hyper"], spec.Space.Native, c.std, c.hyp, c.wantNative)
+				c.algo, c.gen, c.ps, b.Def.Params["standardise"], b.Def.Params["hyper"], spec.Space.Native, c.std, c.hyp, c.wantNative)
 		}
 	}
 }
@@ -131,11 +131,11 @@ func TestDefaultsGeneration5(t *testing.T) {
 		if e != nil {
 			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
 		}
-		if got := bs.params["constraint-fit"]; got != c.want {
+		if got := bs.Def.Params["constraint-fit"]; got != c.want {
 			t.Errorf("%s defaults %d: constraint-fit %q, want %q", c.algo, c.gen, got, c.want)
 		}
-		if want := map[int]string{3: "ignore", 4: "hallucinate", 5: "bucb"}[c.gen]; bs.params["pending"] != want {
-			t.Errorf("%s defaults %d: pending %q, want %q", c.algo, c.gen, bs.params["pending"], want)
+		if want := map[int]string{3: "ignore", 4: "hallucinate", 5: "bucb"}[c.gen]; bs.Def.Params["pending"] != want {
+			t.Errorf("%s defaults %d: pending %q, want %q", c.algo, c.gen, bs.Def.Params["pending"], want)
 		}
 	}
 }
@@ -166,10 +166,10 @@ func TestDefaultsGeneration6(t *testing.T) {
 		if e != nil {
 			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
 		}
-		if got := bs.params["region"]; got != c.want {
+		if got := bs.Def.Params["region"]; got != c.want {
 			t.Errorf("%s defaults %d params %v: region %q, want %q", c.algo, c.gen, c.ps, got, c.want)
 		}
-		if got := bs.params["region-pending"]; got != c.pend {
+		if got := bs.Def.Params["region-pending"]; got != c.pend {
 			t.Errorf("%s defaults %d params %v: region-pending %q, want %q", c.algo, c.gen, c.ps, got, c.pend)
 		}
 	}

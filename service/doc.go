@@ -20,7 +20,7 @@
 //	DELETE /studies/{id}/decisions/{did} abandon a pending decision
 //	GET    /studies/{id}/decisions       history with observations (?after=&limit=)
 //	GET    /studies/{id}/decisions.csv   every decision as CSV: a header, one row per decision
-//	GET    /studies/{id}/summary         rounds, pending, abandoned, cumulative cost and violation, best feasible point
+//	GET    /studies/{id}/summary         rounds, pending, abandoned, cumulative cost and violation, best feasible point, recommendation
 //	GET    /studies/{id}/importance      which parameters matter: fANOVA of a fitted GP (package importance)
 //	GET    /ui/                          the dashboard (package ui; its assets need no token, its data does)
 //
@@ -34,15 +34,30 @@
 // horizon T. The kind is which violation the algorithm keeps small and the
 // summary reports. A study that names no algorithm gets one chosen from its
 // constraints (the registry's declarations, agent.Caps.DefaultFor, read by
-// optimize.Choose: the default for the strictest kind — stage-wise: config
+// learner.Choose: the default for the strictest kind — stage-wise: config
 // (cei on typed parameters with an int or a categorical, or safeopt with
 // prior.safe on a points space); cumulative: rpol-ucb;
 // long-term: ckb-ucb; no constraints: igp-ucb), recorded in algorithm with
 // the reason in algorithm_choice. A constraint without a kind gets the
 // strictest kind its algorithm keeps, stage-wise when none is named; a kind
 // the algorithm does not keep (agent.Caps.Kinds, or a weaker kind than one
-// listed) is a 400 naming both. The service builds the learner's
-// bandit.Info from the study:
+// listed) is a 400 naming both. A study says what counts: evaluations
+// "live" (the default, and a stored study without the field: every
+// evaluation is served to real traffic, regret and limits count at every
+// round) or "offline" (a harness, a simulation, a benchmark: only the
+// configuration deployed at the end counts; evaluations may break limits
+// while searching, failures still cost, so each constraint, whatever its
+// kind, is a limit on the recommendation — docs/evaluations.md); without
+// an algorithm, an offline study gets the default declared for its
+// situation with "+offline", the live default while none is declared. The
+// summary's recommendation is what to deploy: among the evaluated
+// configurations, the one the model believes best with P(every limit
+// holds) ≥ 0.95, with the posterior mean and standard deviation of the
+// objective (its own direction and units) and of each constraint metric,
+// from the agent's bandit.Recommender (absent when the algorithm names
+// none); best stays the best single observation. The service builds the
+// learner's bandit.Info from the study through package learner (the one
+// place the Go library's optimize builds through too):
 //
 //   - Domain: a points space is a finite domain over its points. A box space
 //     is given to the learner as a finite, deterministic candidate set inside

@@ -40,9 +40,9 @@ func (l *live) impose(now time.Time, x []float64, kind string) (askEvent, error)
 	}
 	act := bandit.PointAction(append([]float64(nil), x...))
 	arm := -1
-	if l.b.points != nil {
-		arm = nearestPoint(l.b.points, x)
-		act = bandit.Action{Arm: arm, X: l.b.points[arm]}
+	if l.b.Points != nil {
+		arm = nearestPoint(l.b.Points, x)
+		act = bandit.Action{Arm: arm, X: l.b.Points[arm]}
 	}
 	local := t - l.epochStart
 	d, err := imp.Impose(&bandit.Round{T: local}, act)
@@ -82,10 +82,10 @@ func nearestPoint(pts [][]float64, x []float64) int {
 // gives.
 func (l *live) pointOf(req api.TrialRequest) ([]float64, *apiError) {
 	x, e := l.rawPointOf(req)
-	if e != nil || l.b.points == nil {
+	if e != nil || l.b.Points == nil {
 		return x, e
 	}
-	return append([]float64(nil), l.b.points[nearestPoint(l.b.points, x)]...), nil
+	return append([]float64(nil), l.b.Points[nearestPoint(l.b.Points, x)]...), nil
 }
 
 func (l *live) rawPointOf(req api.TrialRequest) ([]float64, *apiError) {

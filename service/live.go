@@ -339,7 +339,7 @@ func (l *live) decide(now time.Time, in roundInput) (askEvent, error) {
 	local := t - l.epochStart
 	round := &bandit.Round{T: local, Arms: in.arms}
 	if in.sample != nil {
-		thresh := l.b.thresh
+		thresh := l.b.Thresh
 		round.ConstraintSample = func(a bandit.Action, dst []float64) {
 			if a.Arm < 0 || a.Arm >= len(in.sample) {
 				for j := range dst {
@@ -371,12 +371,12 @@ func (l *live) decide(now time.Time, in roundInput) (askEvent, error) {
 		if len(x) == 0 && arm >= 0 && arm < len(in.arms) {
 			x = in.arms[arm]
 		}
-	case l.b.info.Stage != nil && l.b.info.Stage.StarConvex: // a point of a segment [x₀, x_arm]
-		if len(x) == 0 && arm >= 0 && arm < len(l.b.points) {
-			x = l.b.points[arm]
+	case l.b.Info.Stage != nil && l.b.Info.Stage.StarConvex: // a point of a segment [x₀, x_arm]
+		if len(x) == 0 && arm >= 0 && arm < len(l.b.Points) {
+			x = l.b.Points[arm]
 		}
-	case arm >= 0 && arm < len(l.b.points):
-		x = l.b.points[arm]
+	case arm >= 0 && arm < len(l.b.Points):
+		x = l.b.Points[arm]
 	}
 	if len(x) == 0 {
 		return askEvent{}, fmt.Errorf("agent chose arm %d without a point", d.Action.Arm)
@@ -384,8 +384,8 @@ func (l *live) decide(now time.Time, in roundInput) (askEvent, error) {
 	if arm < 0 { // the safe point x₀, or a point named by its coordinates
 		if in.arms != nil {
 			arm = pointIndex(in.arms, x)
-		} else if l.b.points != nil {
-			arm = pointIndex(l.b.points, x)
+		} else if l.b.Points != nil {
+			arm = pointIndex(l.b.Points, x)
 		}
 	}
 	a := askEvent{ID: int64(t), Round: t, Arm: arm, X: append([]float64(nil), x...), Policy: d.Policy, Arms: in.arms, Sample: in.sample}
@@ -423,12 +423,12 @@ func (l *live) observe(t tellEvent, light bool) error {
 		}
 		fb := bandit.Feedback{ID: t.ID - int64(l.epochStart), Failed: t.Failed, Reason: t.Reason}
 		if t.Reward != nil {
-			fb.HasReward, fb.Reward = true, l.b.sign**t.Reward
+			fb.HasReward, fb.Reward = true, l.b.Sign**t.Reward
 		}
 		if t.Costs != nil {
 			fb.Costs = make([]float64, len(t.Costs))
 			for j, c := range t.Costs {
-				fb.Costs[j] = c - l.b.thresh[j]
+				fb.Costs[j] = c - l.b.Thresh[j]
 			}
 		}
 		start := time.Now()
@@ -553,8 +553,8 @@ func (l *live) summary() api.Summary {
 				feasible = false
 			}
 		}
-		if feasible && d.reward != nil && l.b.sign**d.reward > bestVal {
-			bestVal = l.b.sign * *d.reward
+		if feasible && d.reward != nil && l.b.Sign**d.reward > bestVal {
+			bestVal = l.b.Sign * *d.reward
 			s.Best = &api.Best{DecisionID: int64(i + 1), X: d.x, Params: l.params(d.x), Reward: *d.reward, Costs: d.costs}
 		}
 	}
@@ -573,7 +573,34 @@ func (l *live) summary() api.Summary {
 		}
 	}
 	s.Constraints = cs
+	s.Recommendation = l.recommendation()
 	return s
+}
+
+// recommendation is the current run's agent's recommendation
+// (learner.Recommend) with the study's decision ID and names; nil when it
+// names none or no agent is running.
+func (l *live) recommendation() *api.Recommendation {
+	if l.agent == nil {
+		return nil
+	}
+	r := l.b.Recommend(l.agent)
+	if r == nil {
+		return nil
+	}
+	id := r.Decision + int64(l.epochStart)
+	if id < 1 || id > int64(len(l.decs)) {
+		return nil
+	}
+	out := &api.Recommendation{DecisionID: id, X: r.X, Params: l.params(r.X), Objective: r.Objective,
+		Constraints: make([]api.ConstraintMoments, len(l.spec.Constraints)), Feasible: r.Feasible}
+	for j, c := range l.spec.Constraints {
+		out.Constraints[j].Name = c.Name
+		if j < len(r.Constraints) {
+			out.Constraints[j].Mean, out.Constraints[j].Std = r.Constraints[j].Mean, r.Constraints[j].Std
+		}
+	}
+	return out
 }
 
 // clampFinite maps ±Inf to ±math.MaxFloat64 (and NaN, which cannot arise

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/cbandit/cbandit/learner"
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/space"
 )
@@ -136,7 +137,7 @@ func normalizeParameters(s *api.StudySpec) *apiError {
 	}
 	// The candidates are stored with the definition, so that a later change
 	// of how they are generated never changes a stored study's replay.
-	s.Space = api.Space{Type: api.SpacePoints, Points: space.Candidates(sps, n)}
+	s.Space = api.Space{Type: api.SpacePoints, Points: learner.TypedCandidates(sps, n)}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cbandit/cbandit/learner"
 	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/store"
 )
@@ -53,6 +54,9 @@ func (s *Server) resumeStudy(w http.ResponseWriter, r *http.Request, spec api.St
 	if hs := st.Spec.RaisedFrom; len(hs) > 0 && spec.Horizon == hs[0] {
 		// The horizon was raised since the study was created with this one.
 		spec.Horizon, spec.RaisedFrom = st.Spec.Horizon, st.Spec.RaisedFrom
+	}
+	if st.Spec.Evaluations == "" {
+		st.Spec.Evaluations = learner.Live // stored before the field existed: live
 	}
 	have, err := json.Marshal(st.Spec)
 	if err != nil {

@@ -1,9 +1,11 @@
 package service
 
+import "github.com/cbandit/cbandit/learner"
+
 // Limits and defaults of a study definition (documented in doc.go and the
 // OpenAPI document).
 const (
-	DefaultCandidates = 256
+	DefaultCandidates = learner.DefaultCandidates
 	MaxCandidates     = 2048
 	MaxPoints         = 2048
 	MaxDim            = 32
@@ -22,13 +24,13 @@ const (
 	// (relative to the space for lengthscales): below it kernel matrices
 	// are numerically singular or identity.
 	MinScale        = 1e-9
-	DefaultNoiseVar = 0.01
-	DefaultB        = 1.0
-	DefaultG        = 1.0
-	DefaultVariance = 1.0
+	DefaultNoiseVar = learner.DefaultNoiseVar
+	DefaultB        = learner.DefaultB
+	DefaultG        = learner.DefaultG
+	DefaultVariance = learner.DefaultVariance
 	// DefaultLengthscaleFraction × the mean side of the space's bounding box
 	// is the default kernel lengthscale.
-	DefaultLengthscaleFraction = 0.2
+	DefaultLengthscaleFraction = learner.DefaultLengthscaleFraction
 	maxNameLen                 = 200
 	// MaxModelEntries bounds (m+1)·N², the size of the prior covariances
 	// over N candidates of the m+1 posteriors a study keeps (32 MiB each at
@@ -37,7 +39,7 @@ const (
 	MaxModelEntries = 1 << 22
 	// DefaultS bounds the norms of the unknown linear parameters (Pacchiano et al. Ass.
 	// 2); Pacchiano et al.'s linear experiments use S = 1 (problem/stagewise.go).
-	DefaultS = 1.0
+	DefaultS = learner.DefaultS
 	// MaxClass bounds the size of a function class (prior.reward_class,
 	// prior.cost_class).
 	MaxClass = 256

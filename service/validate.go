@@ -5,6 +5,7 @@ package service
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/learner"
 	"github.com/cbandit/cbandit/service/api"
 )
 
@@ -88,6 +91,13 @@ func normalize(s *api.StudySpec) *apiError {
 	case api.Maximize, api.Minimize:
 	default:
 		return invalid("objective.goal", "= %q: accepted are %q, %q", s.Objective.Goal, api.Maximize, api.Minimize)
+	}
+	switch s.Evaluations {
+	case "":
+		s.Evaluations = learner.Live // stored explicitly; a study stored without it is live
+	case learner.Live, learner.Offline:
+	default:
+		return invalid("evaluations", "= %q: accepted are %q, %q", s.Evaluations, learner.Live, learner.Offline)
 	}
 	if len(s.Constraints) > MaxConstraints {
 		return invalid("constraints", "has %d entries, at most %d allowed", len(s.Constraints), MaxConstraints)
@@ -289,24 +299,14 @@ func ptr(v float64) *float64 { return &v }
 
 func normalizePrior(s *api.StudySpec) *apiError {
 	p := &s.Prior
-	switch p.Kernel {
-	case "":
-		p.Kernel = "se"
-	case "se", "matern12", "matern32", "matern52":
-	default:
-		return invalid("prior.kernel", "= %q: accepted are \"se\", \"matern12\", \"matern32\", \"matern52\"", p.Kernel)
+	if p.Kernel == "" {
+		p.Kernel = learner.DefaultKernel
+	}
+	if !slices.Contains(gp.KernelNames, p.Kernel) {
+		return invalid("prior.kernel", "= %q: accepted are %s", p.Kernel, quoteAll(gp.KernelNames))
 	}
 	if p.Lengthscale == nil {
-		lo, hi := bounds(&s.Space)
-		side := 0.0
-		for i := range lo {
-			side += hi[i] - lo[i]
-		}
-		side /= float64(len(lo))
-		if !(side > 0) || !finite(side) {
-			side = 1
-		}
-		p.Lengthscale = ptr(DefaultLengthscaleFraction * side)
+		p.Lengthscale = ptr(learner.DefaultLengthscale(bounds(&s.Space)))
 	}
 	if p.Variance == nil {
 		p.Variance = ptr(DefaultVariance)
@@ -393,34 +393,16 @@ func normalizePrior(s *api.StudySpec) *apiError {
 }
 
 // defaultL is the largest norm of an action: over the points, over the
-// box's corners, or, for a contextual study, max(1, ‖x₀‖).
-func defaultL(s *api.StudySpec) float64 {
-	norm := func(x []float64) float64 {
-		v := 0.0
-		for _, c := range x {
-			v += c * c
-		}
-		return math.Sqrt(v)
+// box's corners, or, for a contextual study, max(1, ‖x₀‖) (learner.DefaultL).
+func defaultL(s *api.StudySpec) float64 { return learner.DefaultL(definition(s).Space, s.Prior.Safe) }
+
+// quoteAll lists names quoted, comma-separated.
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
 	}
-	L := 0.0
-	switch s.Space.Type {
-	case api.SpacePoints:
-		for _, x := range s.Space.Points {
-			L = math.Max(L, norm(x))
-		}
-	case api.SpaceBox:
-		c := make([]float64, len(s.Space.Lo))
-		for i := range c {
-			c[i] = math.Max(math.Abs(s.Space.Lo[i]), math.Abs(s.Space.Hi[i]))
-		}
-		L = norm(c)
-	default:
-		L = math.Max(1, norm(s.Prior.Safe))
-	}
-	if !(L > 0) {
-		L = 1
-	}
-	return L
+	return strings.Join(q, ", ")
 }
 
 // contextualList names the algorithms that serve contextual studies (the

@@ -22,16 +22,11 @@ const (
 	Offline = "offline"
 )
 
-// setEvaluations puts the evaluation mode into a study's definition and
-// reports whether the definition carries it. api.StudySpec has no field
-// for it yet, so nothing is set and the mode is only recorded in
-// summary.json (Summary.Evaluations, EvaluationsSent false). Once the
-// field exists, this is the one place to connect it:
-//
-//	spec.Evaluations = mode
-//	return true
+// setEvaluations puts the evaluation mode into a study's definition
+// (api.StudySpec.Evaluations) and reports that the definition carries it.
 func setEvaluations(spec *api.StudySpec, mode string) bool {
-	return false
+	spec.Evaluations = mode
+	return true
 }
 
 // summaryJSON returns GET /studies/{id}/summary as the service wrote it,

@@ -89,7 +89,7 @@ type Options struct {
 	Noise float64
 	// Evaluations is what a study says counts, Live ("" too) or Offline
 	// (DESIGN.md, "Live and offline evaluations"): passed in the study's
-	// definition where the API has the field (setEvaluations), recorded in
+	// definition (setEvaluations), recorded in
 	// summary.json, and the offline scores printed.
 	Evaluations string
 }
@@ -191,7 +191,7 @@ type Summary struct {
 	Noise float64 `json:"noise"`
 	// Evaluations is the evaluation mode (Options; "live" by default), and
 	// EvaluationsSent whether the study definitions carried it
-	// (setEvaluations): false while the API has no such field.
+	// (setEvaluations, api.StudySpec.Evaluations).
 	Evaluations     string `json:"evaluations"`
 	EvaluationsSent bool   `json:"evaluations_sent"`
 	// Cells are in (problem, algorithm) order of the options.

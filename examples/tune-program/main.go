@@ -153,7 +153,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if failed == 0 {
 		fmt.Fprintln(out, "no configuration failed: a lower --memory-mib shows failures told as such")
 	}
-	fmt.Fprintf(out, "best feasible evaluation: #%d %s: %.1f MB/s, p95 %.0f ms\n\n", sum.Best.DecisionID, key(sum.Best.Params), sum.Best.Reward, sum.Best.Costs[0])
+	fmt.Fprintf(out, "best feasible evaluation: #%d %s: %.1f MB/s, p95 %.0f ms\n", sum.Best.DecisionID, key(sum.Best.Params), sum.Best.Reward, sum.Best.Costs[0])
+	if r := sum.Recommendation; r != nil && len(r.Constraints) > 0 {
+		fmt.Fprintf(out, "recommended (the model's belief): #%d %s: %.1f ± %.1f MB/s, p95 %.0f ± %.0f ms, P(within the limit) %.2f\n",
+			r.DecisionID, key(r.Params), r.Objective.Mean, r.Objective.Std, r.Constraints[0].Mean, r.Constraints[0].Std, r.Feasible)
+	}
+	fmt.Fprintln(out)
 	best, err := finalist(ctx, c, st.ID, o.p95, o.finalists, runner, out)
 	if err != nil {
 		return err

@@ -177,6 +177,15 @@ type StudySpec struct {
 	// AlgorithmChoice is set by the service when the definition named no
 	// algorithm: why it chose Algorithm (refused on creation).
 	AlgorithmChoice string `json:"algorithm_choice,omitempty"`
+	// Evaluations says what counts: "live" (every evaluation is served to
+	// real traffic, so regret and limits count at every round; the
+	// default, and what a stored study without it is) or "offline" (a
+	// harness, a simulation, a benchmark: only the configuration deployed
+	// at the end counts; evaluations may break limits while searching,
+	// failures still cost; a constraint is then a limit on the
+	// recommendation). Without an algorithm it picks the default declared
+	// for it.
+	Evaluations string `json:"evaluations,omitempty"`
 	// Params are the algorithm's parameters; values may be JSON strings or
 	// numbers.
 	Params map[string]any `json:"params,omitempty"`
@@ -449,6 +458,39 @@ type Summary struct {
 	// Best is nil until some decision has reward and costs observed with
 	// every g_j ≤ 0.
 	Best *Best `json:"best,omitempty"`
+	// Recommendation is what the study's model recommends deploying; absent
+	// while it names none (an algorithm without a model of the evaluated
+	// configurations, or none believed feasible with probability 0.95).
+	Recommendation *Recommendation `json:"recommendation,omitempty"`
+}
+
+// Recommendation is the configuration the study's model believes best
+// among the evaluated ones (the current run's: an open-ended study's
+// algorithm restarts at each epoch) with P(every limit holds) ≥ 0.95, with
+// the posterior of each metric (DESIGN.md, "what is recommended"). Unlike
+// Best, a lucky draw of the noise does not make it.
+type Recommendation struct {
+	// DecisionID is a decision that evaluated the configuration.
+	DecisionID int64 `json:"decision_id"`
+	// X is the configuration in the learner's coordinates (as Best.X);
+	// Params its parameters' values (studies defined by parameters).
+	X      []float64      `json:"x"`
+	Params map[string]any `json:"params,omitempty"`
+	// Objective is the posterior mean and standard deviation of the
+	// objective, in its own direction and units.
+	Objective bandit.Moments `json:"objective"`
+	// Constraints are the posteriors of the constraint metrics (as
+	// measured, before the threshold is subtracted), in the study's order.
+	Constraints []ConstraintMoments `json:"constraints"`
+	// Feasible is the posterior probability that every limit holds there.
+	Feasible float64 `json:"feasible"`
+}
+
+// ConstraintMoments is the posterior of one constraint metric.
+type ConstraintMoments struct {
+	Name string  `json:"name"`
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
 }
 
 // Error is the body of every 4xx and 5xx answer.

@@ -269,8 +269,8 @@ class Client:
     def create_study(self, name: str, *, space: Optional[Mapping[str, Any]] = None,
                      parameters: Optional[Sequence[Mapping[str, Any]]] = None,
                      objective: Any = None, constraints: Optional[Sequence[Mapping[str, Any]]] = None,
-                     algorithm: Optional[str] = None, seed: int = 0, load_if_exists: bool = False,
-                     **more: Any) -> "Study":
+                     algorithm: Optional[str] = None, seed: int = 0, evaluations: Optional[str] = None,
+                     load_if_exists: bool = False, **more: Any) -> "Study":
         """Creates a study and returns it (or, with ``load_if_exists``, the study of that name).
 
         Args:
@@ -286,6 +286,11 @@ class Client:
             algorithm: an algorithm of ``cbandit list``; none: the server chooses
                 one from the constraints' kinds and says why (``algorithm_choice``).
             seed: the study's seed.
+            evaluations: what counts: ``"live"`` (every evaluation is served to
+                real traffic, so limits count at every round) or ``"offline"``
+                (a harness or a benchmark: only the final configuration counts;
+                evaluations may break limits while searching, failures still
+                cost). None: the server's default, live.
             load_if_exists: when a study of that name exists with the same
                 definition, return it (resume: its decisions are kept), as
                 Optuna's ``create_study(load_if_exists=True)``; when its
@@ -313,6 +318,8 @@ class Client:
                                 "constraints": list(constraints or []), "seed": seed}
         if algorithm:
             spec["algorithm"] = algorithm
+        if evaluations is not None:
+            spec["evaluations"] = evaluations
         if space is not None:
             spec["space"] = dict(space)
         if parameters is not None:
@@ -536,8 +543,21 @@ class Study:
         return self.client.request("DELETE", self._path(f"/decisions/{did}"))
 
     def summary(self) -> Dict[str, Any]:
-        """The study's summary: rounds, pending, violations, the best feasible decision."""
+        """The study's summary: rounds, pending, violations, the best feasible decision,
+        the recommendation."""
         return self.client.request("GET", self._path("/summary"))
+
+    def recommendation(self) -> Optional[Dict[str, Any]]:
+        """What the study's model recommends deploying, or None while it names nothing.
+
+        The evaluated configuration it believes best with P(every limit holds)
+        ≥ 0.95: ``decision_id``, ``x``, ``params`` (a study of parameters),
+        ``objective`` ``{"mean", "std"}`` in the objective's direction and units,
+        ``constraints`` ``[{"name", "mean", "std"}]``, ``feasible`` (the
+        probability). Unlike the summary's ``best``, a lucky observation does not
+        make it.
+        """
+        return self.summary().get("recommendation")
 
     def importance(self) -> Dict[str, Any]:
         """Which parameters matter: ``GET /studies/{id}/importance``.

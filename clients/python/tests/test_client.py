@@ -108,6 +108,24 @@ class ClientTest(unittest.TestCase):
             study.enqueue(x=[2, 0])
         self.assertEqual((e.exception.status, e.exception.field), (400, "x[0]"))
 
+    def test_evaluations_and_recommendation(self) -> None:
+        box = {"type": "box", "lo": [0, 0], "hi": [1, 1]}
+        live = self.client.create_study(name="py-live", space=box, objective="yield", seed=1, horizon=5)
+        self.assertEqual(live.spec["evaluations"], "live")  # omitted: the server's default
+        off = self.client.create_study(name="py-offline", space=box, objective="yield", seed=1, horizon=5,
+                                       constraints=[{"name": "power", "threshold": 0.5}], evaluations="offline")
+        self.assertEqual(off.spec["evaluations"], "offline")
+        self.assertIn("offline", off.spec["algorithm_choice"])
+        t = off.ask()
+        off.tell(t, reward=1.0, costs=[0.2])
+        rec = off.recommendation()  # None until the algorithm names one
+        if rec is not None:
+            self.assertEqual(set(rec) >= {"decision_id", "x", "objective", "constraints", "feasible"}, True)
+            self.assertGreaterEqual(rec["feasible"], 0.95)
+        with self.assertRaises(cbandit.APIError) as e:
+            self.client.create_study(name="py-sometimes", space=box, objective="yield", evaluations="sometimes")
+        self.assertEqual((e.exception.status, e.exception.field), (400, "evaluations"))
+
     def test_space_study_partial_and_abandoned(self) -> None:
         study = self.client.create_study(name="py-box", space={"type": "box", "lo": [0, 0], "hi": [1, 1]},
                                          objective="yield", constraints=[{"name": "power", "threshold": 0.5}],

@@ -751,7 +751,7 @@ async function studyPage(id, view, gen) {
   if (gen !== generation) return;
   const spec = study.spec;
   const m = model(study, decs);
-  const desc = [spec.algorithm, "seed " + spec.seed, spec.horizon ? "horizon " + spec.horizon : "open-ended",
+  const desc = [spec.algorithm, (spec.evaluations || "live") + " evaluations", "seed " + spec.seed, spec.horizon ? "horizon " + spec.horizon : "open-ended",
     spec.parameters ? spec.parameters.map((p) => p.type === "categorical" ? `${p.name} ∈ {${p.choices.join(", ")}}` : `${p.name} ∈ [${fmt(p.low)}, ${fmt(p.high)}] ${p.type}${p.log ? " log" : ""}`).join("; ") :
       spec.space.type + " space"].join(" · ");
   const base = "#/study/" + encodeURIComponent(id);
