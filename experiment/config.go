@@ -300,13 +300,20 @@ func (c *Config) algoParams(a AlgoConfig) (bandit.Params, error) {
 }
 
 // PaperDefaults are the papers' settings of the parameters that have
-// practical defaults (docs/defaults.md, docs/parallel.md): the problem's units and constants,
-// its fixed kernel, the papers' β_t schedules, a grid of candidates, and
-// decisions made without regard to pending ones, the one-step box
-// refinement, the whole box (no trust region). Every experiment file pins
-// them as algorithm_defaults (a test checks it); cbandit run --defaults paper
+// practical defaults, as their declarations give them (ParamDoc.Paper,
+// agent.PaperDefaults): the problem's units and constants, its fixed
+// kernel, the papers' β_t schedules, a grid of candidates, decisions made
+// without regard to pending ones, the one-step box refinement, the whole
+// box (no trust region). Every paper's experiment file takes them
+// (defaults: paper; a test checks it), and cbandit run --defaults paper
 // gives them to any run.
-var PaperDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore", "refine": "step", "region": "global"}
+var PaperDefaults = func() map[string]string {
+	m, err := agent.PaperDefaults(agent.All())
+	if err != nil {
+		panic(err) // a declaration's error, which every test run meets
+	}
+	return m
+}()
 
 // PaperValues returns the paper's reference numbers and their source.
 func (c *Config) PaperValues() (map[string]map[string]float64, string) {
