@@ -389,7 +389,7 @@ func init() {
 // randParams select the distribution of Z_t for RandGP-UCB.
 var (
 	zDoc       = bandit.ChoiceParam{Name: "z", Default: "gaussian", Choices: []string{"gaussian", "uniform", "fixed"}, Doc: "Z_t: gaussian N(0, β_t²) (Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)", Source: "Zhou & Ji (CBO) Cor. 3, App. D.4"}
-	zPointsDoc = bandit.IntParam{Name: "z-points", Default: 10, When: "z=uniform", Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"}
+	zPointsDoc = bandit.IntParam{Name: "z-points", Default: 10, When: bandit.Is("z", "uniform"), Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"}
 	randParams = []bandit.Param{zDoc, zPointsDoc}
 )
 

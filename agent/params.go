@@ -23,8 +23,9 @@ var inducingDoc = bandit.IntParam{Name: "inducing", Default: 0, Range: bandit.At
 // standardiseDoc, hyperDoc and practicalDocs document the practical defaults
 // (docs/defaults.md, "Generations 2–4") on the GP agents that take them (ckb family, rpol-ucb,
 // rpol-sw-ucb, config): on, auto and practical for whoever names no
-// setting; the paper reproductions pin off, fixed and theory in their
-// experiment files (algorithm_defaults). docs/defaults.md has the evidence.
+// setting; the paper reproductions pin off, fixed and theory (each
+// declaration's Paper, given by defaults: paper in their experiment
+// files). docs/defaults.md has the evidence.
 var (
 	standardiseDoc = bandit.ChoiceParam{Name: "standardise", Default: "on", Choices: []string{"on", "off"},
 		Doc: "on: metrics standardised, decisions free of units; off: papers' units", Source: "measured: docs/defaults.md",
@@ -122,9 +123,9 @@ var (
 		Doc: "practical: μ ± βσ with beta-f, beta-g; theory: the paper's β_t", Source: "measured: docs/defaults.md",
 		Earlier: []bandit.Change{{Until: 1, Value: "theory", Why: "practical confidence widths"}},
 		Paper:   "theory"}
-	betaFDoc = bandit.FloatParam{Name: "beta-f", Default: PracticalBetaF, Range: bandit.AtLeast(0), When: "widths=practical",
+	betaFDoc = bandit.FloatParam{Name: "beta-f", Default: PracticalBetaF, Range: bandit.AtLeast(0), When: bandit.Is("widths", "practical"),
 		Doc: "β of the objective", Source: "measured: docs/defaults.md"}
-	betaGDoc = bandit.FloatParam{Name: "beta-g", Default: PracticalBetaG, Range: bandit.AtLeast(0), When: "widths=practical",
+	betaGDoc = bandit.FloatParam{Name: "beta-g", Default: PracticalBetaG, Range: bandit.AtLeast(0), When: bandit.Is("widths", "practical"),
 		Doc: fmt.Sprintf("β of the constraints (%v with region=trust in 3+ dims)", TrustBetaG), Source: "measured: docs/defaults.md"}
 )
 
@@ -235,12 +236,12 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 	if cg, err = betaGDoc.ReadOr(name, ps, defG); err != nil {
 		return false, 0, 0, err
 	}
-	if mode == "theory" {
-		for _, k := range []string{"beta-f", "beta-g"} {
-			if _, set := ps[k]; set {
-				return false, 0, 0, bandit.ParamErrorf(name, k, "= %s applies with widths=practical only (widths = theory)", ps[k])
-			}
+	for _, d := range []bandit.Param{betaFDoc, betaGDoc} {
+		if err := bandit.Applies(name, []bandit.Param{widthsDoc}, ps, d); err != nil {
+			return false, 0, 0, err
 		}
+	}
+	if mode == "theory" {
 		return false, 0, 0, nil
 	}
 	return true, cf, cg, nil

@@ -141,3 +141,25 @@ func validFor(read func(Params) error, name string, words []string) func(string)
 		return read(Params{name: v})
 	}
 }
+
+// Applies refuses d given in ps where its When does not hold, the setting
+// read from ps or, when ps lacks it, from its declaration in decls: a
+// ParamError naming the setting ("= 3 applies with widths=practical only
+// (widths = theory)"). A reader calls it for a parameter whose value would
+// otherwise be ignored.
+func Applies(owner string, decls []Param, ps Params, d Param) error {
+	p := d.Describe()
+	v, given := ps[p.Name]
+	if !given || p.When.Holds(decls, ps) {
+		return nil
+	}
+	now := ps[p.When.Param]
+	if now == "" {
+		for _, q := range decls {
+			if q := q.Describe(); q.Name == p.When.Param {
+				now = q.Default
+			}
+		}
+	}
+	return ParamErrorf(owner, p.Name, "= %s applies with %s only (%s = %s)", v, p.When, p.When.Param, now)
+}

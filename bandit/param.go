@@ -35,8 +35,8 @@ type ParamDoc struct {
 	// choices ("gp, lipschitz"), words beside numbers ("or 1+2/T"); empty
 	// when any value of the type is.
 	Accepts string
-	// When names the setting the parameter applies with, if only one.
-	When string
+	// When is the setting the parameter applies with, if only one.
+	When Cond
 	// Doc is one line of what the parameter does and why; Source where its
 	// default comes from: a paper (author year, section), "our choice", or
 	// "measured: docs/FILE".
@@ -187,8 +187,8 @@ type FloatParam struct {
 	// Words are values accepted beside numbers (e.g. "1+2/T"), which the
 	// agent reads itself before ReadOr.
 	Words []string
-	// When names the setting the parameter applies with, if only one.
-	When        string
+	// When is the setting the parameter applies with, if only one.
+	When        Cond
 	Doc, Source string
 	// Earlier and Paper: the defaults of earlier generations and the
 	// papers' value (ParamDoc).
@@ -241,7 +241,7 @@ type IntParam struct {
 	Computed    string
 	Range       Range
 	Words       []string
-	When        string
+	When        Cond
 	Doc, Source string
 	// Earlier and Paper: the defaults of earlier generations and the
 	// papers' value (ParamDoc).
@@ -291,7 +291,7 @@ type ChoiceParam struct {
 	Name    string
 	Default string
 	Choices []string
-	When    string
+	When    Cond
 	// Doc says what each choice does; Source as FloatParam's.
 	Doc, Source string
 	// Earlier and Paper: the defaults of earlier generations and the
@@ -323,7 +323,7 @@ func (d ChoiceParam) check() error {
 type BoolParam struct {
 	Name        string
 	Default     bool
-	When        string
+	When        Cond
 	Doc, Source string
 	// Earlier and Paper: the defaults of earlier generations and the
 	// papers' value (ParamDoc).
@@ -360,7 +360,7 @@ type StringParam struct {
 	// Computed, when set, names a default computed elsewhere (the reader
 	// passes its value to ReadOr).
 	Computed    string
-	When        string
+	When        Cond
 	Doc, Source string
 	// Earlier and Paper: the defaults of earlier generations and the
 	// papers' value (ParamDoc).
@@ -443,8 +443,8 @@ func (d ParamDoc) Values() string {
 	case d.Accepts != "":
 		s += " or " + d.Accepts
 	}
-	if d.When != "" {
-		s += "; with " + d.When
+	if w := d.When.String(); w != "" {
+		s += "; with " + w
 	}
 	return s
 }

@@ -28,9 +28,9 @@ type Config struct {
 	Algorithms []AlgoConfig      `yaml:"algorithms"`
 	// AlgorithmDefaults are parameters given to every algorithm of the
 	// file that documents them, unless its entry sets them: the settings a
-	// paper shares among its algorithms. The reproductions pin the papers'
-	// fixed settings against the practical defaults with it (standardise:
-	// off, hyper: fixed, widths: theory; docs/defaults.md).
+	// paper shares among its algorithms. The papers' settings of the
+	// parameters with practical defaults come from their declarations
+	// instead (Defaults "paper", PaperDefaults).
 	AlgorithmDefaults map[string]string `yaml:"algorithm_defaults"`
 	Horizon           int               `yaml:"horizon"`
 	Trials            int               `yaml:"trials"`
@@ -47,7 +47,7 @@ type Config struct {
 	Past string `yaml:"past"`
 	// Defaults is "practical" (default: what whoever names no setting gets)
 	// or "paper": PaperDefaults for every algorithm that takes them, as the
-	// experiment files' algorithm_defaults give (cbandit run --defaults).
+	// papers' experiment files say (cbandit run --defaults).
 	Defaults string `yaml:"defaults"`
 	// Quick overrides horizon and trials under --quick.
 	Quick *struct {

@@ -64,7 +64,7 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 }
 
 // TestDefaultsGenerations: a study keeps the defaults of its generation
-// (laterDefaults). Generation 2 pins standardise=off for exactly the
+// (the declarations' bandit.Change). Generation 2 pins standardise=off for exactly the
 // algorithms standardised in generation 3 (not for rpol-ucb, standardised
 // in 2), generation 1 pins every earlier practical default, the current
 // generation pins nothing, and a value the study sets is kept.
