@@ -135,7 +135,7 @@ func TestSnapshotRestoreEveryAlgorithm(t *testing.T) {
 			}
 		}
 		if len(specs) == 0 {
-			t.Logf("%s: serves none of the toy shapes ", algo)
+			t.Logf("%s: serves none of the toy shapes", algo)
 			continue
 		}
 		for _, spec := range specs {
