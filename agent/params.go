@@ -452,13 +452,13 @@ func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float
 	if own(name, lambdaDoc).Computed == lambdaRPOL {
 		def = 1 + 2/float64(horizon)
 	}
-	if s, ok := ps["lambda"]; ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
+	if s, ok := ps.Given(lambdaDoc); ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
 		if horizon <= 0 {
 			return 0, bandit.ParamErrorf(name, "lambda", "= %s needs a horizon (T = %d)", s, horizon)
 		}
 		return 1 + 2/float64(horizon), nil
 	}
-	if _, set := ps["lambda"]; !set && !(def > 0) {
+	if _, set := ps.Given(lambdaDoc); !set && !(def > 0) {
 		return 0, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
 	}
 	return lambdaDoc.ReadOr(name, ps, def)

@@ -206,7 +206,7 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 				return nil, fmt.Errorf("%s: safe-set=gp needs posterior covariance columns, which the %T model does not give", name, g)
 			}
 		}
-	} else if _, set := p["beta"]; set && rule == ruleChoice {
+	} else if _, set := p.Given(safeBetaDoc); set && rule == ruleChoice {
 		return nil, bandit.ParamErrorf(name, "beta", "is used only with safe-set=gp (safe-set=lipschitz uses β_t of IGP-UCB, see alpha and beta-scale)")
 	}
 	if lipschitz {
