@@ -1,4 +1,4 @@
-// The generations of the algorithm defaults, read from the declarations: pinning the earlier ones (pinEarlierDefaults) and the list of them (describe); a study's first epoch.
+// The generations of the algorithm defaults, read from the declarations: pinning the earlier ones (pin) and the list of them (describe, WriteGenerations); a study's first epoch.
 
 package service
 
@@ -54,13 +54,9 @@ var otherChanges = map[int]string{
 // coordinates (agent.FitParams apply only then; agent.FitsHyper).
 func fitsHyper(ps bandit.Params) bool { return agent.FitsHyper.Holds(nil, ps) }
 
-// pinEarlierDefaults sets on ps, for a study of generation gen, the values
-// its algorithm's parameters had in gen where a later generation changed
-// them (agent.PinEarlier) and the study did not set them.
-func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
-	defaultGenerations.pin(gen, algorithm, ps)
-}
-
+// pin sets on ps, for a study of generation gen, the values its
+// algorithm's parameters had in gen where a later generation changed them
+// (agent.PinEarlier) and the study did not set them.
 func (g generations) pin(gen int, algorithm string, ps bandit.Params) {
 	agent.PinEarlier(g.specs, algorithm, gen, g.current, ps)
 }

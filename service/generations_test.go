@@ -41,7 +41,7 @@ var table9 = map[int][]struct {
 	8: {{params: map[string]string{"mixed-moves": "1", "pending": "bucb"}}},
 }
 
-// pinTable9 is generation 9's pinEarlierDefaults over table9.
+// pinTable9 is generation 9's pinning (pinEarlierDefaults) over table9.
 func pinTable9(gen int, spec agent.Spec, ps bandit.Params) {
 	for g := max(gen, 1); g < 9; g++ {
 		for _, pin := range table9[g] {
