@@ -163,6 +163,13 @@ func TestAGenerationIsOneDeclaration(t *testing.T) {
 	if strings.Contains(defaultGenerations.describe(), "made-up") {
 		t.Error("the registry's declarations changed")
 	}
+	var md bytes.Buffer
+	if err := next.markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if row := "| " + strconv.Itoa(now+1) + " | a made-up change of refine | `refine` | step | hyper≠fixed |"; !strings.Contains(md.String(), row) {
+		t.Errorf("docs/parameters-table.md's generations lack %q:\n%s", row, md.String())
+	}
 	// The papers' settings are those the declarations give.
 	a, _ := agent.PaperDefaults(agent.All())
 	b, _ := agent.PaperDefaults(next.specs)
