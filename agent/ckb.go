@@ -16,8 +16,9 @@ import (
 
 // drawDoc declares how ckb-ts draws.
 var drawDoc = bandit.ChoiceParam{Name: "draw", Default: "pathwise", Choices: []string{"pathwise", "dense"},
-	Doc:    "pathwise: Matheron's rule over every model that can, O(M² + M·t); dense: the full covariance unless bare arms, O(M³)",
-	Source: "Wilson et al. 2020; measured: docs/thompson.md"}
+	Doc:     "pathwise: Matheron's rule over every model that can, O(M² + M·t); dense: the full covariance unless bare arms, O(M³)",
+	Source:  "Wilson et al. 2020; measured: docs/thompson.md",
+	Earlier: []bandit.Change{{Until: 7, Value: "dense", Why: "Thompson draws pathwise (ckb-ts)"}}}
 
 // upToInf is (0, ∞]: the primal-dual rule takes ∞ (no bound, no step).
 var upToInf = bandit.Range{Min: 0, Max: math.Inf(1), MinEnd: bandit.Open, MaxEnd: bandit.Closed}
@@ -34,7 +35,8 @@ var (
 	ckbFirst = bandit.ChoiceParam{Name: "first", Default: "random", Choices: []string{"random", "safe"},
 		Doc: "round 1 on a finite domain: random or safe (the known safe action)", Source: "Chowdhury & Gopalan's code"}
 	ckbDual = bandit.FloatParam{Name: "dual", Computed: "1 (widths=theory: optimistic)", Range: bandit.AtLeast(0), Words: []string{"optimistic", "mean"},
-		Doc: "ḡ in the dual step: optimistic (μ − βσ), mean, or w: μ − wσ", Source: "Zhou & Ji (CBO) Alg. 1 line 7; 1 measured: docs/defaults.md"}
+		Doc: "ḡ in the dual step: optimistic (μ − βσ), mean, or w: μ − wσ", Source: "Zhou & Ji (CBO) Alg. 1 line 7; 1 measured: docs/defaults.md",
+		Earlier: []bandit.Change{{Until: 4, Value: "optimistic", Why: "CKB's dual step on the posterior mean less one σ"}}}
 )
 
 // ckbParams are shared by every CKB variant: the practical core, every
@@ -387,7 +389,7 @@ func init() {
 // randParams select the distribution of Z_t for RandGP-UCB.
 var (
 	zDoc       = bandit.ChoiceParam{Name: "z", Default: "gaussian", Choices: []string{"gaussian", "uniform", "fixed"}, Doc: "Z_t: gaussian N(0, β_t²) (Cor. 3), uniform on [0, 2β_t] (App. D.4), fixed β_t (GP-UCB)", Source: "Zhou & Ji (CBO) Cor. 3, App. D.4"}
-	zPointsDoc = bandit.IntParam{Name: "z-points", Default: 10, When: "z=uniform", Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"}
+	zPointsDoc = bandit.IntParam{Name: "z-points", Default: 10, When: bandit.Is("z", "uniform"), Doc: "number N of grid points of z=uniform (at least 2)", Source: "Zhou & Ji (CBO) App. D.4 leaves N open: our choice"}
 	randParams = []bandit.Param{zDoc, zPointsDoc}
 )
 

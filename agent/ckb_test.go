@@ -24,7 +24,7 @@ func testInfo(t *testing.T) bandit.Info {
 }
 
 // paperParams are the papers' fixed settings, which the reproductions pin
-// against the practical defaults (issue 14).
+// against the practical defaults.
 func paperParams() bandit.Params {
 	return bandit.Params{"standardise": "off", "hyper": "fixed", "widths": "theory"}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 )
 
-// BenchmarkRunGardner is issue 25's cost (Deliver 4): one op is a whole
+// BenchmarkRunGardner is the cost of docs/defaults.md, "Cost": one op is a whole
 // run of T rounds (Decide + Observe, fits included) of an agent on
 // gardner; us/round is the amortised cost of a round. practical is what
 // whoever names no setting gets; fixed is the same agent with the

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -32,10 +31,10 @@ func TestDeclaredDefaultsAreRead(t *testing.T) {
 				continue
 			}
 			one := bandit.Params{d.Name: d.Default}
-			always := d.When == ""
-			if d.When != "" {
-				k, v, ok := strings.Cut(d.When, "=")
-				if !ok || defaults[k].Name == "" {
+			always := d.When == (bandit.Cond{})
+			if !always {
+				k, v := d.When.Param, d.When.Value
+				if d.When.Not || defaults[k].Name == "" {
 					continue // a condition that is not one setting
 				}
 				one[k] = v

@@ -30,7 +30,7 @@ func gardnerReplay(t *testing.T, params bandit.Params, tr, T int) (v100, v, regr
 // prob --algos algo --seed s` (the runner's seeds for the problem, the
 // agent and the noise) for T rounds, feedback at once, and returns the true
 // reward of each round's action and the cumulative hard violation after
-// each round (also issue 25's cost benchmark, BenchmarkRunGardner).
+// each round (also the cost benchmark of docs/defaults.md, "Cost", BenchmarkRunGardner).
 func replayTrial(t testing.TB, prob, algo string, params bandit.Params, s uint64, tr, T int) (fs, vs []float64) {
 	t.Helper()
 	return replayHook(t, prob, algo, params, s, tr, T, nil)
@@ -81,7 +81,7 @@ func replayHook(t testing.TB, prob, algo string, params bandit.Params, s uint64,
 	return fs, vs
 }
 
-// The formerly stuck ckb-ucb trial (issue 25; docs/defaults.md, "No stuck
+// The formerly stuck ckb-ucb trial (docs/defaults.md, "No stuck
 // runs"): trial 15 of `cbandit run --problem gardner --algos ckb-ucb
 // --trials 100 --horizon 1000 --seed 1` under generation 4's defaults
 // settles in the far feasible disk (regret ≈ 4,300, above 1 per round);
@@ -109,7 +109,7 @@ func TestCKBFormerlyStuckTrial(t *testing.T) {
 
 // docs/defaults.md ("Third look"): in trial 1 of the gardner run with
 // seed 1, rpol-ucb with constraint-fit = threshold (the default before
-// issue 25) stays on
+// generation 5) stays on
 // the edge x₂ = 6 of the box, where g ≈ 0.7 > 0, for about a hundred
 // rounds — its constraint GP, fitted to values about the threshold, has
 // lengthscales of ≈ 0.6 of the side and predicts g ≈ 0.9 at both feasible
@@ -154,7 +154,7 @@ func TestConstraintFitNeedsAFit(t *testing.T) {
 	}
 }
 
-// refine = ascent (issue 25; docs/defaults.md, "Refinement"): trial 0 of
+// refine = ascent (docs/defaults.md, "Refinement"): trial 0 of
 // `cbandit run --problem suite-hartmann6 --algos config --seed 1` with one
 // refinement step stalls 0.24 from the optimum inside its basin (reward
 // 2.72 from round 40 on, the optimum 3.32: a constrained local search from

@@ -18,8 +18,8 @@ var (
 		Doc: "RKHS-norm bound B of the objective (Ass. 3/5 for F_l); App. E does not give it", Source: "Shi & Eryilmaz 2022 Alg. 1"}
 	igpKernelDoc = bandit.ChoiceParam{Name: "kernel", Default: "problem", Choices: append([]string{"problem"}, gp.KernelNames...),
 		Doc: "prior kernel: the problem's, or one of these with lengthscale and variance", Source: "Shi & Eryilmaz 2022 eq. 1–2; App. E: Matérn 5/2"}
-	igpLengthscale = bandit.FloatParam{Name: "lengthscale", Default: 1, Range: bandit.Above(0), When: "kernel ≠ problem", Doc: "u of eq. (1)–(2)", Source: "App. E does not give it: our choice"}
-	igpVariance    = bandit.FloatParam{Name: "variance", Default: 1, Range: bandit.Above(0), When: "kernel ≠ problem", Doc: "prior variance of the kernel", Source: "our choice"}
+	igpLengthscale = bandit.FloatParam{Name: "lengthscale", Default: 1, Range: bandit.Above(0), When: bandit.IsNot("kernel", "problem"), Doc: "u of eq. (1)–(2)", Source: "App. E does not give it: our choice"}
+	igpVariance    = bandit.FloatParam{Name: "variance", Default: 1, Range: bandit.Above(0), When: bandit.IsNot("kernel", "problem"), Doc: "prior variance of the kernel", Source: "our choice"}
 	igpParams      = []bandit.Param{
 		igpDelta, igpScale, igpB,
 		lambdaAs("λ of eq. (3)–(4): noise taken as N(0, λ); 1+2/T: Guo et al. §2's value", "Shi & Eryilmaz 2022 §2"),

@@ -9,7 +9,7 @@ import (
 	"github.com/cbandit/cbandit/problem"
 )
 
-// λ has one meaning in every GP agent (issue 13): given the same λ and the
+// λ has one meaning in every GP agent: given the same λ and the
 // same data, ckb-ucb, config, rpol-ucb and igp-ucb hold the same posterior of
 // f; "1+2/T" is 000 §2's value for each of them.
 func TestSameLambdaSamePosterior(t *testing.T) {

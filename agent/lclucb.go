@@ -110,7 +110,7 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 		c.alphaR = 1 // replaced after the warm start
 		c.warm = newWarmStart(in.M, c.tau, cfg.Horizon, c.delta)
 	}
-	if _, ok := p["alpha-r"]; ok {
+	if _, ok := p.Given(stageAlphaR); ok {
 		c.alphaRSet = true
 	}
 	c.alphaC = stageAlphaC.Default

@@ -17,8 +17,9 @@ const mixedRounds = 32
 
 // mixedMovesDoc declares mixed-moves.
 var mixedMovesDoc = bandit.IntParam{Name: "mixed-moves", Default: 2, Range: bandit.InClosed(1, 2),
-	Doc:    "typed spaces: the local search changes up to this many discrete coordinates in a step (2: pairs, when no single change improves)",
-	Source: "a Hamming ball of radius 2, after Wan et al. 2021 (Casmopolitan) §3; measured: docs/typed.md"}
+	Doc:     "typed spaces: the local search changes up to this many discrete coordinates in a step (2: pairs, when no single change improves)",
+	Source:  "a Hamming ball of radius 2, after Wan et al. 2021 (Casmopolitan) §3; measured: docs/typed.md",
+	Earlier: []bandit.Change{{Until: 8, Value: "1", Why: "the typed-space search also changes two discrete coordinates at once"}}}
 
 // mixedSearch maximises acq over a box with discrete coordinates (a typed
 // space) from the valid point start, as local search over a mixed space

@@ -94,7 +94,7 @@ func newOPLBAgent(name string, cfg Config, exact bool) (bandit.Agent, error) {
 			return nil, err
 		}
 		a.solver.MaxNodes = n
-	} else if _, ok := cfg.Params["nodes"]; ok {
+	} else if _, ok := cfg.Params.Given(oplbNodes); ok {
 		return nil, bandit.ParamErrorf(name, "nodes", ": only oplb searches (34); oplb-lp solves an LP")
 	}
 	fin, isFinite := cfg.Info.Domain.(*domain.Finite)

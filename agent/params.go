@@ -23,13 +23,19 @@ var inducingDoc = bandit.IntParam{Name: "inducing", Default: 0, Range: bandit.At
 // standardiseDoc, hyperDoc and practicalDocs document the practical defaults
 // (docs/defaults.md, "Generations 2–4") on the GP agents that take them (ckb family, rpol-ucb,
 // rpol-sw-ucb, config): on, auto and practical for whoever names no
-// setting; the paper reproductions pin off, fixed and theory in their
-// experiment files (algorithm_defaults). docs/defaults.md has the evidence.
+// setting; the paper reproductions pin off, fixed and theory (each
+// declaration's Paper, given by defaults: paper in their experiment
+// files). docs/defaults.md has the evidence.
 var (
 	standardiseDoc = bandit.ChoiceParam{Name: "standardise", Default: "on", Choices: []string{"on", "off"},
-		Doc: "on: metrics standardised, decisions free of units; off: papers' units", Source: "measured: docs/defaults.md"}
+		Doc: "on: metrics standardised, decisions free of units; off: papers' units", Source: "measured: docs/defaults.md",
+		Earlier: []bandit.Change{{Until: 1, Value: "off", Why: "metrics standardised"},
+			{Until: 2, Value: "off", If: bandit.Without("widths"), Why: "metrics standardised also by the GP agents without practical widths"}},
+		Paper: "off"}
 	hyperDoc = bandit.ChoiceParam{Name: "hyper", Default: "auto", Choices: []string{"auto", "fit", "fixed"},
-		Doc: "fit: ARD Matérn-5/2 by MAP at 2(d+2), 4(d+2), …; fixed: the problem's; auto: fit if coordinates", Source: "measured: docs/defaults.md"}
+		Doc: "fit: ARD Matérn-5/2 by MAP at 2(d+2), 4(d+2), …; fixed: the problem's; auto: fit if coordinates", Source: "measured: docs/defaults.md",
+		Earlier: []bandit.Change{{Until: 1, Value: "fixed", Why: "hyperparameters fitted"}},
+		Paper:   "fixed"}
 )
 
 // initDoc declares the initial design of the practical defaults.
@@ -114,10 +120,12 @@ var practicalDocs = []bandit.Param{
 // The confidence widths of the practical defaults (widthParams).
 var (
 	widthsDoc = bandit.ChoiceParam{Name: "widths", Default: "practical", Choices: []string{"practical", "theory"},
-		Doc: "practical: μ ± βσ with beta-f, beta-g; theory: the paper's β_t", Source: "measured: docs/defaults.md"}
-	betaFDoc = bandit.FloatParam{Name: "beta-f", Default: PracticalBetaF, Range: bandit.AtLeast(0), When: "widths=practical",
+		Doc: "practical: μ ± βσ with beta-f, beta-g; theory: the paper's β_t", Source: "measured: docs/defaults.md",
+		Earlier: []bandit.Change{{Until: 1, Value: "theory", Why: "practical confidence widths"}},
+		Paper:   "theory"}
+	betaFDoc = bandit.FloatParam{Name: "beta-f", Default: PracticalBetaF, Range: bandit.AtLeast(0), When: bandit.Is("widths", "practical"),
 		Doc: "β of the objective", Source: "measured: docs/defaults.md"}
-	betaGDoc = bandit.FloatParam{Name: "beta-g", Default: PracticalBetaG, Range: bandit.AtLeast(0), When: "widths=practical",
+	betaGDoc = bandit.FloatParam{Name: "beta-g", Default: PracticalBetaG, Range: bandit.AtLeast(0), When: bandit.Is("widths", "practical"),
 		Doc: fmt.Sprintf("β of the constraints (%v with region=trust in 3+ dims)", TrustBetaG), Source: "measured: docs/defaults.md"}
 )
 
@@ -128,11 +136,15 @@ var lengthscalePriorDoc = bandit.ChoiceParam{Name: "lengthscale-prior", Default:
 
 // candidatesDoc declares the candidate set of a box.
 var candidatesDoc = bandit.ChoiceParam{Name: "candidates", Default: "halton", Choices: []string{"halton", "grid"},
-	Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2) or grid (the papers')", Source: "measured: docs/defaults.md"}
+	Doc: "box candidates before refinement: halton (1024 points in 3+ dims, grid in 1–2) or grid (the papers')", Source: "measured: docs/defaults.md",
+	Earlier: []bandit.Change{{Until: 1, Value: "grid", Why: "Halton candidates in 3+ dims"}},
+	Paper:   "grid"}
 
 // refineDoc declares refine.
 var refineDoc = bandit.ChoiceParam{Name: "refine", Default: "ascent", Choices: []string{"ascent", "step"},
-	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps) or step (one step ≤ 1/31 of a side)", Source: "measured: docs/defaults.md, \"Refinement\""}
+	Doc: "box refinement: ascent (3+ dims: ≤ 20 gradient steps) or step (one step ≤ 1/31 of a side)", Source: "measured: docs/defaults.md, \"Refinement\"",
+	Earlier: []bandit.Change{{Until: 4, Value: "step", Why: "a multi-step box refinement in 3+ dims"}},
+	Paper:   "step"}
 
 // withDoc is d in an agent's own words.
 func withDoc(d bandit.ChoiceParam, doc string) bandit.ChoiceParam {
@@ -185,16 +197,23 @@ func refineParam(name string, ps bandit.Params, dom domain.Domain) (maximise.Gra
 
 // constraintFitDoc declares constraint-fit.
 var constraintFitDoc = bandit.ChoiceParam{Name: "constraint-fit", Default: "centred", Choices: []string{"centred", "threshold"},
-	Doc: "centred: fit g about its mean (no stuck runs); threshold: about its threshold", Source: "measured: docs/defaults.md, \"Third look\""}
+	Doc: "centred: fit g about its mean (no stuck runs); threshold: about its threshold", Source: "measured: docs/defaults.md, \"Third look\"",
+	Earlier: []bandit.Change{{Until: 4, Value: "threshold", If: FitsHyper, Why: "constraint hyperparameters fitted about their mean (no stuck runs)"}}}
 
 // refitDoc declares refit.
 var refitDoc = bandit.ChoiceParam{Name: "refit", Default: "inline", Choices: []string{"inline", "deferred"},
-	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in)", Source: "measured: docs/defaults.md, \"Cost\""}
+	Doc: "inline: a refit due at n is made in the ask at n; deferred: off the ask's path, in use from n + n/4 (opt-in)", Source: "measured: docs/defaults.md, \"Cost\"",
+	Earlier: []bandit.Change{{Until: 4, Value: "inline", If: FitsHyper, Why: "the timing of refits a parameter (refit, inline by default)"}}}
 
 // FitParams are the parameters that choose how hyperparameters are fitted:
 // they apply only where a fit is made (hyper = fit, or auto on a domain
 // with coordinates), and are refused elsewhere.
 var FitParams = []string{"constraint-fit", "refit"}
+
+// FitsHyper is the condition of the changes of FitParams' defaults: a
+// study whose parameters fit hyperparameters (hyper ≠ fixed: the
+// service's studies have coordinates, so auto fits).
+var FitsHyper = bandit.IsNot("hyper", "fixed")
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -217,12 +236,12 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 	if cg, err = betaGDoc.ReadOr(name, ps, defG); err != nil {
 		return false, 0, 0, err
 	}
-	if mode == "theory" {
-		for _, k := range []string{"beta-f", "beta-g"} {
-			if _, set := ps[k]; set {
-				return false, 0, 0, bandit.ParamErrorf(name, k, "= %s applies with widths=practical only (widths = theory)", ps[k])
-			}
+	for _, d := range []bandit.Param{betaFDoc, betaGDoc} {
+		if err := bandit.Applies(name, []bandit.Param{widthsDoc}, ps, d); err != nil {
+			return false, 0, 0, err
 		}
+	}
+	if mode == "theory" {
 		return false, 0, 0, nil
 	}
 	return true, cf, cg, nil
@@ -433,13 +452,13 @@ func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float
 	if own(name, lambdaDoc).Computed == lambdaRPOL {
 		def = 1 + 2/float64(horizon)
 	}
-	if s, ok := ps["lambda"]; ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
+	if s, ok := ps.Given(lambdaDoc); ok && strings.ReplaceAll(s, " ", "") == lambdaRPOL {
 		if horizon <= 0 {
 			return 0, bandit.ParamErrorf(name, "lambda", "= %s needs a horizon (T = %d)", s, horizon)
 		}
 		return 1 + 2/float64(horizon), nil
 	}
-	if _, set := ps["lambda"]; !set && !(def > 0) {
+	if _, set := ps.Given(lambdaDoc); !set && !(def > 0) {
 		return 0, fmt.Errorf("%s needs a GP prior (a kernel and a noise variance), which this problem does not give", name)
 	}
 	return lambdaDoc.ReadOr(name, ps, def)

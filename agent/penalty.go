@@ -19,7 +19,7 @@ var (
 	penaltyPsi = bandit.ChoiceParam{Name: "psi", Default: "exp", Choices: []string{"exp", "poly"},
 		Doc: "ψ: exp = eq. (10) exp(cx), poly = eq. (9) (cx+1)^n", Source: "Shi & Eryilmaz 2022 App. E.1.1 uses ψ(x) = exp(x)"}
 	penaltyC        = bandit.FloatParam{Name: "c", Default: 1, Range: bandit.Above(0), Doc: "c of eq. (9)–(10)", Source: "Shi & Eryilmaz 2022 App. E.1.1: ψ(x) = exp(x), so c = 1"}
-	penaltyN        = bandit.FloatParam{Name: "n", Default: 2, When: "psi=poly", Doc: "n ≥ 1 of eq. (9); §5.1 needs n > 1 for a sublinear CV", Source: "our choice"}
+	penaltyN        = bandit.FloatParam{Name: "n", Default: 2, When: bandit.Is("psi", "poly"), Doc: "n ≥ 1 of eq. (9); §5.1 needs n > 1 for a sublinear CV", Source: "our choice"}
 	penaltyKappaMax = bandit.FloatParam{Name: "kappa-max", Default: 1e12, Range: bandit.Range{Min: 1, Max: math.Inf(1), MinEnd: bandit.Closed, MaxEnd: bandit.Closed},
 		Doc: "overflow guard: κ_j is capped here (§5.1 warns that ψ = exp overflows κ)", Source: "our choice"}
 	penaltyMu = bandit.FloatParam{Name: "mu", Default: 0.5, Range: bandit.Above(0),

@@ -12,7 +12,11 @@ import (
 // pendingDoc declares how a GP agent treats decisions awaiting feedback.
 var pendingDoc = bandit.ChoiceParam{Name: "pending", Default: "auto", Choices: []string{"auto", "bucb", "hallucinate", "ignore"},
 	Doc:    "decisions awaiting feedback: bucb = GP-BUCB: the GPs condition on them at their mean, f's width ×1.5; hallucinate: no widening; ignore; auto: bucb below 7 dims, hallucinate from 7 (the trust region's fresh candidates)",
-	Source: "Desautels et al. 2014; measured: docs/parallel.md, docs/systems.md"}
+	Source: "Desautels et al. 2014; measured: docs/parallel.md, docs/systems.md",
+	Earlier: []bandit.Change{{Until: 3, Value: "ignore", Why: "pending decisions hallucinated (GP-BUCB)"},
+		{Until: 4, Value: "hallucinate", Why: "GP-BUCB's wider bound for f while decisions are pending (bucb)"},
+		{Until: 8, Value: "bucb", Why: "in 7+ dims a batch's decisions do not widen f's bound (auto)"}},
+	Paper: "ignore"}
 
 // PendingWiden is the factor on the objective's posterior standard
 // deviation while decisions are pending (pending = bucb; docs/parallel.md):

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkDecidePending measures one decision of rpol-ucb (practical
 // defaults) on a 2-D box (1024 candidates, gardner) after t observed rounds
-// with q decisions pending (issue 24 item 7): conditioning on them costs
+// with q decisions pending (docs/parallel.md): conditioning on them costs
 // O(q·t·M) more and no refit. Each iteration's decision is abandoned
 // (untimed), so q stays fixed.
 func BenchmarkDecidePending(b *testing.B) {

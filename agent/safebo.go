@@ -30,7 +30,7 @@ var (
 
 // whenLipschitz is d applying with safe-set=lipschitz only.
 func whenLipschitz(d bandit.FloatParam) bandit.FloatParam {
-	d.When = "safe-set=lipschitz"
+	d.When = bandit.Is("safe-set", "lipschitz")
 	return d
 }
 
@@ -38,9 +38,9 @@ func whenLipschitz(d bandit.FloatParam) bandit.FloatParam {
 var (
 	safeSetDoc = bandit.ChoiceParam{Name: "safe-set", Default: "gp", Choices: []string{"gp", "lipschitz"},
 		Doc: "gp: the reference implementation's GP safe set, constant β; lipschitz: the paper's rule", Source: "Sui et al. 2015; Berkenkamp et al.'s safeopt"}
-	safeBetaDoc = bandit.FloatParam{Name: "beta", Default: 2, Range: bandit.Above(0), When: "safe-set=gp",
+	safeBetaDoc = bandit.FloatParam{Name: "beta", Default: 2, Range: bandit.Above(0), When: bandit.Is("safe-set", "gp"),
 		Doc: "the constant confidence multiplier β", Source: "the reference implementation's default"}
-	lipschitzParam = bandit.FloatParam{Name: "L", Computed: "the problem's LipG, else G", Range: bandit.Above(0), When: "safe-set=lipschitz",
+	lipschitzParam = bandit.FloatParam{Name: "L", Computed: "the problem's LipG, else G", Range: bandit.Above(0), When: bandit.Is("safe-set", "lipschitz"),
 		Doc: "Lipschitz constant of g in the kernel metric", Source: "Zhou & Ji (CBO) Ass. 3: G bounds it"}
 	safeSetParams = []bandit.Param{safeSetDoc, safeBetaDoc, lipschitzParam}
 )
@@ -206,7 +206,7 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 				return nil, fmt.Errorf("%s: safe-set=gp needs posterior covariance columns, which the %T model does not give", name, g)
 			}
 		}
-	} else if _, set := p["beta"]; set && rule == ruleChoice {
+	} else if _, set := p.Given(safeBetaDoc); set && rule == ruleChoice {
 		return nil, bandit.ParamErrorf(name, "beta", "is used only with safe-set=gp (safe-set=lipschitz uses β_t of IGP-UCB, see alpha and beta-scale)")
 	}
 	if lipschitz {

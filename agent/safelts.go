@@ -61,7 +61,7 @@ var (
 	ltsSqrtD = bandit.BoolParam{Name: "sqrt-d", Default: true,
 		Doc: "sample with covariance d·ρ_t²Σ_t⁻¹ instead of ρ_t²Σ_t⁻¹", Source: "constrainedBandits LinTS"}
 	safeLTSParams = []bandit.Param{
-		bandit.FloatParam{Name: "delta", Default: stageDelta.Default, Range: stageDelta.Range, When: "delta-schedule=fixed",
+		bandit.FloatParam{Name: "delta", Default: stageDelta.Default, Range: stageDelta.Range, When: bandit.Is("delta-schedule", "fixed"),
 			Doc: "failure probability δ, δ′ = δ/(4T)", Source: "Moradipari et al. 2019; 0.05 our choice"},
 		ltsSchedule,
 		bandit.FloatParam{Name: "lambda", Default: stageLambda.Default, Range: stageLambda.Range,

@@ -98,7 +98,7 @@ func runDelayed(t *testing.T, algo string, prob problem.Problem, ps bandit.Param
 	return xs
 }
 
-// TestStandardiseInvarianceRest (issue 14): the GP agents standardised
+// TestStandardiseInvarianceRest: the GP agents standardised
 // after the first five (rpol-censored-ucb with delayed and censored
 // feedback, scgp-ucb on full-information samples, igp-ucb, penalty-noisy,
 // penalty-noiseless, admmbo) play the same points, to 1e-6 in every

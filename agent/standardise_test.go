@@ -40,7 +40,7 @@ func runDecisions(t *testing.T, algo string, prob problem.Problem, ps bandit.Par
 	return xs
 }
 
-// TestStandardiseInvariance (issue 14): with standardise=on, the same agent
+// TestStandardiseInvariance: with standardise=on, the same agent
 // on gardner and on gardner with its metrics ×1000 + 50 (the constraint's
 // threshold moving with the units, so g' = 1000·g) plays the same points,
 // up to the rounding of the two unit systems (documented tolerance 1e-6 in

@@ -12,8 +12,10 @@ import (
 
 // regionDoc declares region.
 var regionDoc = bandit.ChoiceParam{Name: "region", Default: "global", Choices: []string{"global", "trust"},
-	Doc:    "trust (3+ dims): search SCBO's trust region about the best feasible observation; global: the whole box",
-	Source: "Eriksson & Poloczek 2021; measured: docs/defaults.md, \"Generation 6\""}
+	Doc:     "trust (3+ dims): search SCBO's trust region about the best feasible observation; global: the whole box",
+	Source:  "Eriksson & Poloczek 2021; measured: docs/defaults.md, \"Generation 6\"",
+	Earlier: []bandit.Change{{Until: 5, Value: "global", Why: "rpol-ucb and config in SCBO's trust region in 3+ dims"}},
+	Paper:   "global"}
 
 // SCBO's trust region (Eriksson & Poloczek 2021, AISTATS, §3; TuRBO's
 // rules, Eriksson et al. 2019, NeurIPS, §2): a box of side L (a fraction
@@ -106,9 +108,10 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 }
 
 // regionPendingDoc declares region-pending.
-var regionPendingDoc = bandit.ChoiceParam{Name: "region-pending", Default: "trust", Choices: []string{"trust", "global"}, When: "region=trust",
-	Doc:    "where a decision searches while others are pending: trust: the same region; global: the whole box",
-	Source: "measured: docs/defaults.md, \"Generation 7\""}
+var regionPendingDoc = bandit.ChoiceParam{Name: "region-pending", Default: "trust", Choices: []string{"trust", "global"}, When: bandit.Is("region", "trust"),
+	Doc:     "where a decision searches while others are pending: trust: the same region; global: the whole box",
+	Source:  "measured: docs/defaults.md, \"Generation 7\"",
+	Earlier: []bandit.Change{{Until: 6, Value: "global", Why: "the trust region also while decisions are pending"}}}
 
 // regionMode is what the parameters region and region-pending select.
 type regionMode uint8
@@ -124,9 +127,10 @@ const (
 )
 
 // regionCandidatesDoc declares region-candidates.
-var regionCandidatesDoc = bandit.ChoiceParam{Name: "region-candidates", Default: "fresh", Choices: []string{"fresh", "fixed"}, When: "region=trust",
-	Doc:    "in 7+ dims: fresh: SCBO's candidates drawn in the region each decision; fixed: the box's candidates alone",
-	Source: "Eriksson & Poloczek 2021; measured: docs/systems.md"}
+var regionCandidatesDoc = bandit.ChoiceParam{Name: "region-candidates", Default: "fresh", Choices: []string{"fresh", "fixed"}, When: bandit.Is("region", "trust"),
+	Doc:     "in 7+ dims: fresh: SCBO's candidates drawn in the region each decision; fixed: the box's candidates alone",
+	Source:  "Eriksson & Poloczek 2021; measured: docs/systems.md",
+	Earlier: []bandit.Change{{Until: 7, Value: "fixed", Why: "candidates drawn in the trust region in 7+ dims"}}}
 
 // FreshDim is the dimension from which region-candidates=fresh draws
 // candidates in the trust region: below it the practical-defaults suite

@@ -212,7 +212,7 @@ func TestPickAcqInRegion(t *testing.T) {
 	}
 }
 
-// The trust region on hartmann6 (issue 25; docs/defaults.md, "Trust
+// The trust region on hartmann6 (docs/defaults.md, "Trust
 // region"): trial 0 of `cbandit run --problem suite-hartmann6 --algos
 // rpol-ucb --seed 1`, mean true reward over rounds 101–200 (the optimum
 // 3.322): on the whole box rpol-ucb settles on the ball's boundary below

@@ -35,12 +35,17 @@ type ParamDoc struct {
 	// choices ("gp, lipschitz"), words beside numbers ("or 1+2/T"); empty
 	// when any value of the type is.
 	Accepts string
-	// When names the setting the parameter applies with, if only one.
-	When string
+	// When is the setting the parameter applies with, if only one.
+	When Cond
 	// Doc is one line of what the parameter does and why; Source where its
 	// default comes from: a paper (author year, section), "our choice", or
 	// "measured: docs/FILE".
 	Doc, Source string
+	// Earlier are the defaults of earlier generations, oldest first;
+	// Paper is the value the papers' reproductions pin ("" where they pin
+	// none). See Change.
+	Earlier []Change
+	Paper   string
 }
 
 // End says whether a range includes its bound.
@@ -182,9 +187,13 @@ type FloatParam struct {
 	// Words are values accepted beside numbers (e.g. "1+2/T"), which the
 	// agent reads itself before ReadOr.
 	Words []string
-	// When names the setting the parameter applies with, if only one.
-	When        string
+	// When is the setting the parameter applies with, if only one.
+	When        Cond
 	Doc, Source string
+	// Earlier and Paper: the defaults of earlier generations and the
+	// papers' value (ParamDoc).
+	Earlier []Change
+	Paper   string
 }
 
 // Read returns the value of d in ps, d.Default when absent; a value that is
@@ -214,14 +223,14 @@ func (d FloatParam) Describe() ParamDoc {
 	if d.Computed != "" {
 		def, computed = d.Computed, !slices.Contains(d.Words, d.Computed)
 	}
-	return ParamDoc{Name: d.Name, Type: "float", Default: def, Computed: computed, Accepts: accepts(d.Range, d.Words), When: d.When, Doc: d.Doc, Source: d.Source}
+	return ParamDoc{Name: d.Name, Type: "float", Default: def, Computed: computed, Accepts: accepts(d.Range, d.Words), When: d.When, Doc: d.Doc, Source: d.Source, Earlier: d.Earlier, Paper: d.Paper}
 }
 
 func (d FloatParam) check() error {
 	if d.Computed == "" && !d.Range.Contains(d.Default) {
 		return fmt.Errorf("default %v outside %s", d.Default, d.Range)
 	}
-	return nil
+	return checkEarlier(d.Describe(), validFor(func(ps Params) error { _, err := d.ReadOr("", ps, 0); return err }, d.Name, d.Words))
 }
 
 // IntParam is an integer parameter; its Range bounds are whole numbers.
@@ -232,8 +241,12 @@ type IntParam struct {
 	Computed    string
 	Range       Range
 	Words       []string
-	When        string
+	When        Cond
 	Doc, Source string
+	// Earlier and Paper: the defaults of earlier generations and the
+	// papers' value (ParamDoc).
+	Earlier []Change
+	Paper   string
 }
 
 // Read returns the value of d in ps, d.Default when absent; a value that is
@@ -263,14 +276,14 @@ func (d IntParam) Describe() ParamDoc {
 	if d.Computed != "" {
 		def, computed = d.Computed, !slices.Contains(d.Words, d.Computed)
 	}
-	return ParamDoc{Name: d.Name, Type: "int", Default: def, Computed: computed, Accepts: accepts(d.Range, d.Words), When: d.When, Doc: d.Doc, Source: d.Source}
+	return ParamDoc{Name: d.Name, Type: "int", Default: def, Computed: computed, Accepts: accepts(d.Range, d.Words), When: d.When, Doc: d.Doc, Source: d.Source, Earlier: d.Earlier, Paper: d.Paper}
 }
 
 func (d IntParam) check() error {
 	if d.Computed == "" && !d.Range.Contains(float64(d.Default)) {
 		return fmt.Errorf("default %d outside %s", d.Default, d.Range)
 	}
-	return nil
+	return checkEarlier(d.Describe(), validFor(func(ps Params) error { _, err := d.ReadOr("", ps, 0); return err }, d.Name, d.Words))
 }
 
 // ChoiceParam is one of a fixed set of words.
@@ -278,9 +291,13 @@ type ChoiceParam struct {
 	Name    string
 	Default string
 	Choices []string
-	When    string
+	When    Cond
 	// Doc says what each choice does; Source as FloatParam's.
 	Doc, Source string
+	// Earlier and Paper: the defaults of earlier generations and the
+	// papers' value (ParamDoc).
+	Earlier []Change
+	Paper   string
 }
 
 // Read returns the value of d in ps, d.Default when absent; a value not
@@ -291,14 +308,14 @@ func (d ChoiceParam) Read(owner string, ps Params) (string, error) {
 
 // Describe implements Param.
 func (d ChoiceParam) Describe() ParamDoc {
-	return ParamDoc{Name: d.Name, Type: "choice", Default: d.Default, Accepts: strings.Join(d.Choices, ", "), When: d.When, Doc: d.Doc, Source: d.Source}
+	return ParamDoc{Name: d.Name, Type: "choice", Default: d.Default, Accepts: strings.Join(d.Choices, ", "), When: d.When, Doc: d.Doc, Source: d.Source, Earlier: d.Earlier, Paper: d.Paper}
 }
 
 func (d ChoiceParam) check() error {
 	if !slices.Contains(d.Choices, d.Default) {
 		return fmt.Errorf("default %q not among %s", d.Default, strings.Join(d.Choices, ", "))
 	}
-	return nil
+	return checkEarlier(d.Describe(), validFor(func(ps Params) error { _, err := d.Read("", ps); return err }, d.Name, nil))
 }
 
 // BoolParam is true or false (as strconv.ParseBool reads them: 1, t, T,
@@ -306,8 +323,12 @@ func (d ChoiceParam) check() error {
 type BoolParam struct {
 	Name        string
 	Default     bool
-	When        string
+	When        Cond
 	Doc, Source string
+	// Earlier and Paper: the defaults of earlier generations and the
+	// papers' value (ParamDoc).
+	Earlier []Change
+	Paper   string
 }
 
 // Read returns the value of d in ps, d.Default when absent.
@@ -325,10 +346,12 @@ func (d BoolParam) Read(owner string, ps Params) (bool, error) {
 
 // Describe implements Param.
 func (d BoolParam) Describe() ParamDoc {
-	return ParamDoc{Name: d.Name, Type: "bool", Default: strconv.FormatBool(d.Default), Accepts: "true, false", When: d.When, Doc: d.Doc, Source: d.Source}
+	return ParamDoc{Name: d.Name, Type: "bool", Default: strconv.FormatBool(d.Default), Accepts: "true, false", When: d.When, Doc: d.Doc, Source: d.Source, Earlier: d.Earlier, Paper: d.Paper}
 }
 
-func (d BoolParam) check() error { return nil }
+func (d BoolParam) check() error {
+	return checkEarlier(d.Describe(), validFor(func(ps Params) error { _, err := d.Read("", ps); return err }, d.Name, nil))
+}
 
 // StringParam is free text the owner parses itself (a path, a list).
 type StringParam struct {
@@ -337,8 +360,12 @@ type StringParam struct {
 	// Computed, when set, names a default computed elsewhere (the reader
 	// passes its value to ReadOr).
 	Computed    string
-	When        string
+	When        Cond
 	Doc, Source string
+	// Earlier and Paper: the defaults of earlier generations and the
+	// papers' value (ParamDoc).
+	Earlier []Change
+	Paper   string
 }
 
 // Read returns the value of d in ps, d.Default when absent.
@@ -363,10 +390,12 @@ func (d StringParam) Describe() ParamDoc {
 	if d.Computed != "" {
 		def, computed = d.Computed, true
 	}
-	return ParamDoc{Name: d.Name, Type: "string", Default: def, Computed: computed, When: d.When, Doc: d.Doc, Source: d.Source}
+	return ParamDoc{Name: d.Name, Type: "string", Default: def, Computed: computed, When: d.When, Doc: d.Doc, Source: d.Source, Earlier: d.Earlier, Paper: d.Paper}
 }
 
-func (d StringParam) check() error { return nil }
+func (d StringParam) check() error {
+	return checkEarlier(d.Describe(), func(string) error { return nil })
+}
 
 // CheckDecls reports a malformed list of declarations: a name declared
 // twice or empty, a default its own declaration refuses, no doc or no
@@ -414,8 +443,8 @@ func (d ParamDoc) Values() string {
 	case d.Accepts != "":
 		s += " or " + d.Accepts
 	}
-	if d.When != "" {
-		s += "; with " + d.When
+	if w := d.When.String(); w != "" {
+		s += "; with " + w
 	}
 	return s
 }

@@ -122,6 +122,14 @@ func (p Params) String(owner, key, def string, choices ...string) (string, error
 	return "", ParamErrorf(owner, key, "= %q: accepted are %s", s, strings.Join(choices, ", "))
 }
 
+// Given returns the value p gives the parameter d declares, and whether
+// it gives one (set, even empty): a parameter read through its
+// declaration, not its name typed again.
+func (p Params) Given(d Param) (string, bool) {
+	v, ok := p[d.Describe().Name]
+	return v, ok
+}
+
 // Clone returns a copy of p.
 func (p Params) Clone() Params {
 	q := make(Params, len(p))

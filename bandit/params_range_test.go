@@ -6,7 +6,7 @@ import (
 )
 
 // TestParamsOutOfRange: a number too large for its type is called out of
-// range, not "not a number" (issue 27: noise_f=1e400).
+// range, not "not a number" (noise_f=1e400).
 func TestParamsOutOfRange(t *testing.T) {
 	for _, c := range []struct {
 		v, want string

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference values for gp.LogMarginal and gp.FitHyper (issue 14).
+"""Reference values for gp.LogMarginal and gp.FitHyper.
 
 Writes gp/testdata/lml_sklearn.json: data sets made here from a fixed numpy
 seed, scikit-learn's log marginal likelihood and its gradient at fixed

@@ -1,4 +1,4 @@
-"""Per-round cost of a scikit-learn GP loop on gardner (issue 17 comparison).
+"""Per-round cost of a scikit-learn GP loop on gardner (docs/scaling.md comparison).
 
 The reference the issue names: a GaussianProcessRegressor refit every round
 (fixed SE kernel, lengthscale 1, no hyperparameter optimisation, alpha = λ)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Optuna's constrained TPE on the practical-defaults suite (issues 24 and 25).
+"""Optuna's constrained TPE on the practical-defaults suite (docs/parallel.md, docs/defaults.md).
 
 The peer a user would pick instead of cbandit, run on the suite's own
 problems with the suite's noise, horizon, seeds and scoring. The problems,
@@ -43,7 +43,7 @@ regret = mean (f* - f(x_t)) / range(f), late violation = mean max_j
 [g_j(x_t)]+ / range(g_j) (per round). For the parallel modes also the
 fraction of the T suggestions that lie within 1e-3 x the box diameter
 (Euclidean, in the box's own coordinates) of a trial still running when it
-was asked (issue 24's duplicate measure); in the unit cube as well in the
+was asked (docs/parallel.md's duplicate measure); in the unit cube as well in the
 JSON. Mean over seeds.
 
 Run by hand from the repository root with Debian's python and optuna
@@ -115,7 +115,7 @@ DEFAULT_MODES = "sequential,batch-4,batch-8,async-4,async-8"
 UNITS = ("natural", "scaled")
 DUP_FRACTION = 1e-3  # of the box diameter
 
-# The figures issue 25 quotes for sequential TPE (late normalised regret).
+# The quoted figures for sequential TPE (late normalised regret).
 ISSUE25 = {"hartmann6": 0.127, "ackley3": 0.252, "pressure-vessel": 0.078,
            "gardner": 0.106, "gramacy": 0.045, "branin": 0.021}
 
@@ -254,7 +254,7 @@ def write_md(out, path, compare=None):
         "Modes: `sequential` (ask, tell); `batch-q` (ask q trials, then tell all q); `async-q` (q workers:"
         " keep q trials running, tell the oldest, ask a new one); `*-nolie`: the same without"
         " `constant_liar` (controls). **dup** = fraction of the T suggestions within %g × the box diameter"
-        " (Euclidean, box coordinates) of a trial running when it was asked (issue 24's measure; 0 by"
+        " (Euclidean, box coordinates) of a trial running when it was asked (docs/parallel.md's measure; 0 by"
         " construction in `sequential`)." % out["dup_fraction_of_diameter"],
         "",
         "How to read it:",
@@ -316,8 +316,8 @@ def write_md(out, path, compare=None):
         L += ["", "(mean over seeds)", ""]
     if "sequential" in out["modes"]:
         seq = out["modes"]["sequential"]
-        L += ["## Sequential TPE against the figures issue 25 quotes", "",
-              "| problem | issue 25 | this run: regret (%s) | seeds: min … max | late violation |" % u0,
+        L += ["## Sequential TPE against the quoted figures", "",
+              "| problem | quoted | this run: regret (%s) | seeds: min … max | late violation |" % u0,
               "|---|---|---|---|---|"]
         for name, v in ISSUE25.items():
             if name not in seq:
@@ -326,7 +326,7 @@ def write_md(out, path, compare=None):
             L.append("| %s | %.3f | %.4f | %.4f … %.4f | %.4f |" % (
                 name, v, seq[name][u0]["regret"], min(per), max(per), seq[name][u0]["violation"]))
         over = [name for name in seq if seq[name][u0]["violation"] > 0.01]
-        L += ["", "Late violation above 0.01 (issue 25's bar for cbandit): %s." % (", ".join(over) or "none"), ""]
+        L += ["", "Late violation above 0.01 (the bar for cbandit, docs/defaults.md): %s." % (", ".join(over) or "none"), ""]
     if compare is not None:
         L += ["## Beside a run over %d seeds (%s units; %s)" % (
             len(compare["seeds"]), ", ".join(compare.get("units", list(UNITS))), compare.get("file", "")), "",

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Independent reference for the practical-defaults suite (issue 14).
+"""Independent reference for the practical-defaults suite.
 
 Two jobs, both independent of the Go code (the problems are written again
 here from their papers, not translated from problem/suite.go):
@@ -379,7 +379,7 @@ def write_report(rows, path, T, seeds):
         "# The practical-defaults suite: scikit-learn reference",
         "",
         "Made by `OMP_NUM_THREADS=1 /usr/bin/python3 docs/suite_reference.py run` (scikit-learn %s,"
-        " numpy %s): the issue 14 loop (GP per metric on standardised values, fitted"
+        " numpy %s): the practical-defaults loop (GP per metric on standardised values, fitted"
         " ConstantKernel·Matérn-5/2 ARD + WhiteKernel refit every round by scikit-learn's L-BFGS-B,"
         " warm-started from the previous round's fit, no restarts;"
         " β = 2, optimistic feasible set over 1,500 random points, UCB maximised over it; round 1 random),"

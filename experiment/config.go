@@ -28,9 +28,9 @@ type Config struct {
 	Algorithms []AlgoConfig      `yaml:"algorithms"`
 	// AlgorithmDefaults are parameters given to every algorithm of the
 	// file that documents them, unless its entry sets them: the settings a
-	// paper shares among its algorithms. The reproductions pin the papers'
-	// fixed settings against the practical defaults with it (standardise:
-	// off, hyper: fixed, widths: theory; docs/defaults.md).
+	// paper shares among its algorithms. The papers' settings of the
+	// parameters with practical defaults come from their declarations
+	// instead (Defaults "paper", PaperDefaults).
 	AlgorithmDefaults map[string]string `yaml:"algorithm_defaults"`
 	Horizon           int               `yaml:"horizon"`
 	Trials            int               `yaml:"trials"`
@@ -47,7 +47,7 @@ type Config struct {
 	Past string `yaml:"past"`
 	// Defaults is "practical" (default: what whoever names no setting gets)
 	// or "paper": PaperDefaults for every algorithm that takes them, as the
-	// experiment files' algorithm_defaults give (cbandit run --defaults).
+	// papers' experiment files say (cbandit run --defaults).
 	Defaults string `yaml:"defaults"`
 	// Quick overrides horizon and trials under --quick.
 	Quick *struct {
@@ -300,13 +300,20 @@ func (c *Config) algoParams(a AlgoConfig) (bandit.Params, error) {
 }
 
 // PaperDefaults are the papers' settings of the parameters that have
-// practical defaults (docs/defaults.md, docs/parallel.md): the problem's units and constants,
-// its fixed kernel, the papers' β_t schedules, a grid of candidates, and
-// decisions made without regard to pending ones, the one-step box
-// refinement, the whole box (no trust region). Every experiment file pins
-// them as algorithm_defaults (a test checks it); cbandit run --defaults paper
+// practical defaults, as their declarations give them (ParamDoc.Paper,
+// agent.PaperDefaults): the problem's units and constants, its fixed
+// kernel, the papers' β_t schedules, a grid of candidates, decisions made
+// without regard to pending ones, the one-step box refinement, the whole
+// box (no trust region). Every paper's experiment file takes them
+// (defaults: paper; a test checks it), and cbandit run --defaults paper
 // gives them to any run.
-var PaperDefaults = map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid", "pending": "ignore", "refine": "step", "region": "global"}
+var PaperDefaults = func() map[string]string {
+	m, err := agent.PaperDefaults(agent.All())
+	if err != nil {
+		panic(err) // a declaration's error, which every test run meets
+	}
+	return m
+}()
 
 // PaperValues returns the paper's reference numbers and their source.
 func (c *Config) PaperValues() (map[string]map[string]float64, string) {

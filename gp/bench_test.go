@@ -168,7 +168,7 @@ func BenchmarkSamplerDraw(b *testing.B) {
 }
 
 // BenchmarkArmObserveSource compares the prior given as a matrix with the
-// prior computed column by column from the kernel (no N×N matrix, issue 17)
+// prior computed column by column from the kernel (no N×N matrix, docs/scaling.md)
 // on a run of 600 observations with many first pulls (|S| grows to ~300)
 // and the mean refreshes they trigger. One op is the whole run.
 func BenchmarkArmObserveSource(b *testing.B) {

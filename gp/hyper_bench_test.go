@@ -9,7 +9,7 @@ import (
 
 // BenchmarkLogMarginal is one evaluation of the log marginal likelihood
 // (value only, and with its gradient) of an ARD Matérn-5/2 GP at n points
-// in 2-D: the unit of a fit's cost (issue 25; a fit makes 65–85 of them).
+// in 2-D: the unit of a fit's cost (a fit makes 65–85 of them).
 func BenchmarkLogMarginal(b *testing.B) {
 	for _, n := range []int{32, 128} {
 		rng := rand.New(rand.NewPCG(1, 2))

@@ -42,7 +42,7 @@ func loadLMLRef(t *testing.T) lmlRef {
 
 // TestLogMarginalSklearn: value and gradient agree with scikit-learn's
 // GaussianProcessRegressor.log_marginal_likelihood(theta, eval_gradient=True)
-// to 1e-9 (issue 14).
+// to 1e-9.
 func TestLogMarginalSklearn(t *testing.T) {
 	r := loadLMLRef(t)
 	var worst float64
@@ -93,7 +93,7 @@ func TestLogMarginalGradFD(t *testing.T) {
 }
 
 // TestFitHyperSklearn: the optimum reached is ≥ scikit-learn's optimum with
-// fixed restarts − 1e-6 relative (issue 14), from the default starts.
+// fixed restarts − 1e-6 relative, from the default starts.
 func TestFitHyperSklearn(t *testing.T) {
 	r := loadLMLRef(t)
 	for _, c := range r.Cases {

@@ -227,7 +227,7 @@ func newUnitBall(ps bandit.Params, s uint64) (Problem, error) {
 		mu[i] = sphere(rng, d)
 		tau[i] = rng.Float64()
 	}
-	if _, set := ps["tau"]; set {
+	if _, set := ps.Given(ballTau); set {
 		t, err := ballTau.ReadOr(owner, ps, 0)
 		if err != nil {
 			return nil, err

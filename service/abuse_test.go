@@ -64,7 +64,7 @@ func rawRequest(addr, method, path, host string, hdr ...string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// TestMadeUpMethods (issue 26, 1): 1,500 requests with made-up methods of
+// TestMadeUpMethods: 1,500 requests with made-up methods of
 // 40 KB each and no token, to a real `cbandit serve` with a token (401
 // answers) and to one without (the default: 404 answers). The request
 // metric keeps a bounded label set: RSS grows less than 10 MB and /metrics
@@ -182,7 +182,7 @@ func send(t *testing.T, url, method, path, body string, hdr ...string) (int, htt
 	return resp.StatusCode, resp.Header, raw
 }
 
-// TestBrowserGuards (issue 26, 2): without a token, a text/plain write from
+// TestBrowserGuards: without a token, a text/plain write from
 // a foreign Origin, a read with Host: attacker.example, a JSON write from a
 // foreign origin and a cross-site write are refused with a 4xx naming the
 // header; the same-host JSON client (the Go client, the dashboard's
@@ -299,7 +299,7 @@ func TestBrowserGuards(t *testing.T) {
 	}
 }
 
-// TestSmallHardening (issue 26, 8).
+// TestSmallHardening.
 func TestSmallHardening(t *testing.T) {
 	s := newTestServer(t, store.NewMemory(), Options{Token: "t0k"})
 	// The bearer scheme is case-insensitive (RFC 7235 §2.1).
@@ -373,7 +373,7 @@ func (s *tserver) do2(t *testing.T, method, path string) api.Summary {
 	return sum
 }
 
-// TestCSVNumbersUnguarded (issue 26, 8): the CSV formula guard leaves plain
+// TestCSVNumbersUnguarded: the CSV formula guard leaves plain
 // numbers alone and guards formulas.
 func TestCSVNumbersUnguarded(t *testing.T) {
 	for in, want := range map[string]string{

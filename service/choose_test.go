@@ -157,8 +157,7 @@ func latencyOptimum() float64 {
 // floats), with 1024 0.9 %.
 const latencyCandidates = 1024
 
-// TestLatencyLimitWithoutAlgorithm is issue 27's done-when for constraint
-// semantics, in Go against the in-process server (clients/python's
+// TestLatencyLimitWithoutAlgorithm checks the constraint semantics, in Go against the in-process server (clients/python's
 // test_latency_limit.py is the same study through the Python client): a
 // study with a per-round latency limit and no algorithm, 60 rounds on the
 // made-up system (noise-free); in the last 20 rounds at most one truly

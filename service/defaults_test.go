@@ -7,7 +7,7 @@ import (
 	"github.com/cbandit/cbandit/service/api"
 )
 
-// TestPracticalDefaultsOfAStudy (issue 14): a box study that names neither
+// TestPracticalDefaultsOfAStudy: a box study that names neither
 // native nor candidates goes to rpol-ucb as the box itself and records the
 // generation of its defaults; asking for candidates keeps the grid; a study
 // of the earlier generation keeps the earlier parameter values.
@@ -64,7 +64,7 @@ func TestPracticalDefaultsOfAStudy(t *testing.T) {
 }
 
 // TestDefaultsGenerations: a study keeps the defaults of its generation
-// (laterDefaults). Generation 2 pins standardise=off for exactly the
+// (the declarations' bandit.Change). Generation 2 pins standardise=off for exactly the
 // algorithms standardised in generation 3 (not for rpol-ucb, standardised
 // in 2), generation 1 pins every earlier practical default, the current
 // generation pins nothing, and a value the study sets is kept.
@@ -113,7 +113,7 @@ func TestDefaultsGenerations(t *testing.T) {
 	}
 }
 
-// Generation 5 (issue 25) fits constraints about their mean: a study of
+// Generation 5 fits constraints about their mean: a study of
 // generation 4 keeps constraint-fit = threshold (and so CKB's 0.2δ slack);
 // igp-ucb, which fits no constraint, is given nothing.
 func TestDefaultsGeneration5(t *testing.T) {
@@ -140,7 +140,7 @@ func TestDefaultsGeneration5(t *testing.T) {
 	}
 }
 
-// Generation 6 (issue 25) puts rpol-ucb and config in a trust region in
+// Generation 6 puts rpol-ucb and config in a trust region in
 // 3+ dims: a study of generation 5 keeps region = global unless it sets
 // region; igp-ucb, which takes no region, is given nothing. Generation 7
 // keeps the region while decisions are pending: a study of generation 6 or

@@ -133,8 +133,9 @@
 // defaults never changes how a stored study replays: a study of an earlier
 // generation (defaults) is migrated once, when first opened — what its
 // generation resolved is written into its params (and space.rounded), its
-// defaults set to the current generation (migrate.go; the table of what
-// each generation changed is laterDefaults in generations.go). A migration writes
+// defaults set to the current generation (migrate.go; what each generation
+// changed is declared with the parameter it changed, bandit.Change, and
+// listed in docs/parameters-table.md). A migration writes
 // only parameters that apply to the study (constraint-fit and refit where
 // hyperparameters are fitted), and drops from a stored definition those
 // that earlier builds accepted without effect and the agents now refuse.

@@ -264,7 +264,7 @@ func TestKill9Durability(t *testing.T) {
 	t.Logf("%d decisions, %d log events across %d kills; the last 10 decisions match the replica", decided, len(evs), cycles+1)
 }
 
-// TestRestartToFirstAnswer (issue 15): an open-ended rpol-ucb study on a
+// TestRestartToFirstAnswer: an open-ended rpol-ucb study on a
 // native box takes 1,500 rounds on a real `cbandit serve`; after kill -9, a
 // restart and 8 concurrent requests on the study are all answered from the
 // study's snapshot (not a replay of its whole log; the time is logged: ≤ 2 s
@@ -421,7 +421,7 @@ func metricValue(t *testing.T, url, name string) int {
 	return 0
 }
 
-// TestHostileRun (issue 15) sends hostile input to a real `cbandit serve`
+// TestHostileRun sends hostile input to a real `cbandit serve`
 // with a token: missing and wrong tokens, malformed, huge and deeply
 // nested JSON, NaN and Inf, extreme values then used, a slow client, and
 // deletes racing with asks. No answer is a 5xx, and no 2xx carries an

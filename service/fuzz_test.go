@@ -30,14 +30,14 @@ func FuzzRequests(f *testing.F) {
 		string(spec), `{}`, `{"name":"x","space":{"type":"points","points":[[0],[1]]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb"}`,
 		`{"count":3}`, `{"decision_id":1,"reward":0.5,"costs":[0.1]}`, `{"decision_id":1,"costs":[1e308]}`,
 		`{"decision_id":-1}`, `[`, `null`, `{"space":{"type":"box","lo":[0],"hi":[-1]}}`,
-		// issue 15: values that reached a 500 or poisoned a study
+		// values that reached a 500 or poisoned a study
 		`{"name":"v","space":{"type":"box","lo":[0,0],"hi":[1,1]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb","prior":{"variance":1e300}}`,
 		`{"name":"b","space":{"type":"box","lo":[-1e200,0],"hi":[1e200,1]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"rpol-ucb"}`,
 		`{"name":"t","space":{"type":"box","lo":[0],"hi":[1]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":-1.7e308}],"algorithm":"ckb-ucb"}`,
 		`{"name":"e","space":{"type":"box","lo":[-1e12,-1e12],"hi":[1e12,1e12]},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":-1e12}],"algorithm":"ckb-ucb","prior":{"variance":1e12,"B":1e12}}`,
 		`{"name":"o","space":{"type":"points","points":[[0],[1]]},"objective":{"name":"y"},"constraints":[],"algorithm":"igp-ucb","epoch":1}`,
 		`{"decision_id":1,"reward":1e308}`, `{"decision_id":1,"reward":1e12,"costs":[-1e12]}`,
-		// issue 16: named, typed parameters
+		// named, typed parameters (docs/typed.md)
 		`{"name":"p","parameters":[{"name":"lr","type":"float","low":1e-4,"high":1,"log":true},{"name":"n","type":"int","low":1,"high":8},{"name":"o","type":"categorical","choices":["a","b",3,true]}],"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb"}`,
 		`{"name":"q","parameters":[{"name":"n","type":"int","low":-1e12,"high":1e12,"log":false}],"space":{"native":true},"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"rpol-ucb"}`,
 		`{"name":"r","parameters":[{"name":"o","type":"categorical","choices":[{"a":1},[1]]}],"objective":{"name":"y"},"constraints":[{"name":"c","threshold":0}],"algorithm":"ckb-ucb"}`,

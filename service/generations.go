@@ -1,8 +1,14 @@
-// The generations of the algorithm defaults: what later generations changed, and pinning the earlier ones (laterDefaults, pinEarlierDefaults); a study's first epoch.
+// The generations of the algorithm defaults, read from the declarations: pinning the earlier ones (pin) and the list of them (describe, WriteGenerations); a study's first epoch.
 
 package service
 
 import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
 	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/service/api"
@@ -11,90 +17,80 @@ import (
 // ---- Generations of the algorithm defaults --------------------------------
 //
 // A study runs under the defaults of the generation it was created in
-// (api.StudySpec.Defaults; absent in a stored study = 1). laterDefaults[g]
-// lists what generation g+1 changed: the values the parameters had in g,
-// which a study of generation ≤ g keeps (for each algorithm that documents
-// the parameter, where the study did not set it). They are applied once,
-// by the migration of a stored definition (migrate.go) or of an earlier
-// generation asked for on creation — never when a study is built. A new
-// generation adds one entry here and bumps api.DefaultsPractical; a test
-// replays the studies of every earlier release (TestStudiesOfEarlierReleases).
-var laterDefaults = map[int][]defaultsPin{
-	// 1 → 2: the practical defaults, for every algorithm that
-	// takes them.
-	1: {{params: map[string]string{"standardise": "off", "hyper": "fixed", "widths": "theory", "candidates": "grid"}}},
-	// 2 → 3: standardise=on for the GP agents that take it without the
-	// other practical defaults (their declarations have no widths),
-	// standardised after the first ones.
-	2: {{unless: "widths", params: map[string]string{"standardise": "off"}}},
-	// 3 → 4 (docs/parallel.md): pending decisions hallucinated (GP-BUCB) by every
-	// algorithm that takes the parameter.
-	3: {{params: map[string]string{"pending": "ignore"}}},
-	// 4 → 5 (docs/defaults.md, "Generation 5"): constraint hyperparameters fitted about the
-	// values' mean (no stuck runs); CKB's dual step on the posterior mean
-	// less one σ; a multi-step box refinement in 3+ dims; GP-BUCB's wider
-	// bound for f while decisions are pending (pending=bucb).
-	4: {{params: map[string]string{"dual": "optimistic", "refine": "step", "pending": "hallucinate"}},
-		{fitted: true, params: map[string]string{"constraint-fit": "threshold", "refit": "inline"}}},
-	// 5 → 6 (docs/defaults.md, "Generation 6"): rpol-ucb and config decide in SCBO's trust region
-	// in 3+ dims.
-	5: {{params: map[string]string{"region": "global"}}},
-	// 6 → 7 (docs/defaults.md, "Generation 7"): the trust region also for a decision asked while
-	// others are pending (batches, asynchronous workers).
-	6: {{params: map[string]string{"region-pending": "global"}}},
-	// 7 → 8: Thompson draws pathwise over every model that can (ckb-ts);
-	// typed parameters searched as a mixed space (normalization:
-	// api.DefaultsMixed).
-	7: {{params: map[string]string{"draw": "dense", "region-candidates": "fixed"}}},
-	// 8 → 9 (docs/typed.md): the typed-space search also changes two
-	// discrete coordinates at once.
-	// … and in 7+ dims a batch's decisions do not widen f's bound.
-	8: {{params: map[string]string{"mixed-moves": "1", "pending": "bucb"}}},
+// (api.StudySpec.Defaults; absent in a stored study = 1). What a later
+// generation changed is declared with the parameter it changed: the
+// declaration's Earlier (bandit.Change) gives the value a study of an
+// earlier generation keeps, for each algorithm that declares it, where
+// the study did not set it and the change's condition holds. The values
+// are pinned once, by the migration of a stored definition (migrate.go)
+// or of an earlier generation asked for on creation — never when a study
+// is built. A new generation is one Change on a declaration and
+// api.DefaultsPractical bumped (docs/defaults.md, "How to add a
+// generation"); a test replays the studies of every earlier release
+// (TestStudiesOfEarlierReleases).
+
+// generations are the generations of the defaults: the newest and the
+// algorithms' declarations that say what each changed.
+type generations struct {
+	current int
+	specs   []agent.Spec
 }
 
-// defaultsPin is one change of defaults between generations: params are
-// the earlier values, for every algorithm that takes them except those
-// whose declaration has the parameter unless (the registry, not names,
-// says which algorithms a change concerned), and with fitted only for a
-// study that fits hyperparameters (fitsHyper).
-type defaultsPin struct {
-	unless string
-	fitted bool
-	params map[string]string
+// defaultGenerations are the service's: api.DefaultsPractical over the
+// registry.
+var defaultGenerations = generations{current: api.DefaultsPractical, specs: agent.All()}
+
+// otherChanges are what generations changed beyond parameters' defaults
+// (the space a study's algorithm is given, the choice of algorithm), for
+// the list of generations.
+var otherChanges = map[int]string{
+	api.DefaultsNativeBox: "a box optimised as a box",
+	api.DefaultsMixed:     "typed parameters searched as a mixed space",
+	9:                     "cei the default for stage-wise limits on typed spaces",
 }
 
 // fitsHyper reports whether an agent with parameters ps fits
 // hyperparameters: unless hyper = fixed, since every study's domain has
-// coordinates (agent.FitParams apply only then).
-func fitsHyper(ps bandit.Params) bool { return ps["hyper"] != "fixed" }
+// coordinates (agent.FitParams apply only then; agent.FitsHyper).
+func fitsHyper(ps bandit.Params) bool { return agent.FitsHyper.Holds(nil, ps) }
 
-// pinEarlierDefaults sets on ps, for a study of generation gen, the values
-// of every later generation's change (laterDefaults) where the algorithm
-// takes the parameter and the study did not set it.
-func pinEarlierDefaults(gen int, algorithm string, ps bandit.Params) {
-	gen = max(gen, 1)
-	if gen >= api.DefaultsPractical {
-		return
-	}
-	spec, err := agent.Lookup(algorithm)
-	if err != nil {
-		return // refused later, naming the algorithm
-	}
-	for g := gen; g < api.DefaultsPractical; g++ {
-		for _, pin := range laterDefaults[g] {
-			if pin.unless != "" && bandit.Declares(spec.Params, pin.unless) || pin.fitted && !fitsHyper(ps) {
-				continue
-			}
-			for _, d := range spec.Params {
-				name := d.Describe().Name
-				if v, ok := pin.params[name]; ok {
-					if _, set := ps[name]; !set {
-						ps[name] = v
-					}
-				}
-			}
+// pin sets on ps, for a study of generation gen, the values its
+// algorithm's parameters had in gen where a later generation changed them
+// (agent.PinEarlier) and the study did not set them.
+func (g generations) pin(gen int, algorithm string, ps bandit.Params) {
+	agent.PinEarlier(g.specs, algorithm, gen, g.current, ps)
+}
+
+// describe is the list of generations in words, the description of
+// "defaults" in openapi.json (TestOpenAPIDescribesTheGenerations): from
+// each change's Why and otherChanges.
+func (g generations) describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "generation of the algorithm defaults the study runs under (docs/parameters-table.md, \"Generations of the defaults\"): absent on creation = %d, the current practical defaults; 1 = the papers' settings (", g.current)
+	changes := agent.Changes(g.specs)
+	for _, c := range changes {
+		if c.Until == 1 && c.If == (bandit.Cond{}) {
+			fmt.Fprintf(&b, "%s %s, ", c.Param, c.Value)
 		}
 	}
+	fmt.Fprintf(&b, "and what every later generation changed); 2–%d = earlier practical defaults. What generation g changed: ", g.current-1)
+	for gen := 2; gen <= g.current; gen++ {
+		var whys []string
+		for _, c := range changes {
+			if c.Until == gen-1 && !slices.Contains(whys, c.Why) {
+				whys = append(whys, c.Why)
+			}
+		}
+		if s, ok := otherChanges[gen]; ok {
+			whys = append(whys, s)
+		}
+		if gen > 2 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%d: %s", gen, strings.Join(whys, ", "))
+	}
+	b.WriteString(". A study keeps the generation it was created under")
+	return b.String()
 }
 
 // ---- end of the generations of the algorithm defaults ---------------------
@@ -111,4 +107,43 @@ func firstEpoch(s *api.StudySpec) int {
 		return s.Epoch
 	}
 	return DefaultEpoch
+}
+
+// WriteGenerations writes the generations of the defaults and the papers'
+// settings as Markdown, from the declarations (docs/parameters-table.md,
+// generated by `cbandit list --markdown`).
+func WriteGenerations(w io.Writer) error { return defaultGenerations.markdown(w) }
+
+func (g generations) markdown(w io.Writer) error {
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+	fmt.Fprintf(w, "\n## Generations of the defaults\n\n")
+	fmt.Fprintf(w, "A service study keeps the defaults of the generation it was created under (`defaults`; the current one is %d).\n", g.current)
+	fmt.Fprintln(w, "The migration of its definition (service/migrate.go) pins the earlier value of each change below made after")
+	fmt.Fprintln(w, "its generation, where its algorithm declares the parameter, the study does not set it and the condition holds.")
+	fmt.Fprintln(w, "Each row is a change declared with the parameter (`Earlier`, bandit.Change); rows without a parameter")
+	fmt.Fprintln(w, "are the service's own (otherChanges in service/generations.go).")
+	fmt.Fprintln(w, "\n| generation | what it changed | parameter | value before it | condition |\n|---|---|---|---|---|")
+	changes := agent.Changes(g.specs)
+	for gen := 2; gen <= g.current; gen++ {
+		for _, c := range changes {
+			if c.Until == gen-1 {
+				fmt.Fprintf(w, "| %d | %s | `%s` | %s | %s |\n", gen, cell(c.Why), c.Param, cell(c.Value), cell(c.If.String()))
+			}
+		}
+		if s, ok := otherChanges[gen]; ok {
+			fmt.Fprintf(w, "| %d | %s | | | |\n", gen, cell(s))
+		}
+	}
+	paper, err := agent.PaperDefaults(g.specs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n## The papers' settings\n\n")
+	fmt.Fprintln(w, "Every paper's experiment file (`defaults: paper`) and `cbandit run --defaults paper` give these values to")
+	fmt.Fprintln(w, "each algorithm that declares the parameter (`Paper` on its declaration; experiment.PaperDefaults).")
+	fmt.Fprintln(w, "\n| parameter | papers' value |\n|---|---|")
+	for _, k := range slices.Sorted(maps.Keys(paper)) {
+		fmt.Fprintf(w, "| `%s` | %s |\n", k, cell(paper[k]))
+	}
+	return nil
 }

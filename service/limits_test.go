@@ -40,7 +40,7 @@ func peakRSS(t *testing.T, pid int, stop <-chan struct{}) <-chan int64 {
 	return out
 }
 
-// TestStudyLimits (issue 26, 3): count:100 asks, without tells, on an
+// TestStudyLimits: count:100 asks, without tells, on an
 // open-ended study of a real `cbandit serve` (SQLite, default limits) until
 // refused (≈ 10 s on an idle 2-core machine; up to 90 s, so a loaded CI
 // machine does not fail it for being slow): the study is refused at the decision limit with a JSON 409

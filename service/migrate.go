@@ -16,14 +16,17 @@ import (
 // migrate schemas): a study of an earlier defaults generation is rewritten
 // once, when it is first opened, to the current generation with what its
 // own generation resolved made explicit — the parameters' earlier values
-// (laterDefaults) and, for a native space of typed parameters before
+// (their declarations' bandit.Change, generations.go) and, for a native space of typed parameters before
 // api.DefaultsMixed, space.rounded. After it the request path builds the
 // agent from the stored definition alone.
 
 // migrateSpec migrates s to api.DefaultsPractical and reports whether it
 // changed it.
-func migrateSpec(s *api.StudySpec) bool {
-	if s.Defaults >= api.DefaultsPractical {
+func migrateSpec(s *api.StudySpec) bool { return defaultGenerations.migrateSpec(s) }
+
+// migrateSpec migrates s to generation g.current.
+func (g generations) migrateSpec(s *api.StudySpec) bool {
+	if s.Defaults >= g.current {
 		return false
 	}
 	ps, e := params(s.Params)
@@ -34,7 +37,7 @@ func migrateSpec(s *api.StudySpec) bool {
 	for k := range ps {
 		set[k] = true
 	}
-	pinEarlierDefaults(s.Defaults, s.Algorithm, ps)
+	g.pin(s.Defaults, s.Algorithm, ps)
 	keys := make([]string, 0, len(ps))
 	for k := range ps {
 		if !set[k] {
@@ -51,7 +54,7 @@ func migrateSpec(s *api.StudySpec) bool {
 	if len(s.Parameters) > 0 && s.Space.Native && max(s.Defaults, 1) < api.DefaultsMixed {
 		s.Space.Rounded = true
 	}
-	s.Defaults = api.DefaultsPractical
+	s.Defaults = g.current
 	return true
 }
 

@@ -279,7 +279,7 @@ func TestRaiseHorizon(t *testing.T) {
 	}
 }
 
-// TestHostileStudies (issue 15): the cases that reached a 500 or poisoned a
+// TestHostileStudies: the cases that reached a 500 or poisoned a
 // study are 400s naming the field; extreme values that are accepted keep
 // every algorithm computable and every summary finite.
 func TestHostileStudies(t *testing.T) {

@@ -175,7 +175,7 @@ func TestPostgresSnapshots(t *testing.T) {
 	c.do("DELETE", "/studies/"+st.ID, nil, nil)
 }
 
-// TestPostgresPagesLimitsAndBuilds (issue 26): on PostgreSQL, a study is
+// TestPostgresPagesLimitsAndBuilds: on PostgreSQL, a study is
 // restored from a snapshot another build took (streaming the log), the
 // decision limit holds across replicas, and GET /studies pages.
 func TestPostgresPagesLimitsAndBuilds(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/cbandit/cbandit/store"
 )
 
-// TestReadsBesideABigLog (issue 26, 4): on SQLite, 4 clients read a study
+// TestReadsBesideABigLog: on SQLite, 4 clients read a study
 // whose log holds 300,000 events (GET /studies/{id} and GET /studies, as
 // fast as they can) while another study plays rounds: its asks take under
 // 1 s at worst (the median is logged: 25 ms was the aim). Reading a study reads its

@@ -135,7 +135,7 @@ func TestSnapshotRestoreEveryAlgorithm(t *testing.T) {
 			}
 		}
 		if len(specs) == 0 {
-			t.Logf("%s: serves none of the toy shapes (see issue 15, item 4)", algo)
+			t.Logf("%s: serves none of the toy shapes", algo)
 			continue
 		}
 		for _, spec := range specs {
@@ -204,8 +204,8 @@ func TestSnapshotRestoreInsideTheInitialDesign(t *testing.T) {
 }
 
 // TestSnapshotRestoreInTheTrustRegion: rpol-ucb on a native 3-D box
-// decides in its trust region from round FirstFit(3)+1 = 11 on (issue 25,
-// generation 6); restored from the snapshot at event ≥ 21, the region —
+// decides in its trust region from round FirstFit(3)+1 = 11 on (generation 6,
+// docs/defaults.md); restored from the snapshot at event ≥ 21, the region —
 // replayed from the ledger's observed values — gives the decisions of a
 // server that never had a snapshot.
 func TestSnapshotRestoreInTheTrustRegion(t *testing.T) {
@@ -322,7 +322,7 @@ func TestSnapshotMismatchIgnored(t *testing.T) {
 	}
 }
 
-// TestSnapshotAcrossBuilds (issue 26, 7): a snapshot taken by another
+// TestSnapshotAcrossBuilds: a snapshot taken by another
 // build (another version, another executable) whose agent state has the
 // same shape is restored, not replayed, and the decisions go on as an
 // uninterrupted server's.
@@ -411,7 +411,7 @@ func TestSingleFlightRestore(t *testing.T) {
 	}
 }
 
-// TestContextual (issue 15): lc-lucb and safe-lts serve a contextual study
+// TestContextual: lc-lucb and safe-lts serve a contextual study
 // whose action set changes every round: each suggestion is a point of the
 // round's star-convex set (x₀ + α(x_arm − x₀), α ∈ [0, 1]) and names the
 // arm; a restore from a snapshot continues with the same decisions; asks of

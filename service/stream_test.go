@@ -14,7 +14,7 @@ import (
 	"github.com/cbandit/cbandit/store"
 )
 
-// TestExportStreams (issue 26, 3): Export writes a study of more decisions
+// TestExportStreams: Export writes a study of more decisions
 // than a chunk a chunk at a time; its JSON is byte for byte what encoding
 // the whole list gave, its CSV one row per decision, and decisions.csv
 // answers the same.
@@ -83,7 +83,7 @@ func TestExportStreams(t *testing.T) {
 	}
 }
 
-// TestStudyPages (issue 26, 6): GET /studies answers a page at a time
+// TestStudyPages: GET /studies answers a page at a time
 // (default 50, ?limit= up to 1000), oldest first, with "next" and a Link
 // header to the next page; the Go client's Studies follows them.
 func TestStudyPages(t *testing.T) {

@@ -20,7 +20,7 @@ func heapNow() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// TestCacheAccounting (issue 26, 3): the cache's byte count
+// TestCacheAccounting: the cache's byte count
 // (cbandit_cached_bytes) is within 30 % of the heap the live studies hold,
 // for studies of pending decisions, of observed rounds, and of a model that
 // grows with its data.
@@ -44,7 +44,7 @@ func TestCacheAccounting(t *testing.T) {
 			s := toySpec("native")
 			s.Algorithm, s.Space.Native, s.Horizon = "rpol-ucb", true, 0
 			return s
-		}, 0, 700}, // not between a deferred refit's start (512) and its swap (640): its new GP is held off the graph (issue 25)
+		}, 0, 700}, // not between a deferred refit's start (512) and its swap (640): its new GP is held off the graph
 		{"many small studies", nil, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestCacheAccounting(t *testing.T) {
 	}
 }
 
-// TestModelLimit (issue 26, 3): a study whose algorithm's state outgrows
+// TestModelLimit: a study whose algorithm's state outgrows
 // the server's memory limit per study is refused further asks with a 409
 // naming the limit and the measured size; tells and reads go on.
 func TestModelLimit(t *testing.T) {

@@ -157,7 +157,7 @@ func BenchmarkSuiteRound(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*T), "ns/round")
 }
 
-// TestDefaultsIgnoreUnits (issue 14, Done when): through the service with
+// TestDefaultsIgnoreUnits: through the service with
 // defaults only, every metric ×1000 + 50 (thresholds with them) leaves the
 // late scores of ckb-ucb, rpol-ucb and config unchanged (the issue allows
 // 0.02; standardisation makes the decisions equal up to rounding, so the

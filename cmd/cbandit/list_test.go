@@ -11,8 +11,7 @@ import (
 
 // TestListFitsTheTerminal: `cbandit list` (and --verbose, which wraps)
 // has no line over 100 columns; `list --fits` is a matrix of at most 80
-// lines with a row per algorithm, a column per problem and its legend
-// (issue 27).
+// lines with a row per algorithm, a column per problem and its legend.
 func TestListFitsTheTerminal(t *testing.T) {
 	for _, args := range [][]string{{"list"}, {"list", "--verbose"}, {"list", "--fits"}, {"list", "--fits", "no-data"}} {
 		if args[len(args)-1] == "no-data" { // real-data problems that cannot be built here

@@ -71,7 +71,7 @@ With --shard i/n the run writes only DIR/trials.json; 'cbandit merge' combines t
 				return err
 			}
 			if *batch != 0 || *async != 0 || *past != "" || *defaults != "practical" {
-				return fmt.Errorf("run: --batch, --async, --past and --defaults go with --problem; an experiment file sets batch:, async:, past: or algorithm_defaults:")
+				return fmt.Errorf("run: --batch, --async, --past and --defaults go with --problem; an experiment file sets batch:, async:, past: or defaults:")
 			}
 			for _, s := range sets {
 				if err := cfg.Set(s); err != nil {

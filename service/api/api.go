@@ -217,7 +217,7 @@ type StudySpec struct {
 	// standardise off, hyper fixed, widths theory, a box as its candidate
 	// set; one of generation 2 standardise off for the algorithms
 	// standardised in generation 3 — so an upgrade of the service does not
-	// change what a running study does (service/generations.go, laterDefaults): a
+	// change what a running study does (service/generations.go): a
 	// stored study of an earlier generation is migrated when first opened,
 	// its generation's values made explicit in Params (and space.rounded)
 	// and Defaults set to the current generation (service/migrate.go).
@@ -225,20 +225,13 @@ type StudySpec struct {
 }
 
 // DefaultsPractical is the current generation of the algorithm defaults
-// (docs/defaults.md). 1: the papers' settings; 2: the practical defaults —
-// metrics standardised, hyperparameters fitted, practical confidence
-// widths, a box optimised as a box by the algorithms that can
-// (DefaultsNativeBox); 3: standardise on also for rpol-censored-ucb,
-// scgp-ucb, igp-ucb, penalty-noiseless, penalty-noisy and admmbo; 4: pending
-// decisions hallucinated (GP-BUCB) by every algorithm with parameter pending;
-// 5: constraint hyperparameters fitted about their mean (constraint-fit);
-// 6: rpol-ucb and config in a trust region in 3+ dims (region);
-// 7: the trust region also while decisions are pending (region-pending);
-// 8: typed parameters searched as a mixed space (DefaultsMixed), Thompson
-// draws pathwise (ckb-ts's draw), candidates drawn in the trust region in
-// 7+ dims (region-candidates); 9: the typed-space search also changes two
-// discrete coordinates at once (mixed-moves), and cei is the default for
-// stage-wise limits on typed spaces.
+// (docs/defaults.md). 1: the papers' settings; each later one changed
+// defaults of parameters, declared with them (bandit.Change on the
+// declaration: the value before, the generation, the condition, why), and
+// the service's own choices (otherChanges in service/generations.go).
+// docs/parameters-table.md and openapi.json list them, generated from the
+// declarations. A new generation is one change on a declaration and this
+// constant bumped (docs/defaults.md, "How to add a generation").
 const DefaultsPractical = 9
 
 // DefaultsMixed is the first generation in which a study of typed

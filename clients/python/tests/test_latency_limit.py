@@ -1,4 +1,4 @@
-"""Issue 27's done-when for constraint semantics, through the Python client.
+"""The constraint semantics through the Python client.
 
 A study with a per-round latency limit (latency <= 50 ms, no kind given) and
 no algorithm, tuned for 60 rounds on a made-up system: a log-scaled float

@@ -2,7 +2,7 @@
 // by this script. No library, no network beyond this server. Data comes from
 // the API with the token kept in sessionStorage (see package ui's doc.go).
 //
-// Why hand-written SVG and not a charting library (issue 27; service/ui/README.md
+// Why hand-written SVG and not a charting library (service/ui/README.md
 // has the measurements): every number is a text node of the DOM, so the
 // browser test reads the numbers a person sees and compares them with the
 // API's; the page keeps its strict CSP (no inline styles); the whole
