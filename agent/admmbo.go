@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -126,7 +127,6 @@ type ADMMBO struct {
 	incumbent []float64
 	incF      float64
 	obs       []admmObs
-	pending   map[int64]*partial
 	score     []float64
 	// std: standardise=on. The ADMM problem min −f(x) + Σ_j
 	// 1[g_j(z_j) > 0] s.t. x = z_j (Ariafar et al. 2019, §3) is posed on the
@@ -157,15 +157,11 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: needs a box domain, got %v", name, in.Domain)
 	}
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	core, err := newIGPCore(name, cfg, in.M, hConstraint)
 	if err != nil {
 		return nil, err
 	}
-	a := &ADMMBO{core: core, box: box, ledger: core.ledger, m: in.M, incF: math.Inf(-1),
-		pending: map[int64]*partial{}, std: core.std}
+	a := &ADMMBO{core: core, box: box, ledger: core.ledger, m: in.M, incF: math.Inf(-1), std: core.std}
 	for i, dst := range []*float64{&a.rho, &a.bigM, &a.mu, &a.tau, &a.abstol, &a.reltol, &a.relax, &a.tolc} {
 		if *dst, err = admmboFloats[i].Read(name, ps); err != nil {
 			return nil, err
@@ -391,9 +387,9 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	a.left--
-	undo, pend, err := pendModels(c.halluc, c.ledger, c.f, c.g)
+	undo, pend, err := c.condition(r.T)
 	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
+		return bandit.Decision{}, err
 	}
 	if a.phase == 0 {
 		// bayesopt.m: EI of the augmented Lagrangian, best = least observed value.
@@ -464,31 +460,22 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	if a.stopped {
 		return nil
 	}
-	p := a.pending[fb.ID]
-	if p == nil {
-		p = &partial{}
-		a.pending[fb.ID] = p
-	}
 	if acc.HasReward {
 		if err := a.core.f.Observe(acc.Action, acc.Reward); err != nil {
 			return fmt.Errorf("admmbo: %w", err)
 		}
-		p.reward, p.hasReward = acc.Reward, true
 	}
-	if acc.Costs != nil {
-		for j, c := range acc.Costs {
-			if err := a.core.g[j].Observe(acc.Action, c); err != nil {
-				return fmt.Errorf("admmbo: %w", err)
-			}
+	for j, c := range acc.Costs {
+		if err := a.core.g[j].Observe(acc.Action, c); err != nil {
+			return fmt.Errorf("admmbo: %w", err)
 		}
-		p.costs = append([]float64(nil), acc.Costs...)
 	}
-	if !p.hasReward || p.costs == nil {
+	if !acc.Complete {
 		return nil
 	}
-	delete(a.pending, fb.ID)
-	o := admmObs{x: append([]float64(nil), acc.Action.X...), f: p.reward, g: p.costs, feas: true}
-	for j, c := range p.costs {
+	reward, costs := a.ledger.Observed(fb.ID)
+	o := admmObs{x: append([]float64(nil), acc.Action.X...), f: reward, g: slices.Clone(costs), feas: true}
+	for j, c := range o.g {
 		if a.std {
 			c /= model.Scale(a.core.g[j])
 		}
@@ -503,7 +490,7 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "admmbo",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, as the authors' code (baseline)",
 		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of Shi & Eryilmaz 2022 App. E; departures in doc",
 		Params:  admmboParams,

@@ -57,6 +57,9 @@ type Caps struct {
 	Domains []string
 	// Kinds lists the constraint kinds it honours.
 	Kinds []bandit.ConstraintKind
+	// NeedsConstraints: it needs at least one constraint (Info.M ≥ 1): its
+	// rule has nothing to act on without one (Fits and New refuse M = 0).
+	NeedsConstraints bool
 	// NeedsSafe: it starts from a known safe action (Info.Safe).
 	NeedsSafe bool
 	// NeedsFullInfo: it needs a constraint sample before each round (Zhou & Ji (CBO) §4).
@@ -94,7 +97,7 @@ func (c Caps) String() string {
 	for _, n := range []struct {
 		on   bool
 		what string
-	}{{c.NeedsSafe, "a safe action"}, {c.NeedsFullInfo, "full information"}, {c.NeedsStage, "stage-wise facts"}, {c.NeedsClass, "function classes"}} {
+	}{{c.NeedsConstraints, "constraints"}, {c.NeedsSafe, "a safe action"}, {c.NeedsFullInfo, "full information"}, {c.NeedsStage, "stage-wise facts"}, {c.NeedsClass, "function classes"}} {
 		if n.on {
 			parts = append(parts, "needs "+n.what)
 		}
@@ -150,6 +153,9 @@ func (s Spec) Fits(in bandit.Info) error {
 	if d := DomainOf(in); !c.Takes(d) {
 		return fmt.Errorf("%s takes %s domains, the problem's is %s", s.Name, strings.Join(c.Domains, " or "), d)
 	}
+	if err := s.constrained(in); err != nil {
+		return err
+	}
 	switch {
 	case c.NeedsSafe && in.Safe == nil:
 		return fmt.Errorf("%s needs a known safe action, the problem gives none", s.Name)
@@ -157,6 +163,15 @@ func (s Spec) Fits(in bandit.Info) error {
 		return fmt.Errorf("%s needs a constraint sample before each round (full information, Zhou & Ji (CBO) §4), the problem gives none", s.Name)
 	case c.NeedsStage && in.Stage == nil:
 		return fmt.Errorf("%s needs a stage-wise problem (Pacchiano et al.: thresholds and the safe arm's values)", s.Name)
+	}
+	return nil
+}
+
+// constrained refuses a problem without constraints for an algorithm that
+// declares NeedsConstraints (Fits and New).
+func (s Spec) constrained(in bandit.Info) error {
+	if s.Can.NeedsConstraints && in.M < 1 {
+		return fmt.Errorf("%s: the problem has no constraints (M = %d)", s.Name, in.M)
 	}
 	return nil
 }

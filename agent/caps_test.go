@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/agent"
@@ -56,5 +57,55 @@ func TestChooseByKind(t *testing.T) {
 		if err != nil || s.Name != c.want {
 			t.Errorf("Choose(%s, safe=%v, %s) = %q, %v; want %s", c.kind, c.safe, c.dom, s.Name, err, c.want)
 		}
+	}
+}
+
+// TestNeedsConstraints checks the declaration NeedsConstraints where agents
+// are built: on every registered problem an algorithm builds on, the same
+// problem without constraints (M = 0) is refused by Fits and New with one
+// message when it declares the need, and the declaration is printed by
+// Caps.String.
+func TestNeedsConstraints(t *testing.T) {
+	const horizon = 20
+	checked := 0
+	for _, ps := range problem.All() {
+		p, err := problem.New(ps.Name, nil, 1)
+		if err != nil {
+			continue
+		}
+		info := p.Info()
+		if info.M < 1 {
+			continue
+		}
+		for _, s := range agent.All() {
+			if s.Fits(info) != nil {
+				continue
+			}
+			if _, err := agent.New(s.Name, agent.Config{Info: info, Horizon: horizon, Seed: 1}); err != nil {
+				continue
+			}
+			none := info
+			none.M = 0
+			want := s.Name + ": the problem has no constraints (M = 0)"
+			fits := s.Fits(none)
+			_, err := agent.New(s.Name, agent.Config{Info: none, Horizon: horizon, Seed: 1})
+			if s.Can.NeedsConstraints {
+				checked++
+				if fits == nil || fits.Error() != want {
+					t.Errorf("%s on %s with M = 0: Fits = %v, want %q", s.Name, ps.Name, fits, want)
+				}
+				if err == nil || err.Error() != want {
+					t.Errorf("%s on %s with M = 0: New = %v, want %q", s.Name, ps.Name, err, want)
+				}
+				if !strings.Contains(s.Can.String(), "needs constraints") {
+					t.Errorf("%s: Caps.String() = %q, want it to say it needs constraints", s.Name, s.Can.String())
+				}
+			} else if err != nil && strings.Contains(err.Error(), "no constraints") {
+				t.Errorf("%s on %s with M = 0: refused for want of constraints (%v) without declaring NeedsConstraints", s.Name, ps.Name, err)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("%d (algorithm, problem) pairs checked, want at least 20", checked)
 	}
 }

@@ -112,9 +112,6 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	fixed, cf, cg, err := widthParams(name, p, in.Domain)
 	if err != nil {
 		return nil, err
@@ -337,7 +334,7 @@ func (a *CKB) Dual() []float64 { return append([]float64(nil), a.rule.Phi...) }
 func init() {
 	Register(Spec{
 		Name:    "ckb-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, DefaultFor: []string{string(KindLongTerm)}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, DefaultFor: []string{string(KindLongTerm)}, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-UCB exploration (optimistic f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, §3.1, Thm. 1 (= Zhou & Ji 2022 Alg. 1, CKB-UCB)",
 		Params:  ckbParams,
@@ -347,7 +344,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ucb-slack",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "CKB-UCB with slackness ε = δ/2 in the dual update (bounded/zero violation)",
 		Source:  "Zhou & Ji 2022 §4",
 		Params:  ckbParams,
@@ -357,7 +354,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-ts",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
 		Params:  append(slices.Clone(ckbParams), drawDoc),
@@ -372,7 +369,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "ckb-rand",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
 		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per round)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 2, Cor. 3, App. D.4 (= Zhou & Ji 2022 CKB-Rand)",
 		Params:  append(slices.Clone(ckbParams), randParams...),

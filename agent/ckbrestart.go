@@ -34,7 +34,7 @@ func (a *CKB) begin(t int) {
 func init() {
 	Register(Spec{
 		Name:    "ckb-restart-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "CKB-UCB with GP posteriors restarted every H rounds (non-stationary)",
 		Source:  "Deng et al. 2022 (CKB-RestartUCB), baseline of Guo et al. §7",
 		Params:  ckbRestartParams,

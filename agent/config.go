@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -35,9 +34,6 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 		return nil, err
 	}
 	in := c.info
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	alpha, err := configAlpha.Read(name, ps)
 	if err != nil {
 		return nil, err
@@ -96,7 +92,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 func init() {
 	Register(Spec{
 		Name:    "config",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{string(KindPerRound)}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, NeedsConstraints: true, Pending: PendingHallucinate, DefaultFor: []string{string(KindPerRound)}, LearnsFailures: true},
 		Summary: "CONFIG: UCB of f over the optimistic feasible set {LCB of g ≤ 0}",
 		Source:  "Xu et al. 2023 (AISTATS), baseline of Guo et al. §7",
 		Params:  configParams,

@@ -225,12 +225,12 @@ func (c *gpCore) decide(r *bandit.Round, policy func() Acquisition) (bandit.Deci
 // its rule after the decision (turn); policy's errors are returned as
 // they are.
 func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandit.Decision, error) {
-	if act, ok := c.design.at(r.T); ok {
-		return c.ledger.Record(r.T, act, c.epoch), nil
+	if d, ok := c.designed(r.T); ok {
+		return d, nil
 	}
-	undo, pend, err := pendModels(c.halluc, c.ledger, c.f, c.g)
+	undo, pend, err := c.condition(r.T)
 	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)
+		return bandit.Decision{}, err
 	}
 	defer undo()
 	tn, err := policy()

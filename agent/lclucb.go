@@ -64,9 +64,6 @@ func newStageCommon(name string, cfg Config, o stageOpts) (*stageCommon, error) 
 	if st == nil {
 		return nil, fmt.Errorf("%s: the problem is not stage-wise (Info.Stage is nil); %s needs thresholds τ and a safe action x₀ (Pacchiano et al. §2, Ass. 5)", name, name)
 	}
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	if len(st.Tau) != in.M {
 		return nil, fmt.Errorf("%s: the problem gives %d thresholds τ for M = %d constraints", name, len(st.Tau), in.M)
 	}
@@ -361,34 +358,8 @@ func (a *LCLUCB) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.warm.rounds++
 		return a.ledger.Record(r.T, bandit.Action{Arm: -1, X: a.x0}, 1), nil
 	}
-	best, bestAlpha := -1, 0.0
-	bestVal := a.model.OptimisticReward(a.x0)
-	for i, p := range pts {
-		for k := range a.u {
-			a.u[k] = p[k] - a.x0[k]
-		}
-		alpha := 1.0
-		for j := 0; j < a.m && alpha > 0; j++ {
-			s, ok := a.model.CostSeg(j, a.u).MaxScale(a.tau[j])
-			if !ok {
-				s = 0
-			}
-			alpha = math.Min(alpha, s)
-		}
-		if !(alpha > 0) {
-			continue
-		}
-		if v := a.model.RewardSeg(a.u).At(alpha); v > bestVal {
-			best, bestAlpha, bestVal = i, alpha, v
-		}
-	}
-	copy(a.xbest, a.x0)
-	if best >= 0 {
-		p := pts[best]
-		for k := range a.xbest {
-			a.xbest[k] = a.x0[k] + bestAlpha*(p[k]-a.x0[k])
-		}
-	}
+	best := a.alongRays(a.model, pts, a.x0, a.u, a.xbest, true, -1, 0, a.model.OptimisticReward(a.x0),
+		func(u []float64, alpha float64) float64 { return a.model.RewardSeg(u).At(alpha) })
 	return a.ledger.Record(r.T, bandit.Action{Arm: best, X: a.xbest}, 0), nil
 }
 
@@ -435,7 +406,7 @@ func (a *LCLUCB) Model() *linear.Safe { return a.model }
 func init() {
 	Register(Spec{
 		Name:    "lc-lucb",
-		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, NeedsStage: true, Pending: PendingObserved},
+		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsSafe: true, NeedsStage: true, Pending: PendingObserved},
 		Summary: "LC-LUCB: optimistic reward, pessimistic cost over star-convex action sets (stage-wise constraint w.h.p.)",
 		Source:  "Pacchiano et al. Alg. 1, §4.1, Prop. 11, Lemma 14, Thm. 19; §4.4 (m constraints); Remark 12, App. F.1 (unknown r₀, c₀)",
 		Params:  stageParams,

@@ -98,6 +98,10 @@ type Accepted struct {
 	Costs []float64
 	// Failed: the evaluation failed (no reward, no costs).
 	Failed bool
+	// Complete: this feedback completes the decision, its reward and costs
+	// are both in (Ledger.Observed has them): an agent that learns once per
+	// decision waits for it.
+	Complete bool
 }
 
 // Accept validates fb and returns what it newly reports.
@@ -149,11 +153,20 @@ func (l *Ledger) Accept(fb bandit.Feedback) (Accepted, error) {
 		acc.Costs = fb.Costs
 	}
 	if e.gotReward && (e.gotCosts || l.m == 0) {
+		acc.Complete = true
 		l.close(fb.ID)
 		k, _ := slices.BinarySearch(l.done, fb.ID)
 		l.done = slices.Insert(l.done, k, fb.ID)
 	}
 	return acc, nil
+}
+
+// Observed returns the reward and costs observed for decision id (valid
+// once its feedback is complete, Accepted.Complete); costs is the ledger's
+// own copy, to read, not to keep or change.
+func (l *Ledger) Observed(id int64) (reward float64, costs []float64) {
+	e := &l.entries[id-1]
+	return e.reward, e.costs
 }
 
 // Decisions is the number of decisions made.

@@ -43,7 +43,6 @@ type OCOBandit struct {
 	eta       float64
 	ledger    *Ledger
 	dirs      map[int64][]float64
-	pending   map[int64]*partial
 }
 
 func newOCOBandit(cfg Config) (bandit.Agent, error) {
@@ -52,9 +51,6 @@ func newOCOBandit(cfg Config) (bandit.Agent, error) {
 	box, ok := in.Domain.(*domain.Box)
 	if !ok {
 		return nil, fmt.Errorf("%s: needs a box domain, got %v", name, in.Domain)
-	}
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}
 	side := math.Inf(1)
 	for i := range box.Lo {
@@ -77,7 +73,7 @@ func newOCOBandit(cfg Config) (bandit.Agent, error) {
 	}
 	a := &OCOBandit{rng: seedRand(cfg.Seed), box: box, alpha: alpha, delta: delta, eta: eta,
 		ledger: NewLedger(in.M), lambda: make([]float64, in.M),
-		dirs: map[int64][]float64{}, pending: map[int64]*partial{}}
+		dirs: map[int64][]float64{}}
 	d := box.Dim()
 	a.lo, a.hi, a.y = make([]float64, d), make([]float64, d), make([]float64, d)
 	for i := 0; i < d; i++ {
@@ -116,35 +112,21 @@ func (a *OCOBandit) Observe(fb bandit.Feedback) error {
 	if err != nil {
 		return fmt.Errorf("oco-bandit: %w", err)
 	}
-	if acc.Failed { // nothing to wait for: the failure model (if any) has it
+	if !acc.Complete { // a failure, or reward or costs still to come
 		return nil
 	}
-	p := a.pending[fb.ID]
-	if p == nil {
-		p = &partial{}
-		a.pending[fb.ID] = p
-	}
-	if acc.HasReward {
-		p.reward, p.hasReward = acc.Reward, true
-	}
-	if acc.Costs != nil {
-		p.costs = append([]float64(nil), acc.Costs...)
-	}
-	if !p.hasReward || p.costs == nil {
-		return nil
-	}
-	delete(a.pending, fb.ID)
+	reward, costs := a.ledger.Observed(fb.ID)
 	u := a.dirs[fb.ID]
 	delete(a.dirs, fb.ID)
-	v := -p.reward
-	for j, c := range p.costs {
+	v := -reward
+	for j, c := range costs {
 		v += a.lambda[j] * c
 	}
 	s := float64(len(a.y)) / a.delta * v
 	for i := range a.y {
 		a.y[i] = math.Min(a.hi[i], math.Max(a.lo[i], a.y[i]-a.alpha*s*u[i]))
 	}
-	for j, c := range p.costs {
+	for j, c := range costs {
 		a.lambda[j] = math.Max(0, (1-a.alpha*a.eta)*a.lambda[j]+a.alpha*c)
 	}
 	return nil
@@ -153,7 +135,7 @@ func (a *OCOBandit) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "oco-bandit",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Randomised: true, Pending: PendingDraw},
 		Summary: "constrained online convex optimisation, one-point gradients (baseline)",
 		Source:  "Cao & Liu 2018 (IEEE TAC), baseline of Shi & Eryilmaz 2022 App. E; our reading, see doc",
 		Params:  ocoParams,

@@ -248,7 +248,7 @@ func (a *OPB) Counts() []int { return append([]int(nil), a.nR...) }
 func init() {
 	Register(Spec{
 		Name:    "opb",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPB: optimistic–pessimistic LP over policies, K arms (stage-wise, in mean)",
 		Source:  "Pacchiano et al. Alg. 3, §5.2, (37), Lemma 30, Thm. 31; App. D.4 (m constraints); App. F.1 (unknown r̄₁, c̄₁)",
 		Params:  opbParams,

@@ -320,7 +320,7 @@ var oplbParams = append(slices.Clone(stageParams), oplbNodes)
 func init() {
 	Register(Spec{
 		Name:    "oplb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB: optimistic–pessimistic policies, linear actions; (34) solved exactly",
 		Source:  "Pacchiano et al. Alg. 2, §5.1, Prop. 25, Thm. 27; (34) solved globally by branch-and-bound over simplices with a certified gap (linear.PolicySolver)",
 		Params:  oplbParams,
@@ -328,7 +328,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "oplb-lp",
-		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite, DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPLB with (34) relaxed to the LP (37): safe, optimistic, more conservative",
 		Source:  "Pacchiano et al. Alg. 2 with the relaxation documented in agent/oplb.go (LP (37), support ≤ m+1, Lemma 30, App. D.4)",
 		Params:  stageParams,

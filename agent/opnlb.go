@@ -395,7 +395,7 @@ func (a *OPNLB) SetSizes() (int, int) { return len(a.inR), len(a.inC) }
 func init() {
 	Register(Spec{
 		Name:    "opnlb",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsStage: true, NeedsClass: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsStage: true, NeedsClass: true, Randomised: true, Pending: PendingDraw},
 		Summary: "OPNLB: optimistic–pessimistic policies, finite nonlinear function classes",
 		Source:  "Pacchiano et al. Alg. 4, §5.3, Lemma 37, Thm. 38",
 		Params:  opnlbParams,

@@ -51,8 +51,10 @@ type Penalty struct {
 	L       int
 	history string
 	epoch   int // epoch of the models (history=epoch)
-	pending map[int64]*partial
-	h       []float64
+	// costs: a decision's costs as they entered the κ update (divided by
+	// the running scale with std), kept until its reward is in
+	costs map[int64][]float64
+	h     []float64
 	// std: standardise=on. Every cost is divided by the running scale of
 	// its metric (cs, over every cost observed so far, this one included)
 	// before it enters the κ update and the h GPs: then ψ's argument c·g
@@ -66,17 +68,8 @@ type Penalty struct {
 	cs  []runScale
 }
 
-type partial struct {
-	reward    float64
-	hasReward bool
-	costs     []float64
-}
-
 func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 	in, ps := cfg.Info, cfg.Params
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	if !noisy && in.RG > 0 {
 		return nil, fmt.Errorf("%s: the problem declares noisy constraint observations (cost noise scale %v); Alg. 2 needs exact g (Shi & Eryilmaz 2022 §5): use penalty-noisy (§6) or a noiseless problem setting", name, in.RG)
 	}
@@ -135,7 +128,7 @@ func newPenalty(name string, noisy bool, cfg Config) (*Penalty, error) {
 		return nil, err
 	}
 	return &Penalty{name: name, noisy: noisy, core: core, rule: r, ledger: core.ledger, L: L,
-		history: hist, pending: map[int64]*partial{}, h: make([]float64, in.M),
+		history: hist, costs: map[int64][]float64{}, h: make([]float64, in.M),
 		std: core.std, cs: make([]runScale, in.M)}, nil
 }
 
@@ -173,37 +166,32 @@ func (a *Penalty) Observe(fb bandit.Feedback) error {
 	if acc.Failed { // nothing to wait for: the failure model (if any) has it
 		return nil
 	}
-	p := a.pending[fb.ID]
-	if p == nil {
-		p = &partial{}
-		a.pending[fb.ID] = p
-	}
-	if acc.HasReward {
-		p.reward, p.hasReward = acc.Reward, true
-	}
 	if acc.Costs != nil {
-		p.costs = append([]float64(nil), acc.Costs...)
+		costs := append([]float64(nil), acc.Costs...)
 		if a.std {
-			for j, c := range p.costs {
+			for j, c := range costs {
 				a.cs[j].add(c)
-				p.costs[j] = c / a.cs[j].scale()
+				costs[j] = c / a.cs[j].scale()
 			}
 		}
-		if _, err := a.rule.Record(acc.Tag, p.costs); err != nil {
+		a.costs[fb.ID] = costs
+		if _, err := a.rule.Record(acc.Tag, costs); err != nil {
 			return fmt.Errorf("%s: %w", a.name, err)
 		}
 	}
-	if !p.hasReward || p.costs == nil {
+	if !acc.Complete {
 		return nil
 	}
-	delete(a.pending, fb.ID)
+	costs := a.costs[fb.ID]
+	delete(a.costs, fb.ID)
 	if a.history == "epoch" && acc.Tag != a.epoch {
 		return nil // belongs to a finished IGP-UCB run
 	}
-	for j, c := range p.costs {
+	reward, _ := a.ledger.Observed(fb.ID)
+	for j, c := range costs {
 		a.h[j] = a.rule.Transform(c)
 	}
-	return a.core.add(acc.Action, p.reward, a.h)
+	return a.core.add(acc.Action, reward, a.h)
 }
 
 // Kappa returns the multipliers κ in force (for tests and reports).
@@ -212,7 +200,7 @@ func (a *Penalty) Kappa() []float64 { return append([]float64(nil), a.rule.Kappa
 func init() {
 	Register(Spec{
 		Name:    "penalty-noiseless",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "GP-UCB on f − Σκ_j(ψ(g_j)−1), multiplicative κ epochs (noiseless g)",
 		Source:  "Shi & Eryilmaz 2022 §5, Alg. 2 (ψ of eq. 9–10), Thm. 1",
 		Params:  penaltyNoiselessParams,
@@ -220,7 +208,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "penalty-noisy",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "GP-UCB with noisy constraints: IGP-UCB on f − Σκ_j g_j, additive κ epochs",
 		Source:  "Shi & Eryilmaz 2022 §6, Alg. 3, Thm. 2",
 		Params:  penaltyNoisyParams,

@@ -56,7 +56,8 @@ func Lookup(name string) (Spec, error) { return specs.Lookup(name) }
 // All returns every registered algorithm sorted by name.
 func All() []Spec { return specs.All() }
 
-// New builds the named agent after checking its parameters.
+// New builds the named agent after checking its parameters, the horizon
+// and that the problem has the constraints the algorithm declares it needs.
 func New(name string, cfg Config) (bandit.Agent, error) {
 	s, err := Lookup(name)
 	if err != nil {
@@ -70,6 +71,9 @@ func New(name string, cfg Config) (bandit.Agent, error) {
 	}
 	if cfg.Horizon <= 0 {
 		return nil, fmt.Errorf("%s: horizon = %d: must be at least 1", name, cfg.Horizon)
+	}
+	if err := s.constrained(cfg.Info); err != nil {
+		return nil, err
 	}
 	return s.New(cfg)
 }

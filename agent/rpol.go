@@ -153,9 +153,6 @@ func newRPOL(name string, kind rpolKind, cfg Config) (*RPOL, error) {
 		return nil, err
 	}
 	in := a.info
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	if a.rule, err = rule.NewRectified(in.M, q1); err != nil {
 		return nil, fmt.Errorf("%s: parameter %w", name, err)
 	}
@@ -372,7 +369,7 @@ func (a *RPOL) Penalty() []float64 { return append([]float64(nil), a.rule.Q...) 
 func init() {
 	Register(Spec{
 		Name:    "rpol-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingHallucinate, DefaultFor: []string{string(KindCumulative)}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, Pending: PendingHallucinate, DefaultFor: []string{string(KindCumulative)}, LearnsFailures: true},
 		Summary: "RPOL with GP-UCB for f, GP-LCB for g and the rectified penalty",
 		Source:  "Guo et al. §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
 		Params:  rpolUCBParams,
@@ -380,7 +377,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-censored-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingCensored, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, Pending: PendingCensored, LearnsFailures: true},
 		Summary: "RPOL with censored GP-UCB/LCB for delayed feedback",
 		Source:  "Guo et al. §5, App. C (RPOL-CensoredUCB, Thm. 3)",
 		Params:  rpolCensoredParams,
@@ -388,7 +385,7 @@ func init() {
 	})
 	Register(Spec{
 		Name:    "rpol-sw-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
 		Summary: "RPOL with sliding-window GP-UCB/LCB for drifting f and g",
 		Source:  "Guo et al. §6, App. D (RPOL-SWUCB, Thm. 4)",
 		Params:  rpolSWParams,

@@ -10,6 +10,7 @@ import (
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/maximise"
 	"github.com/cbandit/cbandit/model"
 )
 
@@ -121,9 +122,6 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 	}
 	if in.Safe.Arm < 0 || in.Safe.Arm >= fin.N {
 		return nil, fmt.Errorf("%s: safe seed arm = %d: outside [0, %d)", name, in.Safe.Arm, fin.N)
-	}
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
 	}
 	if !(in.B > 0) || !(in.G > 0) {
 		return nil, fmt.Errorf("%s: the problem must state bounds B > 0 and G > 0 (got B = %v, G = %v)", name, in.B, in.G)
@@ -447,35 +445,15 @@ func (c *safeCore) widthG(x int) float64 {
 }
 
 // argmaxOver returns the index maximising score over the arms with in[i],
-// ties uniformly at random; −1 when none.
+// ties uniformly at random (maximise.ArgMaxOf); −1 when none. Arms of
+// pending decisions compete only when no other arm is in.
 func (c *safeCore) argmaxOver(in func(i int) bool, score func(i int) float64) int {
 	if len(c.busy) > 0 {
-		if i := c.argmaxOf(c.free(in), score); i >= 0 {
+		if i := maximise.ArgMaxOf(c.rng, c.n, c.free(in), score); i >= 0 {
 			return i
 		}
 	}
-	return c.argmaxOf(in, score)
-}
-
-func (c *safeCore) argmaxOf(in func(i int) bool, score func(i int) float64) int {
-	best, ties := -1, 0
-	bv := math.Inf(-1)
-	for i := 0; i < c.n; i++ {
-		if !in(i) {
-			continue
-		}
-		v := score(i)
-		switch {
-		case best < 0 || v > bv:
-			best, bv, ties = i, v, 1
-		case v == bv:
-			ties++
-			if c.rng.IntN(ties) == 0 {
-				best = i
-			}
-		}
-	}
-	return best
+	return maximise.ArgMaxOf(c.rng, c.n, in, score)
 }
 
 func (c *safeCore) record(t, arm int) bandit.Decision {

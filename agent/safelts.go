@@ -181,7 +181,6 @@ func (a *SafeLTS) Decide(r *bandit.Round) (bandit.Decision, error) {
 	}
 	// 2–3. maximise ⟨x, θ̃⟩ over A_t ∩ D^s_t.
 	best, bestAlpha := -1, 0.0
-	bestVal := dotf(a.x0, a.th)
 	if !a.star {
 		safe, err := a.safeIndex(r, pts)
 		if err != nil {
@@ -189,37 +188,8 @@ func (a *SafeLTS) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		best, bestAlpha = safe, 1
 	}
-	for i, p := range pts {
-		for k := range a.u {
-			a.u[k] = p[k] - a.x0[k]
-		}
-		alpha := 1.0
-		for j := 0; j < a.m && alpha > 0; j++ {
-			g := a.model.CostSeg(j, a.u)
-			if a.star {
-				s, ok := g.MaxScale(a.tau[j])
-				if !ok {
-					s = 0
-				}
-				alpha = math.Min(alpha, s)
-			} else if g.At(1) > a.tau[j] {
-				alpha = 0
-			}
-		}
-		if !(alpha > 0) {
-			continue
-		}
-		if v := bestValAt(a.x0, a.u, alpha, a.th); v > bestVal {
-			best, bestAlpha, bestVal = i, alpha, v
-		}
-	}
-	copy(a.xb, a.x0)
-	if best >= 0 {
-		p := pts[best]
-		for k := range a.xb {
-			a.xb[k] = a.x0[k] + bestAlpha*(p[k]-a.x0[k])
-		}
-	}
+	best = a.alongRays(a.model, pts, a.x0, a.u, a.xb, a.star, best, bestAlpha, dotf(a.x0, a.th),
+		func(u []float64, alpha float64) float64 { return bestValAt(a.x0, u, alpha, a.th) })
 	return a.ledger.Record(r.T, bandit.Action{Arm: best, X: a.xb}, 0), nil
 }
 
@@ -251,7 +221,7 @@ func (a *SafeLTS) Observe(fb bandit.Feedback) error {
 func init() {
 	Register(Spec{
 		Name:    "safe-lts",
-		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
+		Can:     Caps{Domains: []string{DomainContextual}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsSafe: true, NeedsStage: true, Randomised: true, Pending: PendingDraw},
 		Summary: "Safe-LTS: linear Thompson sampling in the estimated safe set (baseline)",
 		Source:  "Moradipari et al. 2019 (arXiv:1911.02156), Alg. 1, with the κ, δ_t and √d of the code Pacchiano et al. ran (constrainedBandits LinTS); the baseline of their §4.5",
 		Params:  safeLTSParams,

@@ -65,7 +65,7 @@ func (a *SafeOpt) Decide(r *bandit.Round) (bandit.Decision, error) {
 func init() {
 	Register(Spec{
 		Name:    "safeopt",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, Pending: PendingExclude, DefaultFor: []string{string(KindPerRound) + "+safe"}},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsSafe: true, Pending: PendingExclude, DefaultFor: []string{string(KindPerRound) + "+safe"}},
 		Summary: "SafeOpt: safe exploration with maximisers and expanders; GP safe set as the reference implementation (or the Lipschitz rule of the paper) (needs a safe seed)",
 		Source:  "Sui, Gotovos, Burdick, Krause 2015 (ICML), Alg. 1; Berkenkamp et al.'s reference implementation (safeopt); baseline of Zhou & Ji (CBO) §5",
 		Params:  append(slices.Clone(safeChoiceParams), safeSetParams...),

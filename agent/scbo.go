@@ -32,13 +32,13 @@ type SCBO struct {
 
 // Decide implements bandit.Agent.
 func (a *SCBO) Decide(r *bandit.Round) (bandit.Decision, error) {
-	if act, ok := a.design.at(r.T); ok {
-		return a.ledger.Record(r.T, act, a.epoch), nil
+	if d, ok := a.designed(r.T); ok {
+		return d, nil
 	}
 	box := a.info.Domain.(*domain.Box) // newSCBO
-	undo, pend, err := pendModels(a.halluc, a.ledger, a.f, a.g)
+	undo, pend, err := a.condition(r.T)
 	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
+		return bandit.Decision{}, err
 	}
 	defer undo()
 	var reg *region

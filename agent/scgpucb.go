@@ -63,9 +63,6 @@ func newSCGP(cfg Config) (*SCGP, error) {
 	if !in.FullInfo {
 		return nil, fmt.Errorf("%s: the problem does not give full constraint information (Info.FullInfo is false); SCGP-UCB needs a sample g_t(·) before every round (Zhou & Ji (CBO) §4)", name)
 	}
-	if in.M < 1 {
-		return nil, fmt.Errorf("%s: the problem has no constraints (M = %d)", name, in.M)
-	}
 	if !(in.B > 0) {
 		return nil, fmt.Errorf("%s: the problem must state B > 0 (got %v)", name, in.B)
 	}
@@ -186,7 +183,7 @@ func (a *SCGP) Queue() []float64 { return append([]float64(nil), a.rule.Q...) }
 func init() {
 	Register(Spec{
 		Name:    "scgp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsFullInfo: true, Pending: PendingHallucinate},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, NeedsFullInfo: true, Pending: PendingHallucinate},
 		Summary: "SCGP-UCB: GP-UCB with a virtual queue on sampled constraints (full info)",
 		Source:  "Zhou & Ji (CBO) Alg. 2, §4, Thm. 3",
 		Params:  scgpParams,

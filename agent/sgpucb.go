@@ -88,7 +88,7 @@ var sgpExplore = bandit.IntParam{Name: "explore", Computed: "⌈√T⌉", Range:
 func init() {
 	Register(Spec{
 		Name:    "sgp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, Randomised: true, Pending: PendingExclude},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsSafe: true, Randomised: true, Pending: PendingExclude},
 		Summary: "SGP-UCB: random exploration of the known safe set (certified from the safe seed's stated cost), then GP-UCB in the pessimistic safe set (needs a safe seed)",
 		Source:  "Amani, Alizadeh, Thrampoulidis 2020 (L4DC), SGP-UCB; baseline of Zhou & Ji (CBO) §5",
 		Params:  append(slices.Clone(safeParams), sgpExplore),

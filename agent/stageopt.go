@@ -57,7 +57,7 @@ var (
 func init() {
 	Register(Spec{
 		Name:    "stageopt",
-		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsSafe: true, Pending: PendingExclude},
+		Can:     Caps{Domains: []string{DomainFinite}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, NeedsSafe: true, Pending: PendingExclude},
 		Summary: "StageOpt: safe expansion for T0 rounds, then GP-UCB inside the safe set; GP safe set as SafeOpt's reference implementation (or the Lipschitz rule) (needs a safe seed)",
 		Source:  "Sui, Zhuang, Burdick, Yue 2018 (ICML), Alg. 1; safe set and expanders as safeopt's reference implementation; baseline of Zhou & Ji (CBO) §5",
 		Params:  append(append(slices.Clone(safeChoiceParams), safeSetParams...), stageOptParams...),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -141,7 +142,7 @@ func (p *ArmPosterior) SharePrior(o *ArmPosterior) {
 	case p.kern != nil && o.kern != nil && sameKernel(p.kern, o.kern) && len(p.pts) == len(o.pts):
 		same = true
 		for i, x := range p.pts {
-			if !equalPoint(x, o.pts[i]) {
+			if !slices.Equal(x, o.pts[i]) {
 				same = false
 				break
 			}

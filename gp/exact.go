@@ -3,6 +3,7 @@ package gp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -201,18 +202,6 @@ func checkPoint(name string, x []float64) error {
 	return nil
 }
 
-func equalPoint(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Add appends the observation (x, y), extending L by one row in O(t²)
 // (O(t) when a sharing output has already added x at this position). x is
 // copied.
@@ -251,7 +240,7 @@ func (g *Exact) row(op string, x []float64, pending bool) error {
 		return fmt.Errorf("gp: %s x has dimension %d, earlier points have %d", op, len(x), len(f.pts[0]))
 	}
 	t := len(g.ys)
-	if t < len(f.pts) && !equalPoint(f.pts[t], x) {
+	if t < len(f.pts) && !slices.Equal(f.pts[t], x) {
 		g.detach()
 		f = g.f
 	}

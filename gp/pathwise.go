@@ -197,7 +197,7 @@ func (c *Candidates) SharePrior(o *Candidates) {
 		return
 	}
 	for i, x := range c.xs {
-		if !equalPoint(x, o.xs[i]) {
+		if !slices.Equal(x, o.xs[i]) {
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package gp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -40,7 +41,7 @@ func (c *solveCache) clear() {
 
 func (c *solveCache) find(x []float64) *cacheEntry {
 	for _, e := range c.e {
-		if equalPoint(e.x, x) {
+		if slices.Equal(e.x, x) {
 			return e
 		}
 	}
@@ -49,7 +50,7 @@ func (c *solveCache) find(x []float64) *cacheEntry {
 
 func (c *solveCache) put(e *cacheEntry) {
 	for i, o := range c.e {
-		if equalPoint(o.x, e.x) {
+		if slices.Equal(o.x, e.x) {
 			c.e[i] = e
 			return
 		}

@@ -16,23 +16,32 @@ import (
 // one uniformly with rng (the first when rng is nil). NaN entries are never
 // chosen unless all are NaN (then 0).
 func ArgMax(rng *rand.Rand, xs []float64) int {
+	best := ArgMaxOf(rng, len(xs), func(i int) bool { return xs[i] == xs[i] }, func(i int) float64 { return xs[i] })
+	return max(best, 0)
+}
+
+// ArgMaxOf returns the index i < n with in(i) (every i when in is nil)
+// whose score(i) is largest; among exact ties it picks one uniformly with
+// rng (reservoir sampling in index order; the first when rng is nil), and
+// −1 when no index is in. score is not compared for NaN: a caller whose
+// scores may be NaN leaves them out through in, as ArgMax does.
+func ArgMaxOf(rng *rand.Rand, n int, in func(i int) bool, score func(i int) float64) int {
 	best, ties := -1, 0
-	for i, v := range xs {
-		if v != v {
+	bv := math.Inf(-1)
+	for i := 0; i < n; i++ {
+		if in != nil && !in(i) {
 			continue
 		}
+		v := score(i)
 		switch {
-		case best < 0 || v > xs[best]:
-			best, ties = i, 1
-		case v == xs[best]:
+		case best < 0 || v > bv:
+			best, bv, ties = i, v, 1
+		case v == bv:
 			ties++
 			if rng != nil && rng.IntN(ties) == 0 {
 				best = i
 			}
 		}
-	}
-	if best < 0 {
-		return 0
 	}
 	return best
 }

@@ -482,17 +482,8 @@ func pointIndex(pts [][]float64, x []float64) int {
 	return -1
 }
 
-func equalVec(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+// equalVec compares with ==: NaN differs from itself, −0 equals 0.
+var equalVec = slices.Equal[[]float64]
 
 // params converts JSON parameter values (strings, numbers, booleans) to
 // bandit.Params.

@@ -150,7 +150,7 @@ func writeWrapped(w io.Writer, first, rest, text string) {
 // 1) in numbered columns. A cell is ✓ when the algorithm's declaration fits
 // the problem (agent.Spec.Fits) and its factory builds it with default
 // parameters — the check the runner makes before a run; else a capital
-// letter for the declaration's reason (domain, safe action, full
+// letter for the declaration's reason (domain, constraints, safe action, full
 // information, stage-wise facts) or a small letter for the factory's
 // reason, each explained below the matrix. A problem that cannot be built
 // here (e.g. real data not found) has ? in its column.
@@ -189,6 +189,7 @@ func listFits(w io.Writer) error {
 	}
 	declared := []struct{ code, text string }{
 		{"D", "its domains exclude the problem's"},
+		{"C", "needs constraints (m ≥ 1)"},
 		{"S", "needs a known safe action"},
 		{"F", "needs full constraint information (Zhou & Ji (CBO) §4)"},
 		{"W", "needs the stage-wise facts of Pacchiano et al. (thresholds, the safe arm's values)"},
@@ -209,6 +210,8 @@ func listFits(w io.Writer) error {
 			switch {
 			case !c.Takes(agent.DomainOf(*in)):
 				return "D"
+			case c.NeedsConstraints && in.M < 1:
+				return "C"
 			case c.NeedsSafe && in.Safe == nil:
 				return "S"
 			case c.NeedsFullInfo && !in.FullInfo:
