@@ -121,7 +121,7 @@ func Compute(xs [][]float64, ys []float64, params []Param) (Result, error) {
 	if need := Need(dim); len(ys) < need {
 		return Result{}, &TooFewError{Have: len(ys), Need: need}
 	}
-	xs, ys = strided(xs, ys, MaxPoints)
+	xs, ys = model.FitSubset(xs, ys, MaxPoints)
 	// Standardise (population variance, as model.Adaptive).
 	var mean, v float64
 	for _, y := range ys {
@@ -166,26 +166,12 @@ func Compute(xs [][]float64, ys []float64, params []Param) (Result, error) {
 	return res, nil
 }
 
-// strided returns xs, ys or their evenly strided subset of most entries.
-func strided(xs [][]float64, ys []float64, most int) ([][]float64, []float64) {
-	n := len(ys)
-	if n <= most {
-		return xs, ys
-	}
-	sx, sy := make([][]float64, most), make([]float64, most)
-	for j := range sx {
-		i := j * n / most
-		sx[j], sy[j] = xs[i], ys[i]
-	}
-	return sx, sy
-}
-
 // fit fits the ARD Matérn-5/2 hyperparameters to standardised values on the
 // unit cube, as model.Adaptive's refit does with unit sides and unit data
 // variance: MAP with model's Gamma priors, σ² ∈ [0.01, 100], ℓ_d ∈ [0.01,
 // 100], λ ∈ [1e-6, 1], from gp.DefaultStarts.
 func fit(xs [][]float64, zs []float64, dim int) (gp.Hyper, error) {
-	fx, fz := strided(xs, zs, model.FitMaxPoints)
+	fx, fz := model.FitSubset(xs, zs, model.FitMaxPoints)
 	lo, hi := make([]float64, dim+2), make([]float64, dim+2)
 	lo[0], hi[0] = math.Log(0.01), math.Log(100)
 	for i := 1; i <= dim; i++ {

@@ -72,9 +72,9 @@ var (
 // docs/defaults.md, "Evidence", and BenchmarkAdaptiveRefit).
 const FitMaxPoints = 128
 
-// fitSubset returns xs, ys, or their evenly strided subset of most
+// FitSubset returns xs, ys, or their evenly strided subset of most
 // entries when there are more.
-func fitSubset(xs [][]float64, ys []float64, most int) ([][]float64, []float64) {
+func FitSubset(xs [][]float64, ys []float64, most int) ([][]float64, []float64) {
 	n := len(ys)
 	if n <= most {
 		return xs, ys
@@ -557,7 +557,7 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		}
 		xs[i] = act.X
 	}
-	xs, ys = fitSubset(xs, ys, FitMaxPoints)
+	xs, ys = FitSubset(xs, ys, FitMaxPoints)
 	var v float64
 	var mean float64
 	for _, y := range ys {

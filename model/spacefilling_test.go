@@ -50,7 +50,7 @@ func TestFitSubset(t *testing.T) {
 		for i := range ys {
 			xs[i], ys[i] = []float64{float64(i)}, float64(i)
 		}
-		sx, sy := fitSubset(xs, ys, FitMaxPoints)
+		sx, sy := FitSubset(xs, ys, FitMaxPoints)
 		if want := min(n, FitMaxPoints); len(sx) != want || len(sy) != want {
 			t.Fatalf("n = %d: %d points, want %d", n, len(sy), want)
 		}
