@@ -463,3 +463,11 @@ func lambdaParam(name string, ps bandit.Params, horizon int, def float64) (float
 	}
 	return lambdaDoc.ReadOr(name, ps, def)
 }
+
+// Declarations that reports and reproductions read from a run's recorded
+// parameters (bandit.Params.Given), so no reader names them by string.
+var (
+	InducingParam  = inducingDoc // the sparse GP's inducing points, 0 = exact
+	CKBBetaScale   = ckbScale    // CKB's multiplier on β_t (the sensitivity sweep)
+	OPLBNodesParam = oplbNodes   // OPLB's node budget for the search of (34)
+)

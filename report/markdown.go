@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/bandit"
 )
 
 // formatNum formats x with four significant digits, without trailing zeros,
@@ -123,7 +126,7 @@ func writeMarkdown(w io.Writer, res *Results, figs []figureLink) error {
 		b.WriteString("\n")
 	}
 	for _, a := range s.Specs {
-		if m := a.Params["inducing"]; m != "" && m != "0" {
+		if m, _ := bandit.Params(a.Params).Given(agent.InducingParam); m != "" && m != "0" {
 			fmt.Fprintf(&b, "\n> **Approximation:** `%s` runs a sparse GP with %s inducing points (DTC/VFE predictive, Titsias 2009), not the exact posterior.\n", a.Label, m)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/experiment"
 	"github.com/cbandit/cbandit/report"
 )
@@ -60,7 +62,7 @@ func writeSensitivity(dir string, s report.Summary, quick bool) error {
 	var scales []float64
 	seen := map[float64]bool{}
 	for _, sp := range s.Specs {
-		v, ok := sp.Params["beta-scale"]
+		v, ok := bandit.Params(sp.Params).Given(agent.CKBBetaScale)
 		if !ok {
 			continue
 		}

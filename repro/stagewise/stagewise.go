@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/experiment"
 	"github.com/cbandit/cbandit/linear"
@@ -575,7 +576,8 @@ func writeReport(file string, o experiment.Options, results []result) error {
 func oplbLabel(out *runner.Output) (string, string, bool) {
 	for _, a := range out.Results.Summary.Specs {
 		if a.ID == "oplb" {
-			return a.Label, a.Params["nodes"], true
+			nodes, _ := bandit.Params(a.Params).Given(agent.OPLBNodesParam)
+			return a.Label, nodes, true
 		}
 	}
 	return "", "", false
