@@ -17,7 +17,9 @@ import (
 // the best feasible observation; noisy, a smoothed one (the plug-in
 // approximation of noisy EI, Letham et al. 2019 Bayesian Analysis §2).
 // The acquisition is searched from the best candidates and the incumbent
-// with BFGS polish (wideSearch, after Optuna's GPSampler).
+// with BFGS polish (wideSearch, after Optuna's GPSampler); from
+// TrustAutoDim dimensions inside SCBO's trust region (Eriksson & Poloczek
+// 2021; region=auto), the core's search there.
 type LogNEI struct{ *gpCore }
 
 // lognei's search: the best logNEITop candidates and the incumbent start a
@@ -74,7 +76,8 @@ func init() {
 		Summary: "offline: log EI over the best feasible posterior mean + Σ log P(g_j ≤ 0), searched from many starts; " +
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
-		Params: CoreParams,
+		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
+		Params: withDefault(CoreParams, "region", "auto"),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm}, Pending: PendingHallucinate,
