@@ -56,7 +56,7 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	}
 	bps := make([]model.BatchPredictor, len(ms))
 	for j, m := range ms {
-		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil || !bps[j].Gradients() {
+		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil || !bps[j].Gradients() || len(starts) == 0 {
 			return f.Action(i), i, nil
 		}
 	}
