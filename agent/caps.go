@@ -75,8 +75,9 @@ type Caps struct {
 	// Pending is how it treats pending decisions (Pending*).
 	Pending string
 	// DefaultFor lists the situations in which a study that names no
-	// algorithm gets this one: a constraint kind, with "+safe" when the
-	// study gives a safe point.
+	// algorithm gets this one (Situation.Keys): a constraint kind, with
+	// "+safe" when the study gives a safe point, "+typed" on a typed space;
+	// "offline" or "<kind>+offline" when its evaluations are offline.
 	DefaultFor []string
 	// LearnsFailures: a failed evaluation teaches it where evaluations
 	// fail (the GP agents' failure model, failure.go); without it a failure
@@ -176,23 +177,69 @@ func (s Spec) constrained(in bandit.Info) error {
 	return nil
 }
 
-// Choose returns the algorithm registered as the default for a constraint
-// kind (with a safe point when safe; on a typed space, DomainTyped, the one
-// declared for kind+"+typed" first), among those that take the domain dom.
-func Choose(kind bandit.ConstraintKind, safe bool, dom string) (Spec, error) {
-	keys := []string{string(kind)}
-	if safe {
-		keys = []string{string(kind) + "+safe", string(kind)}
+// Offline is the situation string of a study whose evaluations are
+// offline (DESIGN.md, "Live and offline evaluations"): only the
+// configuration deployed at the end counts, so every constraint kind limits
+// the recommendation only. A Caps.DefaultFor entry "offline" serves any
+// kind, "<kind>+offline" (e.g. "stage-wise+offline") that kind first.
+const Offline = "offline"
+
+// Situation is what the chooser reads of a study that names no algorithm:
+// its constraint kind, whether it gives a safe point, its domain (Domain*,
+// DomainTyped for typed parameters) and whether its evaluations are
+// offline. The service and optimize fill it from the study's definition
+// (Offline from its "evaluations": "offline").
+type Situation struct {
+	Kind    bandit.ConstraintKind
+	Safe    bool
+	Domain  string
+	Offline bool
+}
+
+// Keys are the DefaultFor entries s matches, most specific first: offline,
+// "<kind>+offline" then "offline"; live, "<kind>+typed" on a typed space,
+// "<kind>+safe" with a safe point, then "<kind>".
+func (s Situation) Keys() []string {
+	k := string(s.Kind)
+	if s.Offline {
+		return []string{k + "+" + Offline, Offline}
 	}
-	if dom == DomainTyped {
-		keys = append([]string{string(kind) + "+typed"}, keys...)
+	keys := []string{k}
+	if s.Safe {
+		keys = []string{k + "+safe", k}
 	}
-	for _, k := range keys {
-		for _, s := range All() {
-			if slices.Contains(s.Can.DefaultFor, k) && s.Can.Takes(dom) {
-				return s, nil
+	if s.Domain == DomainTyped {
+		keys = append([]string{k + "+typed"}, keys...)
+	}
+	return keys
+}
+
+// ChooseFor returns the algorithm registered as the default for the
+// situation s (the first of s.Keys that some algorithm taking s.Domain
+// declares in Caps.DefaultFor, in registration order).
+func ChooseFor(s Situation) (Spec, error) {
+	for _, k := range s.Keys() {
+		for _, sp := range All() {
+			if slices.Contains(sp.Can.DefaultFor, k) && sp.Can.Takes(s.Domain) {
+				return sp, nil
 			}
 		}
 	}
-	return Spec{}, fmt.Errorf("no algorithm is registered as the default for %s constraints on a %s domain", kind, dom)
+	mode := "live"
+	if s.Offline {
+		mode = Offline
+	}
+	return Spec{}, fmt.Errorf("no algorithm is registered as the default for %s constraints on a %s domain with %s evaluations", s.Kind, s.Domain, mode)
+}
+
+// Choose returns the algorithm registered as the default for a constraint
+// kind with live evaluations (with a safe point when safe; on a typed
+// space, DomainTyped, the one declared for kind+"+typed" first), among
+// those that take the domain dom: ChooseFor with Offline false.
+func Choose(kind bandit.ConstraintKind, safe bool, dom string) (Spec, error) {
+	sp, err := ChooseFor(Situation{Kind: kind, Safe: safe, Domain: dom})
+	if err != nil {
+		return Spec{}, fmt.Errorf("no algorithm is registered as the default for %s constraints on a %s domain", kind, dom)
+	}
+	return sp, nil
 }

@@ -211,6 +211,7 @@ type turn struct {
 	acq   Acquisition
 	fill  func(i int, mv []float64)
 	fixed bool
+	wide  *wideSearch // opt-in: the wider search on the whole box (wide.go)
 	after func(act bandit.Action, i int) (bandit.Action, error)
 }
 
@@ -239,7 +240,7 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 	}
 	refine := c.refine && tn.fill == nil && !tn.fixed
 	ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves}
+		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide}
 	act, i, err := ch.pick(c.rng, c.info.Domain)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)

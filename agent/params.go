@@ -230,7 +230,7 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 	defG := betaGDoc.Default
 	if trust, err := regionParam(name, ps); err != nil {
 		return false, 0, 0, err
-	} else if box, ok := dom.(*domain.Box); trust != regionGlobal && ok && box.Dim() >= 3 {
+	} else if box, ok := dom.(*domain.Box); trust != regionGlobal && ok && box.Dim() >= 3 && (trust&regionAuto == 0 || box.Dim() >= TrustAutoDim) {
 		defG = TrustBetaG
 	}
 	if cg, err = betaGDoc.ReadOr(name, ps, defG); err != nil {

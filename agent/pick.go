@@ -48,7 +48,8 @@ type choice struct {
 	fill   func(i int, mv []float64)
 	pend   pending
 	reg    *region
-	moves  int // on a typed space: mixedSearch's largest step, in discrete coordinates
+	moves  int         // on a typed space: mixedSearch's largest step, in discrete coordinates
+	wide   *wideSearch // a policy's wider search on the whole box (nil: pickAction's)
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -121,6 +122,9 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 		}
 	}
 	mask(score, reg)
+	if box, ok := dom.(*domain.Box); ok && reg == nil && c.wide != nil && acq != nil {
+		return c.wide.search(rng, box, score, ms, acq, rep, c.moves)
+	}
 	if reg == nil {
 		return pickAction(rng, ms[0], dom, score, ms, acq, refine, rep, c.moves, nil)
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 // regionDoc declares region.
-var regionDoc = bandit.ChoiceParam{Name: "region", Default: "global", Choices: []string{"global", "trust"},
-	Doc:     "trust (3+ dims): search SCBO's trust region about the best feasible observation; global: the whole box",
+var regionDoc = bandit.ChoiceParam{Name: "region", Default: "global", Choices: []string{"global", "trust", "auto"},
+	Doc:     "trust (3+ dims): search SCBO's trust region about the best feasible observation; global: the whole box; auto: trust from 10 dims (lognei's default)",
 	Source:  "Eriksson & Poloczek 2021; measured: docs/defaults.md, \"Generation 6\"",
 	Earlier: []bandit.Change{{Until: 5, Value: "global", Why: "rpol-ucb and config in SCBO's trust region in 3+ dims"}},
 	Paper:   "global"}
@@ -124,7 +124,17 @@ const (
 	// dimensions and more, candidates drawn in the region at each
 	// decision start the refinement too (parameter region-candidates).
 	regionFresh regionMode = 1 << 4
+	// regionAuto (a flag on regionTrust): the trust region only on a box
+	// of TrustAutoDim dimensions or more, the whole box below (region=auto).
+	regionAuto regionMode = 1 << 5
 )
+
+// TrustAutoDim is where region=auto starts the trust region: on the
+// offline measurements (docs/offline.md) lognei's global search found no
+// feasible point of ackley10 in 200 evaluations (the constraints' prior at
+// the threshold draws it to the box's corners), the trust region did;
+// below, the global search was ahead (speed reducer, spring, vessel).
+const TrustAutoDim = 10
 
 // regionCandidatesDoc declares region-candidates.
 var regionCandidatesDoc = bandit.ChoiceParam{Name: "region-candidates", Default: "fresh", Choices: []string{"fresh", "fixed"}, When: bandit.Is("region", "trust"),
@@ -155,7 +165,10 @@ func regionParam(name string, ps bandit.Params) (regionMode, error) {
 	switch {
 	case err != nil || mode == "global":
 		return regionGlobal, err
-	case pend == "global":
+	case mode == "auto":
+		fresh |= regionAuto
+	}
+	if pend == "global" {
 		return regionIdle | fresh, nil
 	}
 	return regionTrust | fresh, nil
@@ -164,8 +177,11 @@ func regionParam(name string, ps bandit.Params) (regionMode, error) {
 // regionIf is the trust region of the next decision in mode with the
 // decisions pend pending, nil for the whole box.
 func regionIf(mode regionMode, dom domain.Domain, l *Ledger, pend pending) *region {
-	base := mode &^ regionFresh
+	base := mode &^ (regionFresh | regionAuto)
 	if base == regionGlobal || (base == regionIdle && len(pend.acts) > 0) {
+		return nil
+	}
+	if box, ok := dom.(*domain.Box); mode&regionAuto != 0 && (!ok || box.Dim() < TrustAutoDim) {
 		return nil
 	}
 	r := trustRegion(dom, l)

@@ -181,7 +181,10 @@ func Choose(kinds []Kind, safe bool, dom string, evaluations string) (Choice, er
 			c.Algorithm = s.Name
 			c.Reason = fmt.Sprintf("offline evaluations (only the final configuration counts), %s: %s, the default declared for %s — %s [%s]",
 				what, s.Name, key, s.Summary, s.Source)
-			c.Brief = fmt.Sprintf("%s, the offline default %s", s.Name, what)
+			c.Brief = s.Name + ", the offline default without constraints"
+			if strict != "" {
+				c.Brief = fmt.Sprintf("%s, the offline default for %s limits", s.Name, strict)
+			}
 			return c, nil
 		}
 	}
@@ -190,22 +193,13 @@ func Choose(kinds []Kind, safe bool, dom string, evaluations string) (Choice, er
 }
 
 // offlineKeys are the situations (agent.Caps.DefaultFor) an offline study
-// looks for, most specific first: kind+"+typed+offline" on a typed space,
-// kind+"+safe+offline" with a safe point, then kind+"+offline"; without
+// looks for, most specific first (agent.Situation.Keys); without
 // constraints "offline".
 func offlineKeys(strict Kind, safe bool, dom string) []string {
 	if strict == "" {
-		return []string{Offline}
+		return []string{agent.Offline}
 	}
-	k := string(strict)
-	var keys []string
-	if dom == agent.DomainTyped {
-		keys = append(keys, k+"+typed+"+Offline)
-	}
-	if safe {
-		keys = append(keys, k+"+safe+"+Offline)
-	}
-	return append(keys, k+"+"+Offline)
+	return agent.Situation{Kind: strict, Safe: safe, Domain: dom, Offline: true}.Keys()
 }
 
 // chooseLive is the choice for live evaluations (every evaluation counts).

@@ -16,9 +16,8 @@ import (
 )
 
 // fakeOffline is an algorithm declared as the offline default for
-// cumulative limits only (the situation no registered algorithm declares
-// here), so the chooser's offline branch is exercised without depending on
-// which real algorithm is declared.
+// cumulative limits, so the chooser's offline branch always has a
+// declaration to find; it picks the first registered (agent.All order).
 const fakeOffline = "test-offline-cumulative"
 
 func init() {
@@ -50,11 +49,17 @@ func declared(key string) bool {
 
 func TestChooseOffline(t *testing.T) {
 	c, err := learner.Choose([]learner.Kind{learner.Cumulative}, false, agent.DomainBox, learner.Offline)
-	if err != nil || c.Algorithm != fakeOffline || !strings.Contains(c.Reason, "cumulative+offline") {
-		t.Fatalf("offline cumulative: %+v, %v; want %s, declared for cumulative+offline", c, err, fakeOffline)
+	want := ""
+	for _, s := range agent.All() {
+		if want == "" && slices.Contains(s.Can.DefaultFor, "cumulative+offline") && s.Can.Takes(agent.DomainBox) {
+			want = s.Name
+		}
+	}
+	if err != nil || c.Algorithm != want || !strings.Contains(c.Reason, "cumulative+offline") {
+		t.Fatalf("offline cumulative: %+v, %v; want %s, declared for cumulative+offline", c, err, want)
 	}
 	live, err := learner.Choose([]learner.Kind{learner.Cumulative}, false, agent.DomainBox, learner.Live)
-	if err != nil || live.Algorithm == fakeOffline {
+	if err != nil || live.Algorithm == want {
 		t.Fatalf("live cumulative: %+v, %v: the offline declaration must not be chosen", live, err)
 	}
 	if _, err := learner.Choose(nil, false, agent.DomainBox, "sometimes"); err == nil || !strings.Contains(err.Error(), `"sometimes"`) {

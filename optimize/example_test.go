@@ -40,8 +40,8 @@ func ExampleRun() {
 	fmt.Printf("best throughput %.0f at latency ≤ 50: %v; violating rounds in the last 20: %d\n",
 		res.Best.Objective, res.Best.Metrics[0] <= 50, late)
 	// Output:
-	// config stage-wise
-	// best throughput 1065 at latency ≤ 50: true; violating rounds in the last 20: 0
+	// lognei stage-wise
+	// best throughput 1068 at latency ≤ 50: true; violating rounds in the last 20: 0
 }
 
 // Two ints, a log-scaled float and a categorical, four evaluations at a
@@ -73,9 +73,9 @@ func ExampleRun_parameters() {
 	fmt.Printf("best accuracy %.3f: layers %d, width %d, lr %.1e, %v; latency %.0f ms\n",
 		b.Objective, b.Values.Int("layers"), b.Values.Int("width"), b.Values.Float("lr"), b.Values.Choice("opt"), b.Metrics[0])
 	// Output:
-	// cei, the default for stage-wise constraints on a typed space
+	// lognei, the offline default for stage-wise limits
 	// 60 trials, 1 failed: out of memory
-	// best accuracy 0.966: layers 4, width 159, lr 3.8e-03, adam; latency 40 ms
+	// best accuracy 0.966: layers 4, width 160, lr 3.1e-03, adam; latency 40 ms
 }
 
 // Four workers, each asking for its next point as soon as its own
@@ -106,7 +106,7 @@ func ExampleStudy() {
 	s, err := optimize.NewStudy(optimize.Options{
 		Lo: []float64{-2}, Hi: []float64{2}, Minimize: true,
 		Constraints: []optimize.Constraint{{Name: "budget", Max: 1, Kind: optimize.Cumulative}},
-		Horizon:     20, Seed: 3,
+		Horizon:     20, Seed: 3, Evaluations: optimize.Live,
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -20,7 +20,7 @@ func quad(p optimize.Point) (float64, []float64, error) {
 // seed giving the same trials.
 func TestRunChoosesAndKeeps(t *testing.T) {
 	ctx := context.Background()
-	box := optimize.Options{Lo: []float64{0}, Hi: []float64{1}, Horizon: 15, Seed: 2,
+	box := optimize.Options{Lo: []float64{0}, Hi: []float64{1}, Horizon: 15, Seed: 2, Evaluations: optimize.Live,
 		Constraints: []optimize.Constraint{{Name: "c", Max: 0.5}}}
 	r, err := optimize.Run(ctx, quad, box)
 	if err != nil {
@@ -60,7 +60,7 @@ func TestRunShapes(t *testing.T) {
 	pts := [][]float64{{0, 0}, {0.2, 0.5}, {0.4, 0.1}, {0.6, 0.3}, {0.8, 0.9}, {1, 1}}
 	r, err := optimize.Run(ctx, func(p optimize.Point) (float64, []float64, error) {
 		return p.X[0] + p.X[1], []float64{p.X[0]}, nil
-	}, optimize.Options{Points: pts, Minimize: true, Horizon: 12, Seed: 1,
+	}, optimize.Options{Points: pts, Minimize: true, Horizon: 12, Seed: 1, Evaluations: optimize.Live,
 		Constraints: []optimize.Constraint{{Max: 0.5, Kind: optimize.Cumulative}}})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestRunShapes(t *testing.T) {
 		t.Fatalf("points, minimise: %s, best %+v", r.Algorithm, r.Best)
 	}
 	r, err = optimize.Run(ctx, func(p optimize.Point) (float64, []float64, error) { return -math.Abs(p.X[0]), nil, nil },
-		optimize.Options{Lo: []float64{-1}, Hi: []float64{1}, Horizon: 10})
+		optimize.Options{Lo: []float64{-1}, Hi: []float64{1}, Horizon: 10, Evaluations: optimize.Live})
 	if err != nil || r.Algorithm != optimize.IGPUCB {
 		t.Fatalf("no constraints: %v, %s", err, r.Algorithm)
 	}
@@ -89,7 +89,7 @@ func TestRunShapes(t *testing.T) {
 // TestOptionsAndTellErrors: bad options and bad values are errors naming
 // what is wrong.
 func TestOptionsAndTellErrors(t *testing.T) {
-	ok := optimize.Options{Lo: []float64{0}, Hi: []float64{1}, Horizon: 5, Constraints: []optimize.Constraint{{Max: 1}}}
+	ok := optimize.Options{Lo: []float64{0}, Hi: []float64{1}, Horizon: 5, Evaluations: optimize.Live, Constraints: []optimize.Constraint{{Max: 1}}}
 	for _, c := range []struct {
 		mod  func(*optimize.Options)
 		want string

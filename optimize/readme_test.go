@@ -52,7 +52,7 @@ func TestREADMELibraryExample(t *testing.T) {
 		t.Fatalf("go run of the README's program: %v\n%s", err, out)
 	}
 	t.Logf("the README's program prints:\n%s", out)
-	if !strings.HasPrefix(string(out), "config, the default for stage-wise constraints") {
+	if !strings.HasPrefix(string(out), "lognei, the offline default for stage-wise limits") {
 		t.Errorf("the program's algorithm line: %q", out)
 	}
 	got := regexp.MustCompile(`throughput (\S+), latency (\S+) ms`).FindStringSubmatch(string(out))

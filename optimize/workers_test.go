@@ -212,7 +212,7 @@ func TestRunBatchesReproduce(t *testing.T) {
 		want    []string
 	}{{1, false, one}, {1, true, one}, {4, true, four}} {
 		o := trainOptions()
-		o.Workers, o.Batches = c.workers, c.batches
+		o.Workers, o.Batches, o.Evaluations = c.workers, c.batches, optimize.Live
 		r, err := optimize.Run(context.Background(), train, o)
 		if err != nil {
 			t.Fatal(err)

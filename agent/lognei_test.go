@@ -1,0 +1,179 @@
+package agent
+
+import (
+	"math"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/problem"
+)
+
+// TestLogEIClosedForm checks log EI against the log of EI's closed form
+// where EI is representable, its continuity where the computation changes
+// branch (z = −1, x = 25), and that it stays finite and increasing where
+// EI underflows to 0.
+func TestLogEIClosedForm(t *testing.T) {
+	for _, c := range []struct{ mu, v, best float64 }{{0, 1, 0}, {1, 4, 0.5}, {-3, 1, 0}, {-10, 0.25, 0}, {2, 0.01, 2.5}, {-20, 1, 0}} {
+		want := math.Log(expectedImprovement(c.mu, c.v, c.best))
+		if got := logEI(c.mu, c.v, c.best); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("logEI(%v, %v, %v) = %v, want %v", c.mu, c.v, c.best, got, want)
+		}
+	}
+	for _, z := range []float64{-1, -25} {
+		lo, hi := logH(z-1e-9), logH(z+1e-9)
+		if math.Abs(hi-lo) > 1e-6 {
+			t.Errorf("logH jumps at %v: %v to %v", z, lo, hi)
+		}
+	}
+	prev := math.Inf(-1)
+	for _, z := range []float64{-1e6, -1e3, -100, -40, -30} {
+		v := logH(z)
+		if math.IsInf(v, 0) || math.IsNaN(v) || !(v > prev) {
+			t.Errorf("logH(%v) = %v, after %v: want finite and increasing", z, v, prev)
+		}
+		prev = v
+	}
+	for _, u := range []float64{3, 0, -5, -20, -24.999} {
+		if got, want := logNormCDF(u), math.Log(normCDF(u)); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("logNormCDF(%v) = %v, want %v", u, got, want)
+		}
+	}
+	if lo, hi := logNormCDF(-25-1e-9), logNormCDF(-25+1e-9); math.Abs(hi-lo) > 1e-6 {
+		t.Errorf("logNormCDF jumps at −25: %v to %v", lo, hi)
+	}
+}
+
+// recommendFixture is lognei on two far-apart arms (the SE kernel makes
+// them independent: k = 1 at an arm, 0 between), λ = 1, the kernel fixed:
+// after one observation y at an arm its posterior is N(y/2, 1/2) in the
+// models' units (R&W eq. 2.23 with one point).
+func recommendFixture(t *testing.T, std string) bandit.Agent {
+	t.Helper()
+	dom, err := domain.NewFinite([][]float64{{0}, {100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := gp.NewSE(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 1, B: 10, G: 10, R: 1, RG: 1}, Horizon: 10, Seed: 1,
+		Params: bandit.Params{"standardise": std, "hyper": "fixed", "lambda": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Arm 0: reward 4, cost −2; arm 1: reward 6, cost 0.2.
+	for _, o := range []struct {
+		arm        int
+		reward, gc float64
+	}{{0, 4, -2}, {1, 6, 0.2}} {
+		d, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: o.arm + 1}, bandit.ArmAction(o.arm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: o.reward, HasReward: true, Costs: []float64{o.gc}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ag
+}
+
+// TestRecommendHandSolved: unstandardised, arm 0 has f ~ N(2, ½), g ~
+// N(−1, ½), P(g ≤ 0) = Φ(√2) = 0.9214; arm 1 has f ~ N(3, ½), g ~ N(0.1,
+// ½), P = Φ(−0.1√2) = 0.4438. Level 0.9 recommends arm 0, 0.4 arm 1 (the
+// larger mean), 0.95 nothing. Standardised (f: m = 5, s = 1; g: s = 1.1),
+// the moments come back in the metrics' units: f at arm 1 is 5 + ½ = 5.5,
+// g's means are unchanged, its std 1.1·√½ (λ = 1 in standardised units),
+// so P = Φ(−0.1/(1.1·√½)) = 0.4489 at arm 1 and Φ(1/(1.1·√½)) at arm 0.
+func TestRecommendHandSolved(t *testing.T) {
+	sd := math.Sqrt(0.5)
+	for _, c := range []struct {
+		std   string
+		level float64
+		ok    bool
+		id    int
+		f, g  bandit.Moments
+		pf    float64
+	}{
+		{"off", 0.9, true, 1, bandit.Moments{Mean: 2, Std: sd}, bandit.Moments{Mean: -1, Std: sd}, normCDF(math.Sqrt2)},
+		{"off", 0.4, true, 2, bandit.Moments{Mean: 3, Std: sd}, bandit.Moments{Mean: 0.1, Std: sd}, normCDF(-0.1 * math.Sqrt2)},
+		{"off", 0.95, false, 0, bandit.Moments{}, bandit.Moments{}, 0},
+		{"on", 0.4, true, 2, bandit.Moments{Mean: 5.5, Std: sd}, bandit.Moments{Mean: 0.1, Std: 1.1 * sd}, normCDF(-0.1 / (1.1 * sd))},
+		{"on", 0.9, true, 1, bandit.Moments{Mean: 4.5, Std: sd}, bandit.Moments{Mean: -1, Std: 1.1 * sd}, normCDF(1 / (1.1 * sd))},
+	} {
+		ag := recommendFixture(t, c.std)
+		rec, ok := ag.(bandit.Recommender).Recommend(c.level)
+		if ok != c.ok {
+			t.Fatalf("standardise=%s level %v: ok = %v, want %v", c.std, c.level, ok, c.ok)
+		}
+		if !ok {
+			continue
+		}
+		near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+		if rec.Decision != c.id || rec.Action.Arm != c.id-1 || !near(rec.Objective.Mean, c.f.Mean) || !near(rec.Objective.Std, c.f.Std) ||
+			len(rec.Constraints) != 1 || !near(rec.Constraints[0].Mean, c.g.Mean) || !near(rec.Constraints[0].Std, c.g.Std) || !near(rec.Feasible, c.pf) {
+			t.Errorf("standardise=%s level %v: %+v, want decision %d, f %+v, g %+v, P %v", c.std, c.level, rec, c.id, c.f, c.g, c.pf)
+		}
+	}
+}
+
+// TestChooseOffline: a study with offline evaluations gets lognei
+// whatever its constraint kind and domain; live ones keep their defaults.
+func TestChooseOffline(t *testing.T) {
+	for _, k := range []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm} {
+		for _, dom := range []string{DomainBox, DomainTyped, DomainFinite} {
+			s, err := ChooseFor(Situation{Kind: k, Domain: dom, Offline: true})
+			if err != nil || s.Name != "lognei" {
+				t.Errorf("offline %s on %s: %s, %v; want lognei", k, dom, s.Name, err)
+			}
+			live, err1 := Choose(k, false, dom)
+			same, err2 := ChooseFor(Situation{Kind: k, Domain: dom})
+			if live.Name != same.Name || (err1 == nil) != (err2 == nil) || live.Name == "lognei" {
+				t.Errorf("live %s on %s: Choose %s, ChooseFor %s", k, dom, live.Name, same.Name)
+			}
+		}
+	}
+}
+
+// TestLogNEIFindsFeasibleOptimum: noise-free on the suite's gardner
+// problem, lognei's recommendation after 40 decisions truly holds the limit
+// and lies within 2 % of the feasible optimum's value.
+func TestLogNEIFindsFeasibleOptimum(t *testing.T) {
+	p, err := problem.New("suite-gardner", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: p.Info(), Horizon: 40, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 1; r <= 40; r++ {
+		d, err := ag.Decide(&bandit.Round{T: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := make([]float64, 1)
+		f, err := p.Truth(&bandit.Round{T: r}, d.Action, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, ok := ag.(bandit.Recommender).Recommend(0.5)
+	if !ok {
+		t.Fatal("no recommendation")
+	}
+	g := make([]float64, 1)
+	f, err := p.Truth(&bandit.Round{T: 41}, rec.Action, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := p.Optimum(&bandit.Round{T: 41})
+	if g[0] > 0 || opt-f > 0.02*math.Abs(opt) {
+		t.Errorf("recommended %v: f = %v (optimum %v), g = %v", rec.Action.X, f, opt, g)
+	}
+}

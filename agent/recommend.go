@@ -1,0 +1,132 @@
+// What the core recommends (bandit.Recommender) and the posteriors at the evaluated configurations it reads.
+
+package agent
+
+import (
+	"math"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/model"
+)
+
+// evaluated are the fully observed, not failed decisions of a core (in ID
+// order) and the posterior means and variances of f, g_1..g_m there, in
+// the models' (standardised) units: mv[k] = [μ_f, σ²_f, μ_1, σ²_1, …].
+type evaluated struct {
+	ids  []int64
+	acts []bandit.Action
+	mv   [][]float64
+}
+
+// evaluated reads the ledger's observed decisions and predicts every model
+// there (one batched solve per model on a box; a finite domain's arms read
+// the models' candidates). ok is false when a model cannot be evaluated
+// at them.
+func (c *gpCore) evaluated() (evaluated, bool) {
+	var ev evaluated
+	for _, id := range c.ledger.done {
+		e := &c.ledger.entries[id-1]
+		ev.ids = append(ev.ids, id)
+		ev.acts = append(ev.acts, e.action)
+	}
+	n := len(ev.ids)
+	ev.mv = make([][]float64, n)
+	for k := range ev.mv {
+		ev.mv[k] = make([]float64, 2*len(c.ms))
+	}
+	if n == 0 {
+		return ev, true
+	}
+	xs := make([][]float64, n)
+	for k, a := range ev.acts {
+		xs[k] = a.X
+	}
+	mean, vr := make([]float64, n), make([]float64, n)
+	for j, m := range c.ms {
+		if bp := model.AsBatchPredictor(m); bp != nil && len(xs[0]) > 0 {
+			if err := bp.PredictBatch(xs, mean, vr, nil, nil); err != nil {
+				return ev, false
+			}
+		} else {
+			mu, v := m.Mean(), m.Var()
+			for k, a := range ev.acts {
+				if a.Arm < 0 || a.Arm >= len(mu) {
+					return ev, false
+				}
+				mean[k], vr[k] = mu[a.Arm], v[a.Arm]
+			}
+		}
+		for k := range ev.mv {
+			ev.mv[k][2*j], ev.mv[k][2*j+1] = mean[k], vr[k]
+		}
+	}
+	return ev, true
+}
+
+// standardiser is a model whose observations are standardised
+// (model.Adaptive: y ↦ (y − m)/s for an objective, y/s for a constraint).
+type standardiser interface{ Standardisation() (m, s float64) }
+
+// units are the offset and scale that map model m's posterior back to its
+// metric's units (mean·s + offset, std·s); ok is false when m is
+// standardised in a way the core cannot undo.
+func (c *gpCore) units(m model.Model, constraint bool) (offset, scale float64, ok bool) {
+	if w, isW := m.(*model.Window); isW {
+		m = w.Model
+	}
+	if st, isStd := m.(standardiser); isStd {
+		mm, s := st.Standardisation()
+		if constraint {
+			mm = 0 // a constraint is only scaled: its 0 is the limit
+		}
+		return mm, s, true
+	}
+	return 0, 1, !c.std
+}
+
+// Recommend implements bandit.Recommender for every policy on the core:
+// among the evaluated configurations (observed, not failed), the one of
+// largest posterior mean of f among those whose probability that every
+// limit holds, Π_j Φ(−μ_j/σ_j) (constraints independent, as probFeasible),
+// is at least level; ties go to the earliest decision. The moments are in
+// the metrics' units as the agent sees them: the reward maximised (a
+// caller that minimises a metric negates it, and negates the objective's
+// mean back), each constraint g_j = metric − limit ≤ 0 (a caller adds the
+// limit back). The posterior is the models' now (pending decisions are not
+// part of it): with noise-free metrics and interpolating hyperparameters
+// it is the observations themselves, with noisy ones their smoothed mean.
+func (c *gpCore) Recommend(level float64) (bandit.Recommendation, bool) {
+	ev, ok := c.evaluated()
+	if !ok {
+		return bandit.Recommendation{}, false
+	}
+	best := -1
+	var bestPF float64
+	for k, mv := range ev.mv {
+		pf := probFeasible(Posterior{mv}, len(c.g))
+		if pf >= level && (best < 0 || mv[0] > ev.mv[best][0]) {
+			best, bestPF = k, pf
+		}
+	}
+	if best < 0 {
+		return bandit.Recommendation{}, false
+	}
+	mv := ev.mv[best]
+	moments := func(m model.Model, j int, constraint bool) (bandit.Moments, bool) {
+		off, s, ok := c.units(m, constraint)
+		return bandit.Moments{Mean: off + s*mv[2*j], Std: s * math.Sqrt(math.Max(mv[2*j+1], 0))}, ok
+	}
+	rec := bandit.Recommendation{Decision: int(ev.ids[best]), Action: ev.acts[best], Feasible: bestPF}
+	rec.Action.X = append([]float64(nil), rec.Action.X...)
+	if rec.Objective, ok = moments(c.f, 0, false); !ok {
+		return bandit.Recommendation{}, false
+	}
+	for j, g := range c.g {
+		m, ok := moments(g, j+1, true)
+		if !ok {
+			return bandit.Recommendation{}, false
+		}
+		rec.Constraints = append(rec.Constraints, m)
+	}
+	return rec, true
+}

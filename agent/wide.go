@@ -1,0 +1,160 @@
+// The wider acquisition search a policy may ask for (turn.wide): more starts, the incumbent among them, and a quasi-Newton polish.
+
+package agent
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/maximise"
+	"github.com/cbandit/cbandit/model"
+)
+
+// wideSearch is a policy's opt-in search of its acquisition on a box (the
+// whole box: a trust region keeps its own search), after Optuna's
+// GPSampler (v4.6, optuna/_gp/optim_mixed.py): local searches from the best
+// Top candidates and from the points From (the incumbent), polished by
+// projected BFGS in coordinates scaled by f's fitted lengthscales (the
+// preconditioning of GPSampler's L-BFGS-B) — on a box, one batched
+// gradient ascent from every start, then BFGS from its best end point
+// (BFGS evaluates one point at a time: one polish keeps a decision within
+// its time budget, BenchmarkOfflineDecide); on a typed space mixedSearch
+// from each start (every value of a categorical is one move away). The
+// best end point wins over the best candidate when it scores higher.
+type wideSearch struct {
+	Top   int
+	From  [][]float64
+	Iters int // BFGS iterations per start
+}
+
+// search maximises acq from the candidates' scores (already masked), away
+// from the points rep marks; f is the candidates' model, ms every model.
+func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms []model.Model, acq acquisition, rep func(bandit.Action) bool, moves int) (bandit.Action, int, error) {
+	f := ms[0]
+	i, err := maximise.ArgMaxFinite(rng, score)
+	if err != nil {
+		return bandit.Action{}, 0, err
+	}
+	var starts [][]float64
+	add := func(x []float64) {
+		if (rep == nil || !rep(bandit.PointAction(x))) && !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, x) }) {
+			starts = append(starts, x)
+		}
+	}
+	add(f.Action(i).X)
+	for _, k := range maximise.TopK(score, w.Top) {
+		if score[k] > -math.MaxFloat64 {
+			add(f.Action(k).X)
+		}
+	}
+	for _, x := range w.From {
+		add(x)
+	}
+	bps := make([]model.BatchPredictor, len(ms))
+	for j, m := range ms {
+		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil || !bps[j].Gradients() || len(starts) == 0 {
+			return f.Action(i), i, nil
+		}
+	}
+	sc := func(_ []float64, mv []float64) float64 { return acq(mv) }
+	if rep != nil {
+		sc = awayFrom(acq, rep)
+	}
+	d := box.Dim()
+	batch := batchScore(bps, sc, d)
+	val := make([]float64, 1)
+	grad := [][]float64{make([]float64, d)}
+	var bestX []float64
+	bestV := score[i]
+	consider := func(x []float64) error {
+		if x == nil || (rep != nil && rep(bandit.PointAction(x))) {
+			return nil
+		}
+		if err := batch([][]float64{x}, val, nil); err != nil {
+			return err
+		}
+		if val[0] > bestV {
+			bestX, bestV = x, val[0]
+		}
+		return nil
+	}
+	if box.Mixed() {
+		for _, s := range starts {
+			x, err := mixedSearch(box, s, ms, acq, ascentOptions(d), rep, moves)
+			if err != nil {
+				return bandit.Action{}, 0, err
+			}
+			if err := consider(x); err != nil {
+				return bandit.Action{}, 0, err
+			}
+		}
+	} else {
+		// One batched ascent from every start (one pass over the factor per
+		// step for all of them), then the quasi-Newton polish of its best.
+		x, _, err := maximise.RefineGrad(batch, box.Lo, box.Hi, starts, ascentOptions(d))
+		if err != nil {
+			return bandit.Action{}, 0, err
+		}
+		if x, err = w.polish(box, x, f, batch, val, grad); err != nil {
+			return bandit.Action{}, 0, err
+		}
+		if err := consider(x); err != nil {
+			return bandit.Action{}, 0, err
+		}
+	}
+	if bestX == nil {
+		return f.Action(i), i, nil
+	}
+	return bandit.PointAction(bestX), -1, nil
+}
+
+// polish is projected BFGS ascent of the batch score from x in z = (x −
+// lo)/ℓ, ℓ f's fitted lengthscales (the box's sides when f has none).
+func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64) ([]float64, error) {
+	d := box.Dim()
+	ls := make([]float64, d)
+	for k := range ls {
+		ls[k] = box.Hi[k] - box.Lo[k]
+	}
+	if a, ok := f.(interface{ Kernel() (gp.Kernel, float64) }); ok {
+		if k, _ := a.Kernel(); k != nil {
+			if ard, ok := k.(gp.ARD); ok && len(ard.Lengthscales) == d {
+				copy(ls, ard.Lengthscales)
+			}
+		}
+	}
+	lo, hi, z := make([]float64, d), make([]float64, d), make([]float64, d)
+	for k := range z {
+		hi[k] = (box.Hi[k] - box.Lo[k]) / ls[k]
+		z[k] = (x[k] - box.Lo[k]) / ls[k]
+	}
+	at := func(z []float64) []float64 {
+		p := make([]float64, d)
+		for k := range p {
+			p[k] = math.Min(math.Max(box.Lo[k]+z[k]*ls[k], box.Lo[k]), box.Hi[k])
+		}
+		return p
+	}
+	obj := func(z, g []float64) (float64, error) {
+		var gr [][]float64
+		if g != nil {
+			gr = grad
+		}
+		if err := batch([][]float64{at(z)}, val, gr); err != nil {
+			return 0, err
+		}
+		for k := range g {
+			g[k] = grad[0][k] * ls[k]
+		}
+		return val[0], nil
+	}
+	zz, _, err := maximise.BFGS(obj, z, lo, hi, maximise.BFGSTol{Iters: w.Iters, GTol: 1e-8, FTol: 1e-12})
+	if err != nil {
+		return nil, err
+	}
+	return at(zz), nil
+}
