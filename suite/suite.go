@@ -84,6 +84,14 @@ type Options struct {
 	Batch, Async int
 	// NoiseFree: metrics without noise (Job).
 	NoiseFree bool
+	// Noise is the noise std of every metric as a fraction of its range
+	// (0: NoiseFraction; NoiseFree sets none).
+	Noise float64
+	// Evaluations is what a study says counts, Live ("" too) or Offline
+	// (DESIGN.md, "Live and offline evaluations"): passed in the study's
+	// definition where the API has the field (setEvaluations), recorded in
+	// summary.json, and the offline scores printed.
+	Evaluations string
 }
 
 // Job is one run: a study of Horizon rounds.
@@ -101,6 +109,22 @@ type Job struct {
 	// NoiseFraction noise), as the BO literature's constrained test
 	// problems are usually run (BoTorch's SCBO tutorial).
 	NoiseFree bool `json:"noise_free,omitempty"`
+	// Noise is the noise std as a fraction of each metric's range (0:
+	// NoiseFraction, or none with NoiseFree).
+	Noise float64 `json:"noise,omitempty"`
+	// Evaluations is the study's evaluation mode (Options).
+	Evaluations string `json:"evaluations,omitempty"`
+}
+
+// noiseLevel is the job's noise std as a fraction of each range.
+func (j Job) noiseLevel() float64 {
+	switch {
+	case j.NoiseFree:
+		return 0
+	case j.Noise > 0:
+		return j.Noise
+	}
+	return NoiseFraction
 }
 
 // RunResult is the outcome of one job.
@@ -162,6 +186,14 @@ type Summary struct {
 	Async int `json:"async,omitempty"`
 	// NoiseFree: the metrics were told without noise (Options).
 	NoiseFree bool `json:"noise_free,omitempty"`
+	// Noise is the noise std as a fraction of each metric's range (0 with
+	// NoiseFree).
+	Noise float64 `json:"noise"`
+	// Evaluations is the evaluation mode (Options; "live" by default), and
+	// EvaluationsSent whether the study definitions carried it
+	// (setEvaluations): false while the API has no such field.
+	Evaluations     string `json:"evaluations"`
+	EvaluationsSent bool   `json:"evaluations_sent"`
 	// Cells are in (problem, algorithm) order of the options.
 	Cells []Cell `json:"cells"`
 }
@@ -228,6 +260,16 @@ func (o Options) Normalize() (Options, error) {
 	if o.Batch < 0 || o.Async < 0 || (o.Batch > 1 && o.Async > 1) {
 		return o, fmt.Errorf("suite: batch = %d, async = %d: each must be ≥ 0, and only one of them > 1", o.Batch, o.Async)
 	}
+	if o.Noise < 0 || o.Noise > 1 || math.IsNaN(o.Noise) {
+		return o, fmt.Errorf("suite: noise = %v: must be a fraction of each metric's range in [0, 1]", o.Noise)
+	}
+	switch o.Evaluations {
+	case "":
+		o.Evaluations = Live
+	case Live, Offline:
+	default:
+		return o, fmt.Errorf("suite: evaluations = %q: must be %q or %q", o.Evaluations, Live, Offline)
+	}
 	return o, nil
 }
 
@@ -238,7 +280,7 @@ func (o Options) Jobs() []Job {
 		for _, a := range o.Algorithms {
 			for _, u := range o.Units {
 				for s := 1; s <= o.Seeds; s++ {
-					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree})
+					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree, Noise: o.Noise, Evaluations: o.Evaluations})
 				}
 			}
 		}
@@ -281,6 +323,8 @@ func ParseEntry(entry string) (id string, params map[string]any, err error) {
 // listening on a loopback port, with a client of it.
 type Server struct {
 	Client *client.Client
+	base   string
+	hc     *http.Client
 	tr     *http.Transport
 	srv    *service.Server
 	hs     *http.Server
@@ -298,7 +342,8 @@ func StartServer() (*Server, error) {
 	go hs.Serve(ln)
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	hc := &http.Client{Transport: tr}
-	return &Server{Client: client.New("http://"+ln.Addr().String(), client.WithHTTPClient(hc)), tr: tr, srv: srv, hs: hs, ln: ln}, nil
+	base := "http://" + ln.Addr().String()
+	return &Server{Client: client.New(base, client.WithHTTPClient(hc)), base: base, hc: hc, tr: tr, srv: srv, hs: hs, ln: ln}, nil
 }
 
 // Close stops the server.
@@ -325,7 +370,7 @@ func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
 	if p.Params != nil {
 		space, typed = api.Space{}, apiParameters(p.Params)
 	}
-	return api.StudySpec{
+	spec := api.StudySpec{
 		Name:        fmt.Sprintf("suite-%s-%s-%s-seed%d", job.Problem, job.Algorithm, job.Units, job.Seed),
 		Parameters:  typed,
 		Space:       space,
@@ -336,6 +381,10 @@ func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
 		Seed:        uint64(job.Seed),
 		Horizon:     horizon,
 	}
+	if job.Evaluations != "" {
+		setEvaluations(&spec, job.Evaluations)
+	}
+	return spec
 }
 
 func unitsOf(units string) (a, b float64) {
@@ -346,8 +395,15 @@ func unitsOf(units string) (a, b float64) {
 }
 
 // RunOne runs one job through the service behind c and scores it.
-// onRound, when not nil, is called after each round.
+// onRound, when not nil, is called after each round. The recommendation is
+// not read (recorded as absent); Run reads it through its Server.
 func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound func()) (RunResult, error) {
+	return runOne(ctx, c, nil, job, horizon, onRound)
+}
+
+// runOne is RunOne; summary, when not nil, returns a study's summary as JSON
+// (the recommendation is read from it: readRecommendation).
+func runOne(ctx context.Context, c *client.Client, summary func(context.Context, string) ([]byte, error), job Job, horizon int, onRound func()) (RunResult, error) {
 	p, err := problem.SuiteByName(job.Problem)
 	if err != nil {
 		return RunResult{}, err
@@ -358,14 +414,12 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 	}
 	a, b := unitsOf(job.Units)
 	m := len(p.Constraints)
+	level := job.noiseLevel()
 	noise := make([]float64, m+1) // costs first, then the objective
 	for j := range m {
-		noise[j] = NoiseFraction * a * (fa.ConRanges[j][1] - fa.ConRanges[j][0])
+		noise[j] = level * a * (fa.ConRanges[j][1] - fa.ConRanges[j][0])
 	}
-	noise[m] = NoiseFraction * a * (fa.ObjRange[1] - fa.ObjRange[0])
-	if job.NoiseFree {
-		clear(noise)
-	}
+	noise[m] = level * a * (fa.ObjRange[1] - fa.ObjRange[0])
 	study, err := c.CreateStudy(ctx, StudySpec(&p, job, horizon))
 	if err != nil {
 		return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: creating the study: %w", job.Problem, job.Algorithm, job.Units, job.Seed, err)
@@ -477,6 +531,16 @@ func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound
 	res := RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon)}
 	if problem.IsSystems(job.Problem) {
 		sc := ScoreSystems(&p, fa, xs)
+		sc.Recommendation = &RecommendationScore{}
+		if summary != nil {
+			raw, err := summary(ctx, study.ID)
+			if err != nil {
+				return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: summary: %w", job.Problem, job.Algorithm, job.Units, job.Seed, err)
+			}
+			if sc.Recommendation, err = readRecommendation(&p, fa, raw); err != nil {
+				return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: %w", job.Problem, job.Algorithm, job.Units, job.Seed, err)
+			}
+		}
 		res.Systems = &sc
 	}
 	return res, nil
@@ -586,7 +650,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, err := RunOne(ctx, srv.Client, jobs[i], o.Horizon, o.OnRound)
+				r, err := runOne(ctx, srv.Client, srv.summaryJSON, jobs[i], o.Horizon, o.OnRound)
 				if err != nil {
 					errMu.Lock()
 					if firstErr == nil {
@@ -621,7 +685,12 @@ feed:
 
 // Aggregate builds the summary from the results of o.Jobs(), in that order.
 func Aggregate(o Options, results []RunResult) *Summary {
-	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree}
+	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree,
+		Noise: Job{NoiseFree: o.NoiseFree, Noise: o.Noise}.noiseLevel(), Evaluations: o.Evaluations}
+	if s.Evaluations == "" {
+		s.Evaluations = Live
+	}
+	s.EvaluationsSent = setEvaluations(&api.StudySpec{}, s.Evaluations)
 	per := len(o.Units) * o.Seeds
 	for i := 0; i+per <= len(results); i += per {
 		runs := results[i : i+per]
@@ -675,6 +744,15 @@ func (s *Summary) Markdown() string {
 	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %d seed(s); violation long-term for the algorithms that honour long-term constraints, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, s.Seeds)
 	if s.NoiseFree {
 		sb.WriteString("Metrics told without noise (--noise-free).\n\n")
+	} else if s.Noise != 0 && s.Noise != NoiseFraction {
+		fmt.Fprintf(&sb, "Noise std %g of each metric's range (--noise).\n\n", s.Noise)
+	}
+	if s.Evaluations == Offline {
+		sent := "recorded here only: the API has no such field yet"
+		if s.EvaluationsSent {
+			sent = "passed in every study's definition"
+		}
+		fmt.Fprintf(&sb, "Evaluations: offline (%s); offline scores below.\n\n", sent)
 	}
 	if s.Batch > 1 {
 		fmt.Fprintf(&sb, "Batches of %d suggestions (count: %d), then their observations; dups = suggestions within %g of the box diameter of a pending one.\n\n", s.Batch, s.Batch, DuplicateFraction)

@@ -20,7 +20,10 @@ type SystemsScore struct {
 	// met every limit (the smallest for a minimised objective); nil when
 	// there was none.
 	Best *float64 `json:"best"`
-	// Gap is |Best − f*|/|f*|, or |Best − f*| when f* = 0; nil with Best.
+	// Gap is the signed gap (Best − f*)/|f*| (f* − Best for a maximised
+	// objective; not divided when f* = 0): ≥ 0 unless Best beats f*; nil
+	// with Best. This is the offline score of a study: the best truly
+	// feasible configuration evaluated.
 	Gap *float64 `json:"gap"`
 	// Failed is the share of the T evaluations that failed (crashed);
 	// FailedLate the share over the rounds t > T/2.
@@ -30,6 +33,12 @@ type SystemsScore struct {
 	// above its threshold on the true functions); BadLate over t > T/2.
 	Bad     float64 `json:"bad"`
 	BadLate float64 `json:"bad_late"`
+	// BreakLate is the share of the rounds t > T/2 whose evaluation ran and
+	// broke a limit (BadLate less FailedLate).
+	BreakLate float64 `json:"break_late"`
+	// Recommendation scores the service's recommendation at the end of the
+	// study (RecommendationScore; Present false when the summary has none).
+	Recommendation *RecommendationScore `json:"recommendation,omitempty"`
 }
 
 // SystemsMean is the mean of the SystemsScore of a cell's runs in one unit
@@ -42,11 +51,25 @@ type SystemsMean struct {
 	// Best and Gap are means over the runs that found one (nil: none did).
 	Best *float64 `json:"best"`
 	Gap  *float64 `json:"gap"`
-	// The shares are means over all runs.
-	Failed     float64 `json:"failed"`
-	FailedLate float64 `json:"failed_late"`
-	Bad        float64 `json:"bad"`
-	BadLate    float64 `json:"bad_late"`
+	// GapWorst is the largest Gap of those runs.
+	GapWorst *float64 `json:"gap_worst"`
+	// The shares are means over all runs; …Worst the largest of a run.
+	Failed          float64 `json:"failed"`
+	FailedLate      float64 `json:"failed_late"`
+	FailedLateWorst float64 `json:"failed_late_worst"`
+	Bad             float64 `json:"bad"`
+	BadLate         float64 `json:"bad_late"`
+	BadLateWorst    float64 `json:"bad_late_worst"`
+	BreakLate       float64 `json:"break_late"`
+	BreakLateWorst  float64 `json:"break_late_worst"`
+	// RecPresent counts the runs whose summary had a recommendation,
+	// RecFeasible those whose recommendation truly runs and holds every
+	// limit; RecGap and RecGapWorst are the mean and largest Gap of the
+	// recommendations that run (nil: none).
+	RecPresent  int      `json:"rec_present"`
+	RecFeasible int      `json:"rec_feasible"`
+	RecGap      *float64 `json:"rec_gap"`
+	RecGapWorst *float64 `json:"rec_gap_worst"`
 }
 
 // ScoreSystems scores the evaluations xs (round t = index + 1, T = len(xs))
@@ -92,12 +115,10 @@ func ScoreSystems(p *problem.SuiteProblem, fa problem.SuiteFacts, xs [][]float64
 	}
 	if late > 0 {
 		sc.FailedLate, sc.BadLate = float64(failedLate)/float64(late), float64(badLate)/float64(late)
+		sc.BreakLate = float64(badLate-failedLate) / float64(late)
 	}
 	if !math.IsNaN(best) {
-		gap := math.Abs(best - fa.Opt)
-		if fa.Opt != 0 {
-			gap /= math.Abs(fa.Opt)
-		}
+		gap := signedGap(p, fa.Opt, best)
 		sc.Best, sc.Gap = &best, &gap
 	}
 	return sc
@@ -109,24 +130,46 @@ func MeanSystems(scores []SystemsScore) SystemsMean {
 	if len(scores) == 0 {
 		return m
 	}
-	var best, gap float64
+	var best, gap, recGap float64
+	gapWorst, recWorst := math.Inf(-1), math.Inf(-1)
+	recRan := 0
 	n := float64(len(scores))
 	for _, s := range scores {
 		m.Opt = s.Opt
 		m.Failed += s.Failed / n
 		m.FailedLate += s.FailedLate / n
+		m.FailedLateWorst = math.Max(m.FailedLateWorst, s.FailedLate)
 		m.Bad += s.Bad / n
 		m.BadLate += s.BadLate / n
+		m.BadLateWorst = math.Max(m.BadLateWorst, s.BadLate)
+		m.BreakLate += s.BreakLate / n
+		m.BreakLateWorst = math.Max(m.BreakLateWorst, s.BreakLate)
 		if s.Best != nil {
 			m.Found++
 			best += *s.Best
 			gap += *s.Gap
+			gapWorst = math.Max(gapWorst, *s.Gap)
+		}
+		if r := s.Recommendation; r != nil && r.Present {
+			m.RecPresent++
+			if r.Feasible {
+				m.RecFeasible++
+			}
+			if r.Gap != nil {
+				recRan++
+				recGap += *r.Gap
+				recWorst = math.Max(recWorst, *r.Gap)
+			}
 		}
 	}
 	if m.Found > 0 {
 		best /= float64(m.Found)
 		gap /= float64(m.Found)
-		m.Best, m.Gap = &best, &gap
+		m.Best, m.Gap, m.GapWorst = &best, &gap, &gapWorst
+	}
+	if recRan > 0 {
+		recGap /= float64(recRan)
+		m.RecGap, m.RecGapWorst = &recGap, &recWorst
 	}
 	return m
 }
@@ -144,6 +187,10 @@ func apiParameters(ps []problem.SuiteParam) []api.Parameter {
 		}
 		lo, hi := q.Lo, q.Hi
 		out[i].Low, out[i].High = &lo, &hi
+		if q.Step > 0 {
+			step := q.Step
+			out[i].Step = &step
+		}
 	}
 	return out
 }
@@ -187,17 +234,77 @@ func (s *Summary) systemsMarkdown() string {
 			continue
 		}
 		if sb.Len() == 0 {
-			fmt.Fprintf(&sb, "\nSystems scores (T = %d, on the true functions in natural units): best = best feasible objective found within T (evaluations that ran and met every limit), mean over the seeds that found one (found = how many); gap = |best − f*|/|f*| (absolute when f* = 0), mean over the same seeds; failed = share of evaluations that crashed, bad = share that crashed or broke a limit, overall / over t > T/2, mean over seeds.\n\n", s.Horizon)
-			sb.WriteString("| problem | algorithm | units | f* | best | gap | found | failed | failed late | bad | bad late |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+			fmt.Fprintf(&sb, "\nSystems scores (T = %d, on the true functions in natural units): best = best feasible objective found within T (evaluations that ran and met every limit), mean over the seeds that found one (found = how many); gap = (best − f*)/|f*| for a minimised objective, (f* − best)/|f*| for a maximised one (not divided when f* = 0), mean / worst over the same seeds; failed = share of evaluations that crashed, bad = share that crashed or broke a limit, overall / over t > T/2, mean over seeds (late: mean / worst seed).\n\n", s.Horizon)
+			sb.WriteString("| problem | algorithm | units | f* | best | gap (mean / worst) | found | failed | failed late | bad | bad late (mean / worst) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		}
 		for _, u := range s.Units {
 			m := c.Systems[u]
 			best, gap := "–", "–"
 			if m.Best != nil {
-				best, gap = fmt.Sprintf("%.6g", *m.Best), fmt.Sprintf("%.4g", *m.Gap)
+				best, gap = fmt.Sprintf("%.6g", *m.Best), fmt.Sprintf("%.4g / %.4g", *m.Gap, *m.GapWorst)
 			}
-			fmt.Fprintf(&sb, "| %s | %s | %s | %.6g | %s | %s | %d/%d | %.3f | %.3f | %.3f | %.3f |\n",
-				c.Problem, c.Algorithm, u, m.Opt, best, gap, m.Found, m.Runs, m.Failed, m.FailedLate, m.Bad, m.BadLate)
+			fmt.Fprintf(&sb, "| %s | %s | %s | %.6g | %s | %s | %d/%d | %.3f | %.3f | %.3f | %.3f / %.3f |\n",
+				c.Problem, c.Algorithm, u, m.Opt, best, gap, m.Found, m.Runs, m.Failed, m.FailedLate, m.Bad, m.BadLate, m.BadLateWorst)
+		}
+	}
+	if sb.Len() == 0 {
+		return ""
+	}
+	if s.Evaluations == Offline {
+		sb.WriteString(s.offlineMarkdown())
+	}
+	sb.WriteString(s.perSeedMarkdown())
+	return sb.String()
+}
+
+// offlineMarkdown is the offline scores' table: what counts is the
+// configuration deployed at the end.
+func (s *Summary) offlineMarkdown() string {
+	var sb strings.Builder
+	sb.WriteString("\nOffline scores (only the final configuration counts; true functions, natural units): best gap = the gap of the best truly feasible evaluation (as above); rec = the service's recommendation at the end (the summary's \"recommendation\"): present = seeds with one, ok = seeds whose recommendation truly runs and holds every limit, rec gap = its gap (mean / worst over the seeds where it runs); crash late = share of evaluations t > T/2 that crash, break late = that run and break a limit (mean / worst seed).\n\n")
+	sb.WriteString("| problem | algorithm | units | best gap (mean / worst) | rec present | rec ok | rec gap (mean / worst) | crash late (mean / worst) | break late (mean / worst) |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, c := range s.Cells {
+		if c.Systems == nil {
+			continue
+		}
+		for _, u := range s.Units {
+			m := c.Systems[u]
+			gap, rec := "–", "–"
+			if m.Gap != nil {
+				gap = fmt.Sprintf("%.4g / %.4g", *m.Gap, *m.GapWorst)
+			}
+			if m.RecGap != nil {
+				rec = fmt.Sprintf("%.4g / %.4g", *m.RecGap, *m.RecGapWorst)
+			}
+			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %d/%d | %d/%d | %s | %.3f / %.3f | %.3f / %.3f |\n",
+				c.Problem, c.Algorithm, u, gap, m.RecPresent, m.Runs, m.RecFeasible, m.Runs, rec,
+				m.FailedLate, m.FailedLateWorst, m.BreakLate, m.BreakLateWorst)
+		}
+	}
+	return sb.String()
+}
+
+// perSeedMarkdown lists every seed's gap and late shares (systems cells).
+func (s *Summary) perSeedMarkdown() string {
+	var sb strings.Builder
+	sb.WriteString("\nPer seed (gap of the best feasible evaluation, – when none; bad late; break late):\n\n")
+	for _, c := range s.Cells {
+		if c.Systems == nil {
+			continue
+		}
+		for _, u := range s.Units {
+			fmt.Fprintf(&sb, "- %s, %s, %s:", c.Problem, c.Algorithm, u)
+			for _, r := range c.Runs {
+				if r.Units != u || r.Systems == nil {
+					continue
+				}
+				gap := "–"
+				if r.Systems.Gap != nil {
+					gap = fmt.Sprintf("%.4g", *r.Systems.Gap)
+				}
+				fmt.Fprintf(&sb, " %d: (%s, %.3f, %.3f)", r.Seed, gap, r.Systems.BadLate, r.Systems.BreakLate)
+			}
+			sb.WriteString("\n")
 		}
 	}
 	return sb.String()

@@ -16,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "suite",
-		usage:   "[--set defaults|systems] [--algos a,b,c] [--problems p,q] [--horizon T] [--seeds n] [--units natural|scaled|both] [--workers w] [--out DIR] [--quiet]",
+		usage:   "[--set defaults|systems] [--algos a,b,c] [--problems p,q] [--horizon T] [--seeds n] [--units natural|scaled|both] [--noise f | --noise-free] [--evaluations live|offline] [--workers w] [--out DIR] [--quiet]",
 		summary: "measure the defaults: run the practical-defaults suite of constrained BO problems through the service, in process",
 		run:     runSuite,
 	})
@@ -32,7 +32,8 @@ the constraints with thresholds and kind ("long-term" for ckb-*,
 "cumulative" otherwise), the algorithm, the seed and the horizon — nothing
 else: no params, no prior, no candidates, no native flag. Each round asks a
 suggestion, evaluates the true functions, adds Gaussian noise of std 2 % of
-each metric's range (the same noise for every algorithm) and tells it.
+each metric's range (--noise f: f of it; --noise-free or --noise 0: none;
+the same noise for every algorithm) and tells it.
 
 Unit systems: natural (the problem's own units) and scaled (every metric
 m -> 1000 m + 50, thresholds likewise): defaults that work do the same in both.
@@ -50,12 +51,24 @@ wall time per round; --out DIR also writes DIR/suite.md and DIR/summary.json
 server that crashes past a memory frontier (told to the service as a failed
 observation, "OOM"), a service of 8 typed parameters (ints, log-scaled
 floats, categoricals; the study is defined by parameters), SCBO's 10-D
-Ackley, the 7-D speed reducer with 11 constraints and a 20-D Levy. Beside
-the scores above, each run is scored as the BO literature scores it: the
-best feasible value found within T (natural units) and its gap to the
-optimum f* (|best - f*|/|f*|, absolute when f* = 0), and the shares of
-evaluations that crashed, or crashed or broke a limit (overall and over
-t > T/2).
+Ackley, the 7-D speed reducer with 11 constraints, a 20-D Levy, and
+engineering design problems (pressure vessel, continuous and with stepped
+thicknesses; tension-compression spring; welded beam; three-bar truss) and
+SCBO's Ackley in 20-D. Beside the scores above, each run is scored as the
+BO literature scores it: the best feasible value found within T (natural
+units) and its gap to the optimum f* ((best - f*)/|f*| for a minimised
+objective, (f* - best)/|f*| for a maximised one, not divided when f* = 0;
+mean and worst seed), and the shares of evaluations that crashed, or
+crashed or broke a limit (overall and over t > T/2; mean and worst seed).
+
+--evaluations offline marks the studies offline (only the final
+configuration counts; passed in the study's definition once the API has the
+field, recorded in summary.json either way) and adds the offline scores:
+the recommendation the service's summary names at the end, scored on the
+true functions (its gap and whether it truly holds every limit; absent
+when the summary has none), beside the best feasible gap and the late
+shares that crash and that break a limit. docs/systems.md lists the keys
+of summary.json.
 `
 
 func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -75,7 +88,9 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", 0, "studies run in parallel (0: one per CPU)")
 	out := fs.String("out", "", "directory for suite.md and summary.json (optional)")
 	batch := fs.Int("batch", 0, "q > 1: every study asks q suggestions at once (count: q), then tells them")
-	noiseFree := fs.Bool("noise-free", false, "tell the metrics without noise (the BO literature's usual setting for constrained test problems)")
+	noiseFree := fs.Bool("noise-free", false, "tell the metrics without noise (the BO literature's usual setting for constrained test problems); the same as --noise 0")
+	noise := fs.Float64("noise", suite.NoiseFraction, "noise std of every metric as a fraction of its range over the box (e.g. 0, 0.02, 0.05)")
+	evaluations := fs.String("evaluations", suite.Live, "what a study says counts: live (every evaluation; limits at every round) or offline (only the final configuration; adds the offline scores)")
 	async := fs.Int("async", 0, "q > 1: q asynchronous workers per study (q − 1 pending at every ask)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
@@ -89,7 +104,14 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *set != suite.SetDefaults && *set != suite.SetSystems {
 		return fmt.Errorf("suite: --set = %q: must be %s or %s", *set, suite.SetDefaults, suite.SetSystems)
 	}
-	o := suite.Options{Set: *set, Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async, NoiseFree: *noiseFree}
+	if *noise < 0 || *noise > 1 {
+		return fmt.Errorf("suite: --noise = %v: must be a fraction of each metric's range in [0, 1]", *noise)
+	}
+	if *evaluations != suite.Live && *evaluations != suite.Offline {
+		return fmt.Errorf("suite: --evaluations = %q: must be %s or %s", *evaluations, suite.Live, suite.Offline)
+	}
+	o := suite.Options{Set: *set, Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async,
+		NoiseFree: *noiseFree || *noise == 0, Noise: *noise, Evaluations: *evaluations}
 	if *horizon < 2 {
 		return fmt.Errorf("suite: --horizon = %d: must be at least 2", *horizon)
 	}

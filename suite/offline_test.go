@@ -1,0 +1,176 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cbandit/cbandit/problem"
+)
+
+// The late share that breaks a limit leaves out the crashes; the gap is
+// signed: a best feasible value beyond f* (here a wrong f* of 5) gives a
+// negative gap.
+func TestScoreSystemsBreakLateAndSignedGap(t *testing.T) {
+	p, fa := lineCrash()
+	q := *p
+	q.Goal = problem.SuiteMinimize
+	fq := fa
+	fq.Opt = 0
+	// t = 3, 4 late: 0.9 crashes, 0.7 runs and breaks x ≤ 0.6.
+	sc := ScoreSystems(&q, fq, [][]float64{{0.2}, {0.1}, {0.9}, {0.7}})
+	if sc.FailedLate != 0.5 || sc.BadLate != 1 || sc.BreakLate != 0.5 {
+		t.Fatalf("late shares %+v", sc)
+	}
+	fa.Opt = 5
+	sc = ScoreSystems(p, fa, [][]float64{{0.5}, {0.55}})
+	if sc.Gap == nil || math.Abs(*sc.Gap-(-0.1)) > 1e-15 {
+		t.Fatalf("gap %v, want −0.1", sc.Gap)
+	}
+}
+
+// The mean sets the worst seed beside each mean: the largest gap and late
+// shares, and counts and gaps of the recommendations.
+func TestMeanSystemsWorstAndRecommendation(t *testing.T) {
+	g1, g2, r1, r2 := 0.2, 0.4, 0.05, 0.15
+	v := 1.0
+	m := MeanSystems([]SystemsScore{
+		{Opt: 6, Best: &v, Gap: &g1, FailedLate: 0.5, BadLate: 0.75, BreakLate: 0.25,
+			Recommendation: &RecommendationScore{Present: true, Value: &v, Gap: &r1, Feasible: true}},
+		{Opt: 6, Best: &v, Gap: &g2, BadLate: 0.5, BreakLate: 0.5,
+			Recommendation: &RecommendationScore{Present: true, Value: &v, Gap: &r2}},
+		{Opt: 6, Recommendation: &RecommendationScore{Present: true, Crashed: true}},
+		{Opt: 6, Recommendation: &RecommendationScore{}},
+	})
+	if *m.GapWorst != 0.4 || math.Abs(*m.Gap-0.3) > 1e-15 || m.FailedLateWorst != 0.5 || m.BadLateWorst != 0.75 ||
+		m.BreakLateWorst != 0.5 || m.BreakLate != 0.1875 {
+		t.Fatalf("worst %+v", m)
+	}
+	if m.RecPresent != 3 || m.RecFeasible != 1 || math.Abs(*m.RecGap-0.1) > 1e-15 || *m.RecGapWorst != 0.15 {
+		t.Fatalf("recommendation %+v", m)
+	}
+}
+
+// The recommendation is read from the summary's JSON: as x, under action,
+// or as parameters; absent or null is recorded as absent; scored on the
+// true functions (lineCrash: f* = 6 at x = 0.6, limit x ≤ 0.6, crash past
+// 0.8).
+func TestReadRecommendation(t *testing.T) {
+	p, fa := lineCrash()
+	for _, c := range []struct {
+		raw                      string
+		present, feasible, crash bool
+		gap                      float64
+	}{
+		{`{"rounds": 10}`, false, false, false, 0},
+		{`{"recommendation": null}`, false, false, false, 0},
+		{`{"recommendation": {"feasible": 0.97}}`, false, false, false, 0},
+		{`{"recommendation": {"x": [0.5], "feasible": 0.97}}`, true, true, false, 1.0 / 6},
+		{`{"recommendation": {"action": {"x": [0.6]}}}`, true, true, false, 0},
+		{`{"recommendation": {"x": [0.7]}}`, true, false, false, -1.0 / 6},
+		{`{"recommendation": {"x": [0.9]}}`, true, false, true, 0},
+	} {
+		r, err := readRecommendation(p, fa, []byte(c.raw))
+		if err != nil {
+			t.Fatalf("%s: %v", c.raw, err)
+		}
+		if r.Present != c.present || r.Feasible != c.feasible || r.Crashed != c.crash {
+			t.Fatalf("%s: %+v", c.raw, r)
+		}
+		if c.present && !c.crash && math.Abs(*r.Gap-c.gap) > 1e-12 {
+			t.Fatalf("%s: gap %v, want %v", c.raw, *r.Gap, c.gap)
+		}
+		if c.crash && (r.Value != nil || r.Gap != nil) {
+			t.Fatalf("%s: a crash has a value: %+v", c.raw, r)
+		}
+	}
+	if _, err := readRecommendation(p, fa, []byte(`{"recommendation": {"x": [0.5, 0.5]}}`)); err == nil || !strings.Contains(err.Error(), "coordinates") {
+		t.Fatalf("wrong dimension: %v", err)
+	}
+	typed, err := problem.SuiteByName("typed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, err := typed.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := `{"recommendation": {"params": {"workers": 14, "batch": 15, "queue": 2, "replicas": 6, "timeout_ms": 200, "gc": 0.89117199391172, "compression": "zstd", "scheduler": "fifo"}}}`
+	r, err := readRecommendation(&typed, tf, []byte(raw))
+	if err != nil || !r.Present || !r.Feasible || math.Abs(*r.Gap) > 1e-9 || !slices.Equal(r.X[:4], []float64{14, 15, 2, 6}) {
+		t.Fatalf("typed recommendation %+v, err %v", r, err)
+	}
+}
+
+// --noise and --evaluations: the noise level of a job, and bad values named.
+func TestNoiseAndEvaluationsOptions(t *testing.T) {
+	if (Job{}).noiseLevel() != NoiseFraction || (Job{Noise: 0.05}).noiseLevel() != 0.05 || (Job{NoiseFree: true, Noise: 0.05}).noiseLevel() != 0 {
+		t.Fatal("noise levels")
+	}
+	if _, err := (Options{Noise: -0.1}).Normalize(); err == nil || !strings.Contains(err.Error(), "noise") {
+		t.Fatalf("bad noise: %v", err)
+	}
+	if _, err := (Options{Evaluations: "sometimes"}).Normalize(); err == nil || !strings.Contains(err.Error(), "evaluations") {
+		t.Fatalf("bad evaluations: %v", err)
+	}
+	o, err := Options{}.Normalize()
+	if err != nil || o.Evaluations != Live {
+		t.Fatalf("default evaluations %q, err %v", o.Evaluations, err)
+	}
+}
+
+// An offline run of the systems set: the mode is in summary.json and in
+// the study definition exactly when the API carries it (setEvaluations);
+// every run has a recommendation score (absent while the service names
+// none; else the score of its configuration); the stepped thicknesses of
+// vessel-mi are studied as stepped floats; the tables print.
+func TestRunOffline(t *testing.T) {
+	s, err := Run(context.Background(), Options{Set: SetSystems, Problems: []string{"three-bar-truss", "vessel-mi"}, Algorithms: []string{"rpol-ucb"},
+		Horizon: 16, Seeds: 1, Units: []string{Natural}, Workers: 1, Noise: 0.05, Evaluations: Offline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Evaluations != Offline || s.Noise != 0.05 {
+		t.Fatalf("summary evaluations %q noise %v", s.Evaluations, s.Noise)
+	}
+	p, _ := problem.SuiteByName("vessel-mi")
+	raw, err := json.Marshal(StudySpec(&p, Job{Problem: "vessel-mi", Algorithm: "rpol-ucb", Units: Natural, Seed: 1, Evaluations: Offline}, 16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has := strings.Contains(string(raw), `"evaluations":"offline"`); has != s.EvaluationsSent {
+		t.Fatalf("definition carries the mode: %v; summary says %v", has, s.EvaluationsSent)
+	}
+	if !strings.Contains(string(raw), `"step":0.0625`) {
+		t.Fatalf("vessel-mi's thicknesses are not stepped: %s", raw)
+	}
+	for _, c := range s.Cells {
+		r := c.Runs[0]
+		if r.Evaluations != Offline || r.Systems == nil || r.Systems.Recommendation == nil {
+			t.Fatalf("%s: run %+v", c.Problem, r)
+		}
+		if rec := r.Systems.Recommendation; rec.Present {
+			q, _ := problem.SuiteByName(c.Problem)
+			fa, _ := q.Facts()
+			if want := scoreRecommendation(&q, fa, rec.X); want.Feasible != rec.Feasible || (want.Gap == nil) != (rec.Gap == nil) {
+				t.Fatalf("%s: recommendation %+v, rescored %+v", c.Problem, rec, want)
+			}
+		}
+		if c.Problem == "vessel-mi" {
+			for _, x := range r.Points {
+				if !slices.Equal(x, p.SnapParams(x)) {
+					t.Fatalf("vessel-mi point %v is not on the thickness steps", x)
+				}
+			}
+		}
+	}
+	md := s.Markdown()
+	for _, want := range []string{"Evaluations: offline", "Offline scores", "| three-bar-truss | rpol-ucb | natural |", "Per seed", "Noise std 0.05"} {
+		if !strings.Contains(md, want) {
+			t.Fatalf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
