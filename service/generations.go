@@ -50,6 +50,9 @@ var laterDefaults = map[int][]defaultsPin{
 	// discrete coordinates at once.
 	// … and in 7+ dims a batch's decisions do not widen f's bound.
 	8: {{params: map[string]string{"mixed-moves": "1", "pending": "bucb"}}},
+	// 9 → 10 (docs/defaults.md, "Generation 10"): config's safe stage in 3+ dims,
+	// from half the horizon on, once an evaluation met every limit.
+	9: {{params: map[string]string{"feasibility": "optimistic"}}},
 }
 
 // defaultsPin is one change of defaults between generations: params are

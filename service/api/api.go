@@ -229,8 +229,9 @@ type StudySpec struct {
 // draws pathwise (ckb-ts's draw), candidates drawn in the trust region in
 // 7+ dims (region-candidates); 9: the typed-space search also changes two
 // discrete coordinates at once (mixed-moves), and cei is the default for
-// stage-wise limits on typed spaces.
-const DefaultsPractical = 9
+// stage-wise limits on typed spaces; 10: config's safe stage in 3+ dims
+// (feasibility, beta-safe, safe-from).
+const DefaultsPractical = 10
 
 // DefaultsMixed is the first generation in which a study of typed
 // parameters with ints or categoricals and no space.candidates goes to an
