@@ -937,13 +937,11 @@ def run_offline(args):
 
 
 def _normalise(out):
-    """Records written before bad_late existed had break_late = crash or break (bad_late)."""
+    """break_late from bad_late and crash_late: the first records had break_late = bad_late."""
     for cell in out["runs"].values():
         for res in cell["problems"].values():
             for r in res["per_seed"]:
-                if "bad_late" not in r:
-                    r["bad_late"] = r["break_late"]
-                    r["break_late"] = r["bad_late"] - r["crash_late"]
+                r["break_late"] = r["bad_late"] - r["crash_late"]
     return out
 
 
