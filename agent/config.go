@@ -17,7 +17,7 @@ var (
 	configScale = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
 	// configFeasibility declares feasibility: pessimistic from generation 10.
 	configFeasibility = bandit.ChoiceParam{Name: "feasibility", Default: "pessimistic", Choices: []string{"pessimistic", "optimistic"}, When: "region=trust",
-		Doc:    "pessimistic (3+ dims): in the safe stage (safe-from), once an evaluation met every limit, points whose UCB of every g is ≤ 0 first, CONFIG's rule among the rest; optimistic: CONFIG's LCB set",
+		Doc:    "pessimistic (3+ dims): in the safe stage (safe-from), once an evaluation met every limit, points whose UCB of every g is ≤ 0 first (by f's UCB), then the least largest UCB of g; optimistic: CONFIG's LCB set",
 		Source: "Sui et al. 2018 (StageOpt) §4; Berkenkamp et al. 2016 (SafeOpt); measured: docs/defaults.md, \"Generation 10\""}
 	// configBetaSafe declares beta-safe, the width of the safe set's UCB.
 	configBetaSafe = bandit.FloatParam{Name: "beta-safe", Default: 1, Range: bandit.AtLeast(0), When: "feasibility=pessimistic",
@@ -94,7 +94,9 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
 	}
-	safe := a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible()
+	if a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible() {
+		return a.decide(r, func() Acquisition { return safeFirst(bf, a.betaSafe, len(a.g)) })
+	}
 	return a.decide(r, func() Acquisition {
 		// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
 		// candidates decides which of CONFIG's two scores the round uses.
@@ -108,7 +110,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 		}
 		feasible := slices.ContainsFunc(a.gmax, func(v float64) bool { return v <= 0 })
-		opt := func(p Posterior) float64 {
+		return func(p Posterior) float64 {
 			gm := math.Inf(-1)
 			for j := range a.g {
 				mu, v := p.G(j)
@@ -123,25 +125,23 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return mu + bf*math.Sqrt(v)
 		}
-		if !safe {
-			return opt
-		}
-		return safeFirst(opt, bf, a.betaSafe, len(a.g))
 	})
 }
 
-// safeFirst is the pessimistic rule of a live study once an evaluation
-// met every limit: the UCB of f over the points whose UCB of every g_j is
-// ≤ 0 — SafeOpt's and StageOpt's safe set (Berkenkamp et al. 2016 §3; Sui
-// et al. 2018 §4) — ranked above every other point, which opt scores as
-// before (CONFIG's optimistic rule: the way out when the safe set holds no
-// point the maximiser finds, e.g. an optimum on an active limit).
-func safeFirst(opt Acquisition, bf, bs float64, m int) Acquisition {
+// safeFirst is the pessimistic rule of a live study's safe stage: the UCB
+// of f over the points whose UCB of every g_j is ≤ 0 — SafeOpt's and
+// StageOpt's safe set (Berkenkamp et al. 2016 §3; Sui et al. 2018 §4) —
+// ranked above every other point, and among those the least largest UCB
+// of g, which leads the refinement back into the set.
+func safeFirst(bf, bs float64, m int) Acquisition {
 	return func(p Posterior) float64 {
+		gm := math.Inf(-1)
 		for j := range m {
-			if mu, v := p.G(j); mu+bs*math.Sqrt(v) > 0 {
-				return opt(p) - safeMargin
-			}
+			mu, v := p.G(j)
+			gm = math.Max(gm, mu+bs*math.Sqrt(v))
+		}
+		if gm > 0 {
+			return -safeMargin * (1 + gm)
 		}
 		mu, v := p.F()
 		return mu + bf*math.Sqrt(v)
