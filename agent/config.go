@@ -5,15 +5,27 @@ import (
 	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
 )
 
 // configParams: the practical core with one refinement step and the trust
 // region, as rpol-ucb's (rpolUCBParams says why).
 var (
-	configAlpha  = failureDoc("alpha", "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on)", "our choice")
-	configScale  = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc}, "refine", "step", "region", "trust")
+	configAlpha = failureDoc("alpha", "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on)", "our choice")
+	configScale = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
+	// configFeasibility declares feasibility.
+	configFeasibility = bandit.ChoiceParam{Name: "feasibility", Default: "pessimistic", Choices: []string{"pessimistic", "optimistic"}, When: bandit.Is("region", "trust"),
+		Doc:     "pessimistic (3+ dims): in the safe stage (safe-from), once an evaluation met every limit, points whose UCB of every g is ≤ 0 first (by f's UCB), then the least largest UCB of g; optimistic: CONFIG's LCB set",
+		Source:  "Sui et al. 2018 (StageOpt) §4; Berkenkamp et al. 2016 (SafeOpt); measured: docs/defaults.md, \"Generation 10\"",
+		Earlier: []bandit.Change{{Until: 9, Value: "optimistic", Why: "config's safe stage in the trust region: late decisions among points whose constraint UCBs hold"}}}
+	// configBetaSafe declares beta-safe, the width of the safe set's UCB.
+	configBetaSafe = bandit.FloatParam{Name: "beta-safe", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+		Doc: "β of the constraints' UCB that decides the safe set", Source: "measured: docs/defaults.md, \"Generation 10\""}
+	// configSafeFrom declares safe-from, when the safe stage starts.
+	configSafeFrom = bandit.FloatParam{Name: "safe-from", Default: 0.5, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc: "the safe stage starts at round ⌈safe-from·T⌉ (T the horizon, or the first epoch's): CONFIG's optimistic search before it", Source: "StageOpt's two stages, Sui et al. 2018 §4; measured: docs/defaults.md, \"Generation 10\""}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -24,6 +36,10 @@ type ConfigAgent struct {
 	*gpCore
 	betaF, betaG estimator.Beta
 	gmax         []float64
+	// pessimistic: feasibility=pessimistic with the practical widths.
+	pessimistic bool
+	betaSafe    float64
+	safeFrom    int // the first round of the safe stage
 }
 
 func newConfig(cfg Config) (bandit.Agent, error) {
@@ -46,9 +62,26 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()),
-		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
-		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
+	feas, err := configFeasibility.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := configBetaSafe.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	from, err := configSafeFrom.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	// The safe stage goes with the practical widths and the trust region (3+
+	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
+	box, isBox := in.Domain.(*domain.Box)
+	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs,
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
+		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
+		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
 
 // Decide implements bandit.Agent.
@@ -57,6 +90,9 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	bg := make([]float64, len(a.g))
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
+	}
+	if a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible() {
+		return a.decide(r, func() Acquisition { return safeFirst(bf, a.betaSafe, len(a.g)) })
 	}
 	return a.decide(r, func() Acquisition {
 		// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
@@ -88,6 +124,31 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	})
 }
+
+// safeFirst is the pessimistic rule of a live study's safe stage: the UCB
+// of f over the points whose UCB of every g_j is ≤ 0 — SafeOpt's and
+// StageOpt's safe set (Berkenkamp et al. 2016 §3; Sui et al. 2018 §4) —
+// ranked above every other point, and among those the least largest UCB
+// of g, which leads the refinement back into the set.
+func safeFirst(bf, bs float64, m int) Acquisition {
+	return func(p Posterior) float64 {
+		gm := math.Inf(-1)
+		for j := range m {
+			mu, v := p.G(j)
+			gm = math.Max(gm, mu+bs*math.Sqrt(v))
+		}
+		if gm > 0 {
+			return -safeMargin * (1 + gm)
+		}
+		mu, v := p.F()
+		return mu + bf*math.Sqrt(v)
+	}
+}
+
+// safeMargin puts every point outside the safe set below every point in it
+// (standardised UCBs of f are far smaller), at a magnitude where the
+// refinement's central differences keep their precision.
+const safeMargin = 1e4
 
 func init() {
 	Register(Spec{

@@ -226,3 +226,15 @@ func refreshTogether(ms []model.Model) bool {
 	}
 	return n >= 2
 }
+
+// anyFeasible reports whether an evaluation observed so far met every
+// limit (every cost ≤ 0).
+func (l *Ledger) anyFeasible() bool {
+	for _, id := range l.done {
+		e := &l.entries[id-1]
+		if !e.failed && e.gotCosts && !slices.ContainsFunc(e.costs, func(c float64) bool { return c > 0 }) {
+			return true
+		}
+	}
+	return false
+}

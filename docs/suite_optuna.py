@@ -919,14 +919,17 @@ def run_offline(args):
             sys.exit("unknown sampler %s (have %s)" % (s, ", ".join(OFFLINE_SAMPLERS)))
         for noise in (float(v) for v in args.noise.split(",")):
             key = "%s noise %g" % (s, noise)
-            cell = out["runs"].setdefault(key, {"sampler": s, "noise": noise, "T": args.T, "problems": {},
-                                                "made_by": "docs/suite_optuna.py " + " ".join(sys.argv[1:])})
+            cmd = "docs/suite_optuna.py " + " ".join(sys.argv[1:])
+            cell = out["runs"].setdefault(key, {"sampler": s, "noise": noise, "T": args.T, "problems": {}, "made_by": cmd})
+            if cmd not in cell["made_by"]:
+                cell["made_by"] += "; " + cmd
             for k, p in probs:
                 fa = systems_facts(p)
-                res = cell["problems"][p["name"]] = {"opt": p["opt"], "per_seed": []}
-                for seed in range(1, args.seeds + 1):
+                res = cell["problems"].setdefault(p["name"], {"opt": p["opt"], "per_seed": []})
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     r = systems_run_one(k, p, fa, seed, args.T, s, noise=noise)
-                    res["per_seed"].append(r)
+                    # this seed replaces an earlier run of it; seeds stay in order
+                    res["per_seed"] = sorted([q for q in res["per_seed"] if q["seed"] != seed] + [r], key=lambda q: q["seed"])
                     print("%s %s seed %d: best gap %s rec %s bad late %.3f %.0f ms/trial" % (
                         key, p["name"], seed, r["offline_gap"], r["rec"] and (r["rec"]["gap"], r["rec"]["feasible"]),
                         r["bad_late"], 1e3 * r["s_per_trial"]), file=sys.stderr, flush=True)
@@ -937,13 +940,11 @@ def run_offline(args):
 
 
 def _normalise(out):
-    """Records written before bad_late existed had break_late = crash or break (bad_late)."""
+    """break_late from bad_late and crash_late: the first records had break_late = bad_late."""
     for cell in out["runs"].values():
         for res in cell["problems"].values():
             for r in res["per_seed"]:
-                if "bad_late" not in r:
-                    r["bad_late"] = r["break_late"]
-                    r["break_late"] = r["bad_late"] - r["crash_late"]
+                r["break_late"] = r["bad_late"] - r["crash_late"]
     return out
 
 
@@ -1103,6 +1104,7 @@ def main():
     ap.add_argument("--T", type=int, default=200)
     ap.add_argument("--noise-free", action="store_true", help="systems: tell the metrics without noise (cbandit suite --noise-free)")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--first-seed", type=int, default=1, help="offline: seeds first-seed .. first-seed + seeds - 1")
     ap.add_argument("--noise", default="0", help="offline: comma-separated noise levels (share of each metric's range)")
     ap.add_argument("--units", default=",".join(UNITS), help="natural,scaled (default both)")
     ap.add_argument("--json", default="docs/suite_optuna.json")

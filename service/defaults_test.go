@@ -174,3 +174,31 @@ func TestDefaultsGeneration6(t *testing.T) {
 		}
 	}
 }
+
+// Generation 10 gives config a safe stage in 3+ dims: a study of
+// generation 9 or earlier keeps feasibility = optimistic unless it sets
+// it; rpol-ucb, which takes no feasibility, is given nothing.
+func TestDefaultsGeneration10(t *testing.T) {
+	for _, c := range []struct {
+		algo string
+		gen  int
+		ps   map[string]any
+		want string
+	}{
+		{"config", 9, nil, "optimistic"}, {"config", 2, nil, "optimistic"}, {"config", 10, nil, ""},
+		{"config", 9, map[string]any{"feasibility": "pessimistic"}, "pessimistic"}, {"rpol-ucb", 9, nil, ""},
+	} {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": c.algo, "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
+		}
+		if got := bs.Def.Params["feasibility"]; got != c.want {
+			t.Errorf("%s defaults %d params %v: feasibility %q, want %q", c.algo, c.gen, c.ps, got, c.want)
+		}
+	}
+}

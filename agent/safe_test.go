@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+)
+
+// The safe stage ranks every point whose constraint UCBs are ≤ 0 above
+// every other, by f's UCB among them; the rest by their largest UCB of g.
+func TestSafeFirstRanksTheSafeSet(t *testing.T) {
+	acq := safeFirst(2, 1, 1)
+	at := func(fmu, gmu, gvar float64) float64 { return acq(Posterior{[]float64{fmu, 0.01, gmu, gvar}}) }
+	safeLow, safeHigh := at(0, -1, 0.25), at(1, -1, 0.25)
+	unsafe := at(10, -0.1, 0.25) // LCB < 0 < UCB: optimistic, not safe
+	if !(safeHigh > safeLow && safeLow > unsafe) {
+		t.Fatalf("safe f=1 %v, safe f=0 %v, unsafe f=10 %v: want the safe points first, by f", safeHigh, safeLow, unsafe)
+	}
+	if a, b := at(0, -0.1, 0.25), at(10, 0.5, 0.25); !(a > b) {
+		t.Fatalf("outside the safe set the less unsafe point (%v) does not come first (%v)", a, b)
+	}
+}
+
+// config's safe stage applies with the practical widths in its trust
+// region (3+ dims) from ⌈safe-from·T⌉ on, and not with the papers'
+// settings, feasibility = optimistic or on 1–2-D boxes.
+func TestConfigSafeStage(t *testing.T) {
+	box := func(d int) *domain.Box {
+		lo, hi := make([]float64, d), make([]float64, d)
+		for i := range hi {
+			hi[i] = 1
+		}
+		b, err := domain.NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		d    int
+		ps   bandit.Params
+		want bool
+		from int
+	}{
+		{3, nil, true, 20}, {3, bandit.Params{"safe-from": "0.25"}, true, 10}, {2, nil, false, 20},
+		{3, bandit.Params{"feasibility": "optimistic"}, false, 20}, {3, bandit.Params{"region": "global"}, false, 20},
+		{3, bandit.Params{"widths": "theory"}, false, 20},
+	} {
+		ag, err := New("config", Config{Info: bandit.Info{Domain: box(c.d), M: 1}, Horizon: 40, Params: c.ps, Seed: 1})
+		if err != nil {
+			t.Fatalf("%d dims %v: %v", c.d, c.ps, err)
+		}
+		a := ag.(*ConfigAgent)
+		if a.pessimistic != c.want || a.safeFrom != c.from {
+			t.Errorf("%d dims %v: safe stage %v from %d, want %v from %d", c.d, c.ps, a.pessimistic, a.safeFrom, c.want, c.from)
+		}
+	}
+}
