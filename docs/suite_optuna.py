@@ -1034,7 +1034,8 @@ def offline_doc(args):
     L = ["# Offline: what the final configuration is worth", "",
          "The anchors an offline algorithm must beat on the systems suite's problems (docs/systems.md):"
          " Optuna's GPSampler (Optuna %s, 3 seeds) and multivariate TPE (10 seeds), and cbandit with"
-         " today's defaults (`config`, 10 seeds), T = 200 sequential evaluations, noise-free and at 5 %%"
+         " today's defaults (`config` on a box, `cei` on typed parameters; 10 seeds; both rows on typed and"
+         " vessel-mi), T = 200 sequential evaluations, noise-free and at 5 %%"
          " noise (std 0.05 of each metric's range over the box). Scores on the true noise-free functions"
          " (docs/systems.md, \"Live and offline\"): **best gap** = (best − f*)/|f*| of the best truly"
          " feasible evaluation ((f* − best)/|f*| for crash and typed, which are maximised); **rec gap**"
@@ -1043,7 +1044,9 @@ def offline_doc(args):
          " `recommendation`, absent until the service has it), **rec ok** = seeds whose reported"
          " configuration truly holds every limit; **bad late** = share of evaluations t > T/2 that"
          " crash or break a limit (offline they may; they show what the search spends). Cells: mean /"
-         " worst seed (largest)." % anchors["optuna"], "",
+         " worst seed (largest). A negative rec gap with rec ok below the seeds is a reported"
+         " configuration that looks better than f* because it breaks a limit. GPSampler at 5 %% noise"
+         " has fewer seeds where the run ended before 19:00 (the row says how many)." % anchors["optuna"], "",
          "Commands:", "",
          "- Optuna: see each section of docs/offline_optuna.md (`docs/suite_optuna.py offline …`).",
          ]
