@@ -1045,8 +1045,8 @@ def offline_doc(args):
          " configuration truly holds every limit; **bad late** = share of evaluations t > T/2 that"
          " crash or break a limit (offline they may; they show what the search spends). Cells: mean /"
          " worst seed (largest). A negative rec gap with rec ok below the seeds is a reported"
-         " configuration that looks better than f* because it breaks a limit. GPSampler at 5 %% noise"
-         " has fewer seeds where the run ended before 19:00 (the row says how many)." % anchors["optuna"], "",
+         " configuration that looks better than f* because it breaks a limit."
+         % anchors["optuna"], "",
          "Commands:", "",
          "- Optuna: see each section of docs/offline_optuna.md (`docs/suite_optuna.py offline …`).",
          ]
