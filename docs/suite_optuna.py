@@ -58,7 +58,7 @@ Run by hand from the repository root with Debian's python and optuna
     /usr/bin/python3 docs/suite_optuna.py merge /tmp/nolie.json   # its modes added to docs/suite_optuna.{json,md}
 
 The systems suite (`systems`, `systems-report`, `systems-check`; docs/systems.md and
-docs/systems_optuna.md) and its offline anchors (`offline`, `offline-report`; docs/offline.md):
+docs/systems_optuna.md) and its offline anchors (`offline`, `offline-report`; docs/offline_anchors.md):
 `offline` runs sequential studies of `--samplers` (gp = GPSampler, which needs Optuna >= 4.2 -
 Optuna v4.6.0's source on PYTHONPATH and Debian's python3-torch; tpe-multivariate, tpe, random)
 at each `--noise` level (the std as a share of each metric's range; 0 = noise-free, told to
@@ -1015,7 +1015,7 @@ def _cbandit_rows(path):
 
 
 def offline_doc(args):
-    """docs/offline.md: the anchors of --json beside the cbandit summaries named in args.files
+    """docs/offline_anchors.md: the anchors of --json beside the cbandit summaries named in args.files
     (label=path), per problem: mean / worst over the seeds and every seed."""
     with open(args.json) as fh:
         anchors = _normalise(json.load(fh))
@@ -1129,7 +1129,7 @@ def main():
             run_offline(args)
         elif args.cmd == "offline-doc":
             if args.md == "docs/offline_optuna.md":
-                args.md = "docs/offline.md"
+                args.md = "docs/offline_anchors.md"
             offline_doc(args)
         else:
             with open(args.json) as fh:
