@@ -58,7 +58,7 @@ Run by hand from the repository root with Debian's python and optuna
     /usr/bin/python3 docs/suite_optuna.py merge /tmp/nolie.json   # its modes added to docs/suite_optuna.{json,md}
 
 The systems suite (`systems`, `systems-report`, `systems-check`; docs/systems.md and
-docs/systems_optuna.md) and its offline anchors (`offline`, `offline-report`; docs/offline.md):
+docs/systems_optuna.md) and its offline anchors (`offline`, `offline-report`; docs/offline_anchors.md):
 `offline` runs sequential studies of `--samplers` (gp = GPSampler, which needs Optuna >= 4.2 -
 Optuna v4.6.0's source on PYTHONPATH and Debian's python3-torch; tpe-multivariate, tpe, random)
 at each `--noise` level (the std as a share of each metric's range; 0 = noise-free, told to
@@ -1015,7 +1015,7 @@ def _cbandit_rows(path):
 
 
 def offline_doc(args):
-    """docs/offline.md: the anchors of --json beside the cbandit summaries named in args.files
+    """docs/offline_anchors.md: the anchors of --json beside the cbandit summaries named in args.files
     (label=path), per problem: mean / worst over the seeds and every seed."""
     with open(args.json) as fh:
         anchors = _normalise(json.load(fh))
@@ -1034,7 +1034,8 @@ def offline_doc(args):
     L = ["# Offline: what the final configuration is worth", "",
          "The anchors an offline algorithm must beat on the systems suite's problems (docs/systems.md):"
          " Optuna's GPSampler (Optuna %s, 3 seeds) and multivariate TPE (10 seeds), and cbandit with"
-         " today's defaults (`config`, 10 seeds), T = 200 sequential evaluations, noise-free and at 5 %%"
+         " today's defaults (`config` on a box, `cei` on typed parameters; 10 seeds; both rows on typed and"
+         " vessel-mi), T = 200 sequential evaluations, noise-free and at 5 %%"
          " noise (std 0.05 of each metric's range over the box). Scores on the true noise-free functions"
          " (docs/systems.md, \"Live and offline\"): **best gap** = (best − f*)/|f*| of the best truly"
          " feasible evaluation ((f* − best)/|f*| for crash and typed, which are maximised); **rec gap**"
@@ -1043,7 +1044,9 @@ def offline_doc(args):
          " `recommendation`, absent until the service has it), **rec ok** = seeds whose reported"
          " configuration truly holds every limit; **bad late** = share of evaluations t > T/2 that"
          " crash or break a limit (offline they may; they show what the search spends). Cells: mean /"
-         " worst seed (largest)." % anchors["optuna"], "",
+         " worst seed (largest). A negative rec gap with rec ok below the seeds is a reported"
+         " configuration that looks better than f* because it breaks a limit."
+         % anchors["optuna"], "",
          "Commands:", "",
          "- Optuna: see each section of docs/offline_optuna.md (`docs/suite_optuna.py offline …`).",
          ]
@@ -1126,7 +1129,7 @@ def main():
             run_offline(args)
         elif args.cmd == "offline-doc":
             if args.md == "docs/offline_optuna.md":
-                args.md = "docs/offline.md"
+                args.md = "docs/offline_anchors.md"
             offline_doc(args)
         else:
             with open(args.json) as fh:

@@ -73,8 +73,8 @@ type RecommendationScore struct {
 
 // readRecommendation reads the "recommendation" of a study's summary (raw
 // JSON): its configuration as "x" (a box study) or "params"/"parameters"
-// (a study defined by parameters), or the same under "action". Absent, null
-// or without a configuration: Present false.
+// (a study defined by parameters, whose "x" is encoded), or the same under
+// "action". Absent, null or without a configuration: Present false.
 func readRecommendation(p *problem.SuiteProblem, fa problem.SuiteFacts, raw []byte) (*RecommendationScore, error) {
 	var doc struct {
 		Recommendation *recommendationJSON `json:"recommendation"`
@@ -100,6 +100,10 @@ func readRecommendation(p *problem.SuiteProblem, fa problem.SuiteFacts, raw []by
 		if x, err = paramsPoint(p.Params, vals); err != nil {
 			return nil, fmt.Errorf("recommendation: %w", err)
 		}
+	case p.Params != nil:
+		// x is then in the learner's encoded coordinates: only the
+		// parameters' values say the configuration.
+		return &RecommendationScore{}, nil
 	case len(r.X) == len(p.Lo):
 		x = r.X
 	case len(r.X) > 0:
