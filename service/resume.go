@@ -58,6 +58,11 @@ func (s *Server) resumeStudy(w http.ResponseWriter, r *http.Request, spec api.St
 	if st.Spec.Evaluations == "" {
 		st.Spec.Evaluations = learner.Live // stored before the field existed: live
 	}
+	if st.Spec.Evaluations != spec.Evaluations {
+		// Named first: the algorithm the service chose follows from it.
+		return conflict("definition_differs", "load_if_exists", "study %q exists with a different evaluations (%q vs %q)",
+			spec.Name, st.Spec.Evaluations, spec.Evaluations)
+	}
 	have, err := json.Marshal(st.Spec)
 	if err != nil {
 		return err
