@@ -130,7 +130,15 @@ func (e *env) decisions(id string) []decision {
 
 type summary struct {
 	Failed int `json:"failed"`
-	Best   *struct {
+	// Recommendation is the model's choice (absent until one reaches
+	// P(every limit holds) ≥ 0.95).
+	Recommendation *struct {
+		DecisionID int64 `json:"decision_id"`
+		Objective  struct {
+			Mean float64 `json:"mean"`
+		} `json:"objective"`
+	} `json:"recommendation"`
+	Best *struct {
 		DecisionID int64   `json:"decision_id"`
 		Reward     float64 `json:"reward"`
 	} `json:"best"`
@@ -671,6 +679,19 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatalf("summary's best: %+v, want 1199.7 (round 7)", sum.Best)
 	}
 	within("best feasible card", evalNum(`cbt.num(document.querySelector("#facts .fact.best b").textContent)`), sum.Best.Reward, 0.01*sum.Best.Reward)
+	// The study's 30 evaluations give the model a recommendation; its card
+	// shows the API's decision and posterior mean.
+	if sum.Recommendation == nil {
+		t.Fatal("the summary has no recommendation after 30 evaluations of config")
+	}
+	if card := eval(`String(!!document.getElementById("recommendation"))`); card != "true" {
+		t.Errorf("no recommendation card, while the API's summary has one")
+	} else if r := sum.Recommendation; r != nil {
+		if got := eval(`document.getElementById("recommendation").getAttribute("data-decision")`); got != fmt.Sprint(r.DecisionID) {
+			t.Errorf("recommendation card: decision %s, API %d", got, r.DecisionID)
+		}
+		within("recommendation card", evalNum(`cbt.num(document.querySelector("#recommendation b").textContent)`), r.Objective.Mean, 0.01*math.Abs(r.Objective.Mean)+1e-9)
+	}
 
 	// Infeasible rounds are marked on the objective chart.
 	infeasible := 0

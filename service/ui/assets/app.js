@@ -555,6 +555,15 @@ function facts(study, sum, m) {
   if (sum.best) {
     out.push(f(`best feasible ${spec.objective.name}`, fmt(sum.best.reward), `decision ${sum.best.decision_id}: ${describeParams(sum.best, spec)}`, "best"));
   } else out.push(f(`best feasible ${spec.objective.name}`, "—", "no round yet within every limit", "best"));
+  if (sum.recommendation) {
+    // The model's choice among the evaluated configurations (P(every limit holds) ≥ 0.95), not one lucky observation.
+    const r = sum.recommendation;
+    const card = f(`recommended: posterior ${spec.objective.name}`, `${fmt(r.objective.mean)} ± ${fmt(r.objective.std)}`,
+      `decision ${r.decision_id}: ${describeParams(r, spec)}; P(every limit holds) = ${fmt(r.feasible)}`, "recommendation");
+    card.id = "recommendation";
+    card.setAttribute("data-decision", String(r.decision_id));
+    out.push(card);
+  }
   (sum.constraints || []).forEach((c, j) => {
     const k = KIND[c.kind] ? c.kind : "long-term";
     const others = [];
