@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/learner"
 	"github.com/cbandit/cbandit/problem"
 )
 
@@ -171,6 +173,50 @@ func TestRunOffline(t *testing.T) {
 	for _, want := range []string{"Evaluations: offline", "Offline scores", "| three-bar-truss | rpol-ucb | natural |", "Per seed", "Noise std 0.05"} {
 		if !strings.Contains(md, want) {
 			t.Fatalf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// The entry "default" names no algorithm and no kind: its studies get the
+// service's choice (learner.Choose for stage-wise limits on a box: offline
+// lognei, live config), which the cells record and the tables label
+// "default (<ID>)"; offline it is the default list; it takes no parameters.
+func TestDefaultEntry(t *testing.T) {
+	o, err := Options{Evaluations: Offline}.Normalize()
+	if err != nil || !slices.Equal(o.Algorithms, []string{Default}) {
+		t.Fatalf("offline default algorithms %v, %v", o.Algorithms, err)
+	}
+	if o, err = (Options{}).Normalize(); err != nil || !slices.Equal(o.Algorithms, DefaultAlgorithms) {
+		t.Fatalf("live default algorithms %v, %v", o.Algorithms, err)
+	}
+	if _, _, err := ParseEntry("default:beta-f=2"); err == nil || !strings.Contains(err.Error(), "no parameters") {
+		t.Fatalf("default with parameters: %v", err)
+	}
+	p, _ := problem.SuiteByName("three-bar-truss")
+	spec := StudySpec(&p, Job{Problem: "three-bar-truss", Algorithm: Default, Units: Natural, Seed: 1, Evaluations: Offline}, 8)
+	if spec.Algorithm != "" || spec.Params != nil || spec.Constraints[0].Kind != "" {
+		t.Fatalf("default spec: algorithm %q, params %v, kind %q", spec.Algorithm, spec.Params, spec.Constraints[0].Kind)
+	}
+	for _, mode := range []string{Offline, Live} {
+		want, err := learner.Choose(make([]learner.Kind, len(p.Constraints)), false, agent.DomainBox, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Run(context.Background(), Options{Set: SetSystems, Problems: []string{"three-bar-truss"}, Algorithms: []string{Default},
+			Horizon: 8, Seeds: 1, Units: []string{Natural}, Workers: 1, NoiseFree: true, Evaluations: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.Cells[0]
+		if c.Resolved != want.Algorithm || c.Runs[0].Resolved != want.Algorithm || c.ViolationKind != "per-round" {
+			t.Fatalf("%s: resolved %q (run %q), violation %s; want %s, per-round", mode, c.Resolved, c.Runs[0].Resolved, c.ViolationKind, want.Algorithm)
+		}
+		label := "default (" + want.Algorithm + ")"
+		md := s.Markdown()
+		for _, row := range []string{"| three-bar-truss | " + label + " |", "| " + label + " | ", "- three-bar-truss, " + label + ", natural:"} {
+			if !strings.Contains(md, row) {
+				t.Fatalf("%s: markdown lacks %q:\n%s", mode, row, md)
+			}
 		}
 	}
 }

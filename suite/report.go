@@ -27,9 +27,14 @@ func Aggregate(o Options, results []RunResult) *Summary {
 	for i := 0; i+per <= len(results); i += per {
 		runs := results[i : i+per]
 		c := Cell{Problem: runs[0].Problem, Algorithm: runs[0].Algorithm, ViolationKind: "per-round", Mean: map[string]Score{}, Runs: slices.Clone(runs)}
+		var resolved []string
 		for _, r := range runs {
 			c.Duplicates += r.Duplicates
+			if r.Resolved != "" && !slices.Contains(resolved, r.Resolved) {
+				resolved = append(resolved, r.Resolved)
+			}
 		}
+		c.Resolved = strings.Join(resolved, ", ")
 		if LongTerm(c.Algorithm) {
 			c.ViolationKind = "long-term"
 		}
@@ -109,7 +114,7 @@ func (s *Summary) Markdown() string {
 	}
 	sb.WriteString("---|---|\n")
 	for _, c := range s.Cells {
-		fmt.Fprintf(&sb, "| %s | %s |", c.Problem, c.Algorithm)
+		fmt.Fprintf(&sb, "| %s | %s |", c.Problem, c.Label())
 		for _, u := range s.Units {
 			fmt.Fprintf(&sb, " %.4f | %.4f |", c.Mean[u].Regret, c.Mean[u].Violation)
 		}
@@ -130,9 +135,13 @@ func (s *Summary) Markdown() string {
 	for _, a := range s.Algorithms {
 		var wr, wv, dr, dv float64
 		wr = math.Inf(-1)
+		var resolved []string
 		for _, c := range s.Cells {
 			if c.Algorithm != a {
 				continue
+			}
+			if c.Resolved != "" && !slices.Contains(resolved, c.Resolved) {
+				resolved = append(resolved, c.Resolved)
 			}
 			for _, u := range s.Units {
 				wr = math.Max(wr, c.Mean[u].Regret)
@@ -141,7 +150,7 @@ func (s *Summary) Markdown() string {
 			dr = math.Max(dr, math.Abs(c.DiffRegret))
 			dv = math.Max(dv, math.Abs(c.DiffViolation))
 		}
-		fmt.Fprintf(&sb, "| %s | %.4f | %.4f |", a, wr, wv)
+		fmt.Fprintf(&sb, "| %s | %.4f | %.4f |", Cell{Algorithm: a, Resolved: strings.Join(resolved, ", ")}.Label(), wr, wv)
 		if both {
 			fmt.Fprintf(&sb, " %.4f | %.4f |", dr, dv)
 		}
@@ -175,4 +184,13 @@ func (s *Summary) WriteFiles(dir string) error {
 		return fmt.Errorf("suite: %w", err)
 	}
 	return nil
+}
+
+// Label is the cell's algorithm as the tables show it: its entry, and for a
+// Default one the algorithm the service chose, "default (lognei)".
+func (c Cell) Label() string {
+	if c.Resolved == "" {
+		return c.Algorithm
+	}
+	return fmt.Sprintf("%s (%s)", c.Algorithm, c.Resolved)
 }

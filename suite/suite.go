@@ -36,11 +36,20 @@ const (
 // NoiseFraction is the noise std of every metric as a fraction of its range.
 const NoiseFraction = 0.02
 
-// Defaults of Options.
+// Defaults of Options: live, the papers' algorithms beside config;
+// offline, the default a study gets (Default).
 var (
-	DefaultAlgorithms = []string{"ckb-ucb", "rpol-ucb", "config"}
-	DefaultUnits      = []string{Natural, Scaled}
+	DefaultAlgorithms        = []string{"ckb-ucb", "rpol-ucb", "config"}
+	DefaultOfflineAlgorithms = []string{Default}
+	DefaultUnits             = []string{Natural, Scaled}
 )
+
+// Default is the algorithm entry whose studies name no algorithm and give
+// their constraints no kind: exactly what a study gets that says nothing
+// (the service's choice, learner.Choose: live config, cei on typed
+// parameters; offline lognei). The tables label it "default (<the chosen
+// ID>)".
+const Default = "default"
 
 const (
 	DefaultHorizon = 200
@@ -62,7 +71,8 @@ type Options struct {
 	// Problems are suite problem names (problem.Suite or
 	// problem.SystemsSuite; default all of Set).
 	Problems []string
-	// Algorithms are registered algorithm IDs (default DefaultAlgorithms).
+	// Algorithms are registered algorithm IDs or Default (default
+	// DefaultAlgorithms; offline DefaultOfflineAlgorithms).
 	Algorithms []string
 	// Horizon is T (default DefaultHorizon; at least 2).
 	Horizon int
@@ -135,6 +145,9 @@ type RunResult struct {
 	Points [][]float64 `json:"-"`
 	// SecondsPerRound is the wall time of ask + tell per round.
 	SecondsPerRound float64 `json:"seconds_per_round"`
+	// Resolved is the algorithm the service chose for a Default study (the
+	// study's recorded algorithm); empty for a named one.
+	Resolved string `json:"resolved,omitempty"`
 	// Systems are the scores of a systems suite problem (SystemsScore).
 	Systems *SystemsScore `json:"systems,omitempty"`
 }
@@ -161,6 +174,9 @@ type Cell struct {
 	SecondsPerRound float64 `json:"seconds_per_round"`
 	// Duplicates is the total over the cell's runs (RunResult).
 	Duplicates int `json:"duplicates"`
+	// Resolved is the algorithm the service chose for a Default cell (its
+	// runs' Resolved; several joined by ", " should they differ).
+	Resolved string `json:"resolved,omitempty"`
 	// Runs are the cell's runs, in (units, seed) order.
 	Runs []RunResult `json:"runs"`
 	// Systems are the systems scores per unit system (systems problems).
@@ -214,16 +230,22 @@ func (o Options) Normalize() (Options, error) {
 			return o, fmt.Errorf("suite: problems: %w", err)
 		}
 	}
+	switch o.Evaluations {
+	case "":
+		o.Evaluations = Live
+	case Live, Offline:
+	default:
+		return o, fmt.Errorf("suite: evaluations = %q: must be %q or %q", o.Evaluations, Live, Offline)
+	}
 	if len(o.Algorithms) == 0 {
 		o.Algorithms = slices.Clone(DefaultAlgorithms)
+		if o.Evaluations == Offline {
+			o.Algorithms = slices.Clone(DefaultOfflineAlgorithms)
+		}
 	}
 	for _, a := range o.Algorithms {
-		id, _, err := ParseEntry(a)
-		if err != nil {
+		if _, _, err := ParseEntry(a); err != nil {
 			return o, err
-		}
-		if _, err := agent.Lookup(id); err != nil {
-			return o, fmt.Errorf("suite: algorithms: %w", err)
 		}
 	}
 	if o.Horizon == 0 {
@@ -257,13 +279,6 @@ func (o Options) Normalize() (Options, error) {
 	}
 	if o.Noise < 0 || o.Noise > 1 || math.IsNaN(o.Noise) {
 		return o, fmt.Errorf("suite: noise = %v: must be a fraction of each metric's range in [0, 1]", o.Noise)
-	}
-	switch o.Evaluations {
-	case "":
-		o.Evaluations = Live
-	case Live, Offline:
-	default:
-		return o, fmt.Errorf("suite: evaluations = %q: must be %q or %q", o.Evaluations, Live, Offline)
 	}
 	return o, nil
 }
@@ -300,9 +315,22 @@ func LongTerm(algorithm string) bool {
 // parameters, "[label=]id:k=v;k=v" (experiment.ParseAlgoEntry), for sweeps
 // of the defaults' values (docs/defaults.md); such a study is given those
 // parameters and nothing else.
+//
+// The ID Default (an entry "default", or "label=default") names no
+// algorithm: the study gets the service's choice; it takes no parameters.
+// An ID neither Default nor registered is refused.
 func ParseEntry(entry string) (id string, params map[string]any, err error) {
 	a, err := experiment.ParseAlgoEntry(entry)
 	if err != nil {
+		return "", nil, fmt.Errorf("suite: algorithms: %w", err)
+	}
+	if a.ID == Default {
+		if len(a.Params) > 0 {
+			return "", nil, fmt.Errorf("suite: algorithms: %q: the default takes no parameters (it is what a study gets that names no algorithm and no parameter)", entry)
+		}
+		return Default, nil, nil
+	}
+	if _, err := agent.Lookup(a.ID); err != nil {
 		return "", nil, fmt.Errorf("suite: algorithms: %w", err)
 	}
 	if len(a.Params) > 0 {
@@ -351,15 +379,21 @@ func (s *Server) Close() {
 // StudySpec is the study a job creates: defaults only (package doc).
 func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
 	a, b := unitsOf(job.Units)
+	id, params, _ := ParseEntry(job.Algorithm) // checked by Normalize
 	kind := api.KindCumulative
-	if LongTerm(job.Algorithm) {
+	switch {
+	case id == Default:
+		// No kind, as no algorithm: what the service gives a constraint
+		// that says nothing (stage-wise, learner.DefaultKind).
+		kind = ""
+		id = ""
+	case LongTerm(job.Algorithm):
 		kind = api.KindLongTerm
 	}
 	cons := make([]api.Constraint, len(p.Constraints))
 	for j, c := range p.Constraints {
 		cons[j] = api.Constraint{Name: c.Name, Threshold: a*c.Threshold + b, Kind: kind}
 	}
-	id, params, _ := ParseEntry(job.Algorithm) // checked by Normalize
 	space := api.Space{Type: api.SpaceBox, Lo: slices.Clone(p.Lo), Hi: slices.Clone(p.Hi)}
 	var typed []api.Parameter
 	if p.Params != nil {
@@ -524,6 +558,9 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 	}
 	reg, vio := ScoreRun(&p, fa, xs, LongTerm(job.Algorithm))
 	res := RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon)}
+	if id, _, _ := ParseEntry(job.Algorithm); id == Default {
+		res.Resolved = study.Spec.Algorithm
+	}
 	if problem.IsSystems(job.Problem) {
 		sc := ScoreSystems(&p, fa, xs)
 		sc.Recommendation = &RecommendationScore{}

@@ -244,7 +244,7 @@ func (s *Summary) systemsMarkdown() string {
 				best, gap = fmt.Sprintf("%.6g", *m.Best), fmt.Sprintf("%.4g / %.4g", *m.Gap, *m.GapWorst)
 			}
 			fmt.Fprintf(&sb, "| %s | %s | %s | %.6g | %s | %s | %d/%d | %.3f | %.3f | %.3f | %.3f / %.3f |\n",
-				c.Problem, c.Algorithm, u, m.Opt, best, gap, m.Found, m.Runs, m.Failed, m.FailedLate, m.Bad, m.BadLate, m.BadLateWorst)
+				c.Problem, c.Label(), u, m.Opt, best, gap, m.Found, m.Runs, m.Failed, m.FailedLate, m.Bad, m.BadLate, m.BadLateWorst)
 		}
 	}
 	if sb.Len() == 0 {
@@ -277,7 +277,7 @@ func (s *Summary) offlineMarkdown() string {
 				rec = fmt.Sprintf("%.4g / %.4g", *m.RecGap, *m.RecGapWorst)
 			}
 			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %d/%d | %d/%d | %s | %.3f / %.3f | %.3f / %.3f |\n",
-				c.Problem, c.Algorithm, u, gap, m.RecPresent, m.Runs, m.RecFeasible, m.Runs, rec,
+				c.Problem, c.Label(), u, gap, m.RecPresent, m.Runs, m.RecFeasible, m.Runs, rec,
 				m.FailedLate, m.FailedLateWorst, m.BreakLate, m.BreakLateWorst)
 		}
 	}
@@ -293,7 +293,7 @@ func (s *Summary) perSeedMarkdown() string {
 			continue
 		}
 		for _, u := range s.Units {
-			fmt.Fprintf(&sb, "- %s, %s, %s:", c.Problem, c.Algorithm, u)
+			fmt.Fprintf(&sb, "- %s, %s, %s:", c.Problem, c.Label(), u)
 			for _, r := range c.Runs {
 				if r.Units != u || r.Systems == nil {
 					continue

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/problem"
 	"github.com/cbandit/cbandit/progress"
 	"github.com/cbandit/cbandit/suite"
@@ -30,7 +29,11 @@ through the ask/tell HTTP service, started in process, for every algorithm,
 seed and unit system. A study gets a box space, the objective and its goal,
 the constraints with thresholds and kind ("long-term" for ckb-*,
 "cumulative" otherwise), the algorithm, the seed and the horizon — nothing
-else: no params, no prior, no candidates, no native flag. Each round asks a
+else: no params, no prior, no candidates, no native flag. The entry
+"default" names no algorithm and no kind: its studies get exactly what a
+study gets that says nothing (live: config, cei on typed parameters;
+offline: lognei; the kind stage-wise), and the tables label it
+"default (<the chosen ID>)". Each round asks a
 suggestion, evaluates the true functions, adds Gaussian noise of std 2 % of
 each metric's range (--noise f: f of it; --noise-free or --noise 0: none;
 the same noise for every algorithm) and tells it.
@@ -62,8 +65,9 @@ mean and worst seed), and the shares of evaluations that crashed, or
 crashed or broke a limit (overall and over t > T/2; mean and worst seed).
 
 --evaluations offline marks the studies offline (only the final
-configuration counts; passed in the study's definition once the API has the
-field, recorded in summary.json either way) and adds the offline scores:
+configuration counts; passed in the study's definition, recorded in
+summary.json), runs --algos default unless --algos is given, and adds the
+offline scores:
 the recommendation the service's summary names at the end, scored on the
 true functions (its gap and whether it truly holds every limit; absent
 when the summary has none), beside the best feasible gap and the late
@@ -79,7 +83,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		flagsUsage()
 		fmt.Fprint(stderr, suiteHelp)
 	}
-	algos := fs.String("algos", strings.Join(suite.DefaultAlgorithms, ","), "comma-separated algorithm IDs (see 'cbandit list'); an entry 'label=id:k=v;k=v' gives its studies those parameters (a sweep of the defaults' values, not the defaults)")
+	algos := fs.String("algos", "", "comma-separated algorithm IDs (see 'cbandit list'), or "+suite.Default+": the studies name no algorithm and get the service's choice, labelled '"+suite.Default+" (<its ID>)'; an entry 'label=id:k=v;k=v' gives its studies those parameters (a sweep of the defaults' values, not the defaults) (default "+strings.Join(suite.DefaultAlgorithms, ",")+"; with --evaluations offline, "+strings.Join(suite.DefaultOfflineAlgorithms, ",")+")")
 	set := fs.String("set", suite.SetDefaults, "problem set: defaults (the practical-defaults suite) or systems ("+strings.Join(problem.SystemsNames(), ",")+")")
 	problems := fs.String("problems", "", "comma-separated suite problems (default all of --set; defaults: "+strings.Join(problem.SuiteNames(), ",")+")")
 	horizon := fs.Int("horizon", suite.DefaultHorizon, "rounds T per study (at least 2)")
@@ -90,7 +94,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	batch := fs.Int("batch", 0, "q > 1: every study asks q suggestions at once (count: q), then tells them")
 	noiseFree := fs.Bool("noise-free", false, "tell the metrics without noise (the BO literature's usual setting for constrained test problems); the same as --noise 0")
 	noise := fs.Float64("noise", suite.NoiseFraction, "noise std of every metric as a fraction of its range over the box (e.g. 0, 0.02, 0.05)")
-	evaluations := fs.String("evaluations", suite.Live, "what a study says counts: live (every evaluation; limits at every round) or offline (only the final configuration; adds the offline scores)")
+	evaluations := fs.String("evaluations", suite.Live, "what a study says counts: live (every evaluation; limits at every round) or offline (only the final configuration; --algos default unless given; adds the offline scores)")
 	async := fs.Int("async", 0, "q > 1: q asynchronous workers per study (q − 1 pending at every ask)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
@@ -145,9 +149,6 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.Algorithms, err = split("algos", *algos); err != nil {
 		return err
 	}
-	if len(o.Algorithms) == 0 {
-		return fmt.Errorf("suite: --algos is empty: name at least one algorithm, e.g. --algos ckb-ucb")
-	}
 	if o.Problems, err = split("problems", *problems); err != nil {
 		return err
 	}
@@ -158,11 +159,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		o.Problems[i] = strings.TrimPrefix(p, "suite-")
 	}
 	for _, a := range o.Algorithms {
-		id, _, err := suite.ParseEntry(a)
-		if err != nil {
-			return err
-		}
-		if _, err := agent.Lookup(id); err != nil {
+		if _, _, err := suite.ParseEntry(a); err != nil {
 			return fmt.Errorf("suite: --algos: %w", err)
 		}
 	}

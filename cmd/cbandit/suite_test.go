@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/learner"
 )
 
 // cbandit suite --noise and --evaluations: bad values are named; an offline
@@ -40,5 +43,22 @@ func TestCLISuiteOffline(t *testing.T) {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("summary.json lacks %s", want)
 		}
+	}
+	// Offline without --algos: the default a study gets, labelled with the
+	// algorithm the service chose for it.
+	code, out, stderr = runCLI("suite", "--set", "systems", "--problems", "three-bar-truss", "--horizon", "6", "--seeds", "1",
+		"--units", "natural", "--noise-free", "--evaluations", "offline", "--quiet")
+	if code != 0 {
+		t.Fatalf("suite offline, no --algos: exit %d\n%s", code, stderr)
+	}
+	want, err := learner.Choose([]learner.Kind{"", "", ""}, false, agent.DomainBox, "offline") // lognei today
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := "| three-bar-truss | default (" + want.Algorithm + ") | natural |"; !strings.Contains(out, row) {
+		t.Errorf("offline without --algos does not run the default (%s):\n%s", row, out)
+	}
+	if code, _, stderr := runCLI("suite", "--algos", "default:beta-f=2"); code == 0 || !strings.Contains(stderr, "takes no parameters") {
+		t.Errorf("--algos default:beta-f=2: exit %d, %q", code, stderr)
 	}
 }
