@@ -41,6 +41,17 @@ them) and visualisations. Behind it, one cbandit study per Optuna study:
 - no request to the service is made while holding the lock the ``n_jobs``
   threads share: one slow answer holds up only its own trial.
 
+What to deploy at the end: ``sampler.recommendation()`` (or
+``sampler.recommended_params``), the configuration the cbandit study's model
+believes best among the evaluated ones with P(every limit holds) >= 0.95,
+with its posterior. Not ``study.best_trial``: in Optuna 3.1 (through 3.6)
+``best_trial`` is the trial with the best value among the complete ones,
+whatever its constraint values (``Study.best_trial`` reads
+``storage.get_best_trial``, which never looks at ``constraints_func``);
+from Optuna 4.0 it falls back to the best feasible trial when the
+best-valued one is infeasible. Either way it is one observation, which a
+lucky draw of the noise can make.
+
 Several processes sharing an Optuna storage find the same cbandit study: its
 name comes from the Optuna study's name and the start time of its trial 0
 (``study_name`` overrides it), and the space it was created with is stored
@@ -97,6 +108,7 @@ FAIL_REASON_KEY = "cbandit:fail_reason"
 TOKEN_KEY = "cbandit:token"
 
 KINDS = ("stage-wise", "cumulative", "long-term")
+EVALUATIONS = ("offline", "live")
 OUTCOMES = ("failed", "abandon")
 MAX_NAME = 200  # the service's longest name
 MAX_REASON = 200  # bytes of a failure's reason (bandit.MaxReasonLen)
@@ -234,6 +246,18 @@ class CbanditSampler(BaseSampler):
             ``url`` and ``token`` (timeouts, retries).
         study_options: further fields of the cbandit study's definition
             (``horizon``, ``prior``, ``space``: ``{"candidates": 512}``).
+        evaluations: what counts (docs/evaluations.md): ``"offline"``
+            (default: an Optuna objective is a function evaluated while
+            searching; only the configuration deployed at the end counts,
+            so a trial may break a limit while searching, and a failed
+            trial still costs one) or ``"live"`` (every trial is served to
+            real traffic: limits hold at every trial, regret counts).
+
+    What to deploy: :meth:`recommendation` (:attr:`recommended_params`),
+    the configuration the model believes best among those evaluated with
+    P(every limit holds) >= 0.95. ``study.best_trial`` is a single
+    observation, and Optuna 3.1's ignores ``constraints_func``: it is the
+    best value among the complete trials, feasible or not.
 
     The service's answers are retried by the client (backoff, idempotency
     keys). When it still cannot be reached, or answers 5xx, a trial is
@@ -249,7 +273,7 @@ class CbanditSampler(BaseSampler):
                  algorithm_params: Optional[Mapping[str, Any]] = None, study_name: Optional[str] = None,
                  failed: str = "failed", pruned: str = "abandon",
                  independent_sampler: Optional[BaseSampler] = None, client: Optional[Client] = None,
-                 study_options: Optional[Mapping[str, Any]] = None) -> None:
+                 study_options: Optional[Mapping[str, Any]] = None, evaluations: str = "offline") -> None:
         if client is None:
             if not url:
                 raise ValueError("url is required (the service's base URL, e.g. 'http://127.0.0.1:8080') unless client is given")
@@ -262,6 +286,8 @@ class CbanditSampler(BaseSampler):
             raise ValueError(f"failed = {failed!r}: accepted are {', '.join(OUTCOMES)}")
         if pruned not in OUTCOMES:
             raise ValueError(f"pruned = {pruned!r}: accepted are {', '.join(OUTCOMES)}")
+        if evaluations not in EVALUATIONS:
+            raise ValueError(f"evaluations = {evaluations!r}: accepted are {', '.join(EVALUATIONS)}")
         self.client = client
         self.algorithm = algorithm
         self.seed = seed if seed is not None else random.SystemRandom().randrange(1, 2 ** 31)
@@ -273,6 +299,7 @@ class CbanditSampler(BaseSampler):
         self.failed = failed
         self.pruned = pruned
         self.study_options = dict(study_options or {})
+        self.evaluations = evaluations
         self._independent = independent_sampler or RandomSampler(seed=seed)
         self._intersection = IntersectionSearchSpace()
         self._lock = threading.RLock()  # held briefly, never over a request
@@ -304,6 +331,68 @@ class CbanditSampler(BaseSampler):
     def cbandit_study(self) -> Optional[Study]:
         """The cbandit study behind the Optuna study (None before the space is known)."""
         return self._study
+
+    def recommendation(self, study: Optional[optuna.Study] = None) -> Optional[Dict[str, Any]]:
+        """What to deploy: the configuration the cbandit study's model
+        believes best among the evaluated ones with P(every limit holds) >=
+        0.95 (the service's summary, ``"recommendation"``), in Optuna's
+        terms; None while it names none (too few trials, none believed
+        feasible with probability 0.95, an algorithm without a model of the
+        evaluated configurations) or before the cbandit study exists.
+
+        Returns a dict:
+
+        - ``"params"``: the configuration as Optuna's parameter values
+          (``trial.params``), ready for ``study.enqueue_trial`` or deployment;
+        - ``"value"``, ``"value_std"``: the posterior mean and standard
+          deviation of the objective there, in its own direction and units;
+        - ``"constraints"``: per value of ``constraints_func``, ``{"name",
+          "mean", "std"}``, the posterior of that value (feasible when <= 0,
+          Optuna's convention);
+        - ``"feasible"``: the posterior probability that every limit holds;
+        - ``"decision_id"``: the cbandit decision that evaluated it;
+        - ``"trial"``: with ``study`` given, the Optuna ``FrozenTrial`` that
+          evaluated it (found by its decision ID, else by its parameters),
+          or None.
+
+        Unlike ``study.best_trial`` (the best single observation; in Optuna
+        3.1 regardless of ``constraints_func``), a lucky draw of the noise
+        does not make it.
+
+        Args:
+            study: the Optuna study; needed only in a process that has not
+                run a trial of it (the cbandit study is found from it), and
+                to find the trial.
+        """
+        if self._study is None and study is not None and self._stored(study) is not None:
+            self._attach(study, {})
+        cb = self._study
+        if cb is None or self._params is None:
+            return None
+        rec = cb.recommendation()
+        if not rec or rec.get("params") is None:
+            return None
+        vals = rec["params"]
+        params = {p.name: p.from_service(vals[p.name]) for p in self._params if p.name in vals}
+        obj = rec.get("objective") or {}
+        out: Dict[str, Any] = {
+            "params": params,
+            "value": obj.get("mean"),
+            "value_std": obj.get("std"),
+            "constraints": [dict(c) for c in rec.get("constraints") or []],
+            "feasible": rec.get("feasible"),
+            "decision_id": rec.get("decision_id"),
+            "trial": None,
+        }
+        if study is not None:
+            out["trial"] = _trial_of(study, out["decision_id"], params)
+        return out
+
+    @property
+    def recommended_params(self) -> Optional[Dict[str, Any]]:
+        """The recommendation's parameters (``recommendation()["params"]``), or None."""
+        rec = self.recommendation()
+        return rec["params"] if rec else None
 
     def reseed_rng(self) -> None:
         self._independent.reseed_rng()
@@ -389,7 +478,7 @@ class CbanditSampler(BaseSampler):
                 cb = self.client.create_study(
                     name, parameters=[p.spec for p in params], objective={"name": "objective", "goal": goal},
                     constraints=[{"name": n, "threshold": 0.0, "kind": k} for n, k in zip(names, kinds)],
-                    algorithm=self.algorithm, seed=self.seed, **more)
+                    algorithm=self.algorithm, seed=self.seed, evaluations=self.evaluations, **more)
             except APIError as e:
                 if e.status != 409:
                     raise
@@ -696,6 +785,20 @@ class CbanditSampler(BaseSampler):
 
     def __repr__(self) -> str:
         return f"CbanditSampler(url={self.client.url!r}, algorithm={self.algorithm!r}, seed={self.seed})"
+
+
+def _trial_of(study: optuna.Study, decision_id: Any, params: Mapping[str, Any]) -> Optional[FrozenTrial]:
+    """The complete Optuna trial of a cbandit decision: the one that carries
+    its ID, else (a trial recorded as a past measurement) the first whose
+    parameters are the given ones."""
+    trials = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    for t in trials:
+        if decision_id is not None and t.system_attrs.get(DECISION_KEY) == decision_id:
+            return t
+    for t in trials:
+        if DECISION_KEY not in t.system_attrs and all(t.params.get(k) == v for k, v in params.items()):
+            return t
+    return None
 
 
 def _fail_reason(trial: FrozenTrial, found: Optional[str]) -> str:

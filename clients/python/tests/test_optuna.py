@@ -127,6 +127,47 @@ class SamplerTest(unittest.TestCase):
             exec(code.replace("http://127.0.0.1:8080", URL), {"__name__": "doc_example"})
         self.assertRegex(out.getvalue(), r"^\{'x': .*, 'y': .*\} \(.*, .*\)\n$")
 
+    def test_recommendation(self) -> None:
+        # Minimise x + y on [0, 1]^2 under x + y >= 0.5 (c = 0.5 - x - y <= 0),
+        # noise-free; trial 0, enqueued at (0, 0), has the best value and
+        # breaks the limit.
+        def obj(trial):
+            x, y = trial.suggest_float("x", 0, 1), trial.suggest_float("y", 0, 1)
+            trial.set_user_attr("c", (0.5 - x - y,))
+            return x + y
+
+        sampler = CbanditSampler(URL, seed=13, constraints_func=lambda t: t.user_attrs["c"])
+        self.assertIsNone(sampler.recommendation())  # no cbandit study yet
+        study = optuna.create_study(sampler=sampler)
+        study.enqueue_trial({"x": 0.0, "y": 0.0})
+        study.optimize(obj, n_trials=25)
+        self.assertEqual(sampler.cbandit_study.spec["evaluations"], "offline")  # the sampler's default
+        rec = sampler.recommendation(study)
+        self.assertIsNotNone(rec, "no recommendation after 25 noise-free trials")
+        self.assertEqual(sampler.recommended_params, rec["params"])
+        self.assertEqual(set(rec["params"]), {"x", "y"})
+        self.assertGreaterEqual(rec["feasible"], 0.95)
+        self.assertEqual([c["name"] for c in rec["constraints"]], ["c0"])
+        t = rec["trial"]
+        self.assertIsNotNone(t, "the recommendation's trial is not found")
+        self.assertEqual(t.system_attrs.get(DECISION_KEY), rec["decision_id"])
+        self.assertEqual(t.params, rec["params"])
+        # The trial truly holds the limit; the posterior there is its value.
+        self.assertLessEqual(t.system_attrs["constraints"][0], 0)
+        self.assertLess(abs(rec["value"] - t.value), 1e-3 + 3 * rec["value_std"])
+        self.assertLess(abs(rec["constraints"][0]["mean"] - t.system_attrs["constraints"][0]), 1e-3 + 3 * rec["constraints"][0]["std"])
+        # Optuna 3.1's best_trial is the best value, feasible or not (from
+        # Optuna 4.0 the best feasible one: study.best_trial reads the
+        # constraints there).
+        if optuna.__version__.startswith("3."):
+            self.assertEqual(study.best_trial.number, 0)
+            self.assertGreater(study.best_trial.system_attrs["constraints"][0], 0)
+        # A process that ran no trial finds it through the Optuna study.
+        other = CbanditSampler(URL, constraints_func=lambda t: t.user_attrs["c"])
+        self.assertEqual(other.recommendation(study)["decision_id"], rec["decision_id"])
+        with self.assertRaises(ValueError):
+            CbanditSampler(URL, evaluations="sometimes")
+
     def test_running_trials_are_pending_decisions(self) -> None:
         sampler = CbanditSampler(URL, seed=5, constraints_func=constraints, algorithm="config")
         study = optuna.create_study(sampler=sampler)
