@@ -3,19 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net/http"
-	"os"
-	"strings"
 	"text/tabwriter"
-
-	"github.com/cbandit/cbandit/client"
-	"github.com/cbandit/cbandit/service"
-	"github.com/cbandit/cbandit/service/api"
-	"github.com/cbandit/cbandit/store"
 )
 
 func init() {
@@ -51,13 +41,16 @@ func runImportance(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("importance: --format = %q: accepted are text, json", *format)
 	}
-	var imp api.Importance
-	var err error
-	if *url != "" {
-		imp, err = importanceOverHTTP(ctx, *url, *token, *study)
-	} else {
-		imp, err = importanceFromStore(ctx, *db, *study)
+	cl, done, err := studyClient(ctx, *url, *token, *db)
+	if err != nil {
+		return fmt.Errorf("importance: %w", err)
 	}
+	defer done()
+	st, err := findStudy(ctx, cl, *study)
+	if err != nil {
+		return fmt.Errorf("importance: --study %s: %w", *study, err)
+	}
+	imp, err := cl.Importance(ctx, st.ID)
 	if err != nil {
 		return fmt.Errorf("importance: --study %s: %w", *study, err)
 	}
@@ -77,48 +70,4 @@ func runImportance(ctx context.Context, args []string, stdout, stderr io.Writer)
 	_, err = fmt.Fprintf(stdout, "%s on %d evaluated configurations: alone, the parameters explain %.1f %% of the fitted model's variance (the rest: interactions)\n",
 		imp.Method, imp.Observations, 100*imp.Explained)
 	return err
-}
-
-// importanceOverHTTP asks a running server, finding the study by ID or,
-// failing that, by name.
-func importanceOverHTTP(ctx context.Context, url, token, study string) (api.Importance, error) {
-	if token == "" {
-		token = os.Getenv("CBANDIT_TOKEN")
-	}
-	cl := client.New(strings.TrimRight(url, "/"), client.WithToken(token))
-	id := study
-	if _, err := cl.Study(ctx, study); err != nil {
-		var ae *api.Error
-		if !errors.As(err, &ae) || ae.Err.Status != http.StatusNotFound {
-			return api.Importance{}, err
-		}
-		st, err := cl.StudyByName(ctx, study)
-		if err != nil {
-			return api.Importance{}, err
-		}
-		id = st.ID
-	}
-	return cl.Importance(ctx, id)
-}
-
-// importanceFromStore computes it from the store, as `cbandit export`
-// reads it: the log replayed, nothing written.
-func importanceFromStore(ctx context.Context, db, study string) (api.Importance, error) {
-	if file, ok := strings.CutPrefix(db, "sqlite:"); ok {
-		if _, err := os.Stat(strings.SplitN(file, "?", 2)[0]); err != nil {
-			return api.Importance{}, fmt.Errorf("--db %s: %w", db, err)
-		}
-	}
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		return api.Importance{}, fmt.Errorf("--db %s: %w", db, err)
-	}
-	defer st.Close()
-	srv := service.New(st, service.Options{SnapshotEvery: -1, SnapshotCost: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	defer srv.Close()
-	s, err := srv.Lookup(ctx, study)
-	if err != nil {
-		return api.Importance{}, err
-	}
-	return srv.Importance(ctx, s.ID)
 }
