@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cbandit/cbandit/agent"
+	"github.com/cbandit/cbandit/experiment"
 	"github.com/cbandit/cbandit/problem"
 	"github.com/cbandit/cbandit/progress"
 	"github.com/cbandit/cbandit/suite"
@@ -160,7 +162,12 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for _, a := range o.Algorithms {
 		if _, _, err := suite.ParseEntry(a); err != nil {
-			return fmt.Errorf("suite: --algos: %w", err)
+			if e, perr := experiment.ParseAlgoEntry(a); perr == nil && e.ID != suite.Default {
+				if _, lerr := agent.Lookup(e.ID); lerr != nil {
+					return fmt.Errorf("suite: --algos: %w", lerr)
+				}
+			}
+			return err
 		}
 	}
 	if o, err = o.Normalize(); err != nil {
