@@ -7,7 +7,8 @@
 // horizon T, and nothing else (no params, no prior, no candidates, no native
 // flag; the systems set's typed problem gives its typed parameters
 // instead of a box). Whatever the service does by default is what is
-// measured.
+// measured; the entry Default goes one step further and names no algorithm
+// and no constraint kind, so its studies get the service's own choice.
 //
 // Each round asks one suggestion, evaluates the true functions there, adds
 // Gaussian noise of std 2 % of each metric's range over the box (none with
