@@ -48,7 +48,7 @@ func TestCLIBadInput(t *testing.T) {
 }
 
 func TestCLIHelpAndList(t *testing.T) {
-	for _, cmd := range []string{"run", "list", "reproduce", "check"} {
+	for _, cmd := range []string{"run", "list", "reproduce", "check", "study"} {
 		for _, h := range [][]string{{cmd, "--help"}, {cmd, "-h"}, {"help", cmd}} {
 			code, stdout, stderr := runCLI(h...)
 			if code != 0 || !strings.Contains(stdout, "Usage: cbandit "+cmd) || stderr != "" {
