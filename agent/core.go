@@ -202,17 +202,23 @@ func newGPCore(name string, cfg Config, o coreOptions) (*gpCore, error) {
 }
 
 // A turn is what a policy adds to one decision of its core: the
-// acquisition to maximise, or a Thompson draw's values at the candidates
-// (fill; then no refinement off them), fixed to play the candidates' arg
-// max unrefined, and its rule's step once the point is chosen (after: the
-// models are still conditioned on the pending decisions; it returns the
-// action to play, CKB's safe first arm).
+// acquisition to maximise, or values at the candidates (fill: a Thompson
+// draw's, or an acquisition of the point itself; then no refinement off
+// them), fixed to play the candidates' arg max unrefined, and its rule's
+// step once the point is chosen (after: the models are still conditioned
+// on the pending decisions; it returns the action to play, CKB's safe
+// first arm). A draw turn chooses the point itself from the conditioned
+// models (draw: SCBO's joint draws at points off the candidates), given
+// the pending decisions. With blind the failure model does not steer the
+// choice (ADMMBO: its subproblems' scores as its authors' code has them).
 type turn struct {
 	acq   Acquisition
 	fill  func(i int, mv []float64)
 	fixed bool
 	wide  *wideSearch // opt-in: the wider search on the whole box (wide.go)
 	after func(act bandit.Action, i int) (bandit.Action, error)
+	draw  func(pend pending) (bandit.Action, error)
+	blind bool
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -238,10 +244,16 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 	if err != nil {
 		return bandit.Decision{}, err
 	}
-	refine := c.refine && tn.fill == nil && !tn.fixed
-	ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide}
-	act, i, err := ch.pick(c.rng, c.info.Domain)
+	var act bandit.Action
+	i := -1
+	if tn.draw != nil {
+		act, err = tn.draw(pend)
+	} else {
+		refine := c.refine && tn.fill == nil && !tn.fixed
+		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
+			reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide, blind: tn.blind}
+		act, i, err = ch.pick(c.rng, c.info.Domain)
+	}
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)
 	}
