@@ -149,8 +149,7 @@ type admmObs struct {
 	feas bool // every g ≤ tolc
 }
 
-func newADMMBO(cfg Config) (bandit.Agent, error) {
-	const name = "admmbo"
+func newADMMBO(name string, cfg Config) (bandit.Agent, error) {
 	in, ps := cfg.Info, cfg.Params
 	box, ok := in.Domain.(*domain.Box)
 	if !ok {
@@ -445,7 +444,7 @@ func (a *ADMMBO) subproblem(p Posterior) float64 { return p.mv[0] }
 func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	acc, err := a.ledger.Accept(fb)
 	if err != nil {
-		return fmt.Errorf("admmbo: %w", err)
+		return fmt.Errorf("%s: %w", a.core.name, err)
 	}
 	if acc.Failed { // nothing to wait for: the failure model (if any) has it
 		return nil
@@ -455,12 +454,12 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	}
 	if acc.HasReward {
 		if err := a.core.f.Observe(acc.Action, acc.Reward); err != nil {
-			return fmt.Errorf("admmbo: %w", err)
+			return fmt.Errorf("%s: %w", a.core.name, err)
 		}
 	}
 	for j, c := range acc.Costs {
 		if err := a.core.g[j].Observe(acc.Action, c); err != nil {
-			return fmt.Errorf("admmbo: %w", err)
+			return fmt.Errorf("%s: %w", a.core.name, err)
 		}
 	}
 	if !acc.Complete {
@@ -481,12 +480,14 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "admmbo",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, Randomised: true},
 		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, as the authors' code (baseline)",
 		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of Shi & Eryilmaz 2022 App. E; departures in doc",
 		Params:  admmboParams,
-		New:     newADMMBO,
-	})
+	}, newADMMBO))
 }
+
+// decisionCore is the core ADMMBO stands on.
+func (a *ADMMBO) decisionCore() *gpCore { return a.core.gpCore }

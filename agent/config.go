@@ -42,8 +42,7 @@ type ConfigAgent struct {
 	safeFrom    int // the first round of the safe stage
 }
 
-func newConfig(cfg Config) (bandit.Agent, error) {
-	const name = "config"
+func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	ps := cfg.Params
 	c, err := newGPCore(name, cfg, coreOptions{})
 	if err != nil {
@@ -151,12 +150,11 @@ func safeFirst(bf, bs float64, m int) Acquisition {
 const safeMargin = 1e4
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "config",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, NeedsConstraints: true, Pending: PendingHallucinate, DefaultFor: []string{string(KindPerRound)}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, NeedsConstraints: true, DefaultFor: []string{string(KindPerRound)}},
 		Summary: "CONFIG: UCB of f over the optimistic feasible set {LCB of g ≤ 0}",
 		Source:  "Xu et al. 2023 (AISTATS), baseline of Guo et al. §7",
 		Params:  configParams,
-		New:     newConfig,
-	})
+	}, newConfig))
 }

@@ -141,15 +141,15 @@ func scboPoints(rng *rand.Rand, box *domain.Box, reg *region, n int) [][]float64
 }
 
 func init() {
-	Register(Spec{Name: "scbo", Summary: "SCBO: Thompson sampling of f and g jointly in a trust region; best drawn feasible point",
-		Source: "Eriksson & Poloczek 2021 AISTATS §3 (not in the five papers)", Params: withDefault(CoreParams, "region", "trust"),
-		Can: Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
-		New: newSCBO})
+	Register(onCore(Spec{Name: "scbo", Summary: "SCBO: Thompson sampling of f and g jointly in a trust region; best drawn feasible point",
+		Source: "Eriksson & Poloczek 2021 AISTATS §3 (not in the five papers)",
+		Can:    Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}}},
+		newSCBO, "region", "trust"))
 }
 
-func newSCBO(cfg Config) (bandit.Agent, error) {
+func newSCBO(name string, cfg Config) (bandit.Agent, error) {
 	if _, ok := cfg.Info.Domain.(*domain.Box); !ok {
-		return nil, fmt.Errorf("scbo: needs a box domain, the problem gives %s", cfg.Info.Domain)
+		return nil, fmt.Errorf("%s: needs a box domain, the problem gives %s", name, cfg.Info.Domain)
 	}
-	return policyOn("scbo", func(c *gpCore) *SCBO { return &SCBO{gpCore: c} })(cfg)
+	return policyOn(func(c *gpCore) *SCBO { return &SCBO{gpCore: c} })(name, cfg)
 }
