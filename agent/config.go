@@ -15,7 +15,7 @@ var (
 	configAlpha = failureDoc("alpha", "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on)", "our choice")
 	configScale = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
 	// configFeasibility declares feasibility.
-	configFeasibility = bandit.ChoiceParam{Name: "feasibility", Default: "pessimistic", Choices: []string{"pessimistic", "optimistic"}, When: bandit.Is("region", "trust"),
+	configFeasibility = bandit.ChoiceParam{Name: "feasibility", Default: "pessimistic", Choices: []string{"pessimistic", "optimistic"}, When: bandit.IsNot("region", "global"),
 		Doc:     "pessimistic (3+ dims): in the safe stage (safe-from), once an evaluation met every limit, points whose UCB of every g is ≤ 0 first (by f's UCB), then the least largest UCB of g; optimistic: CONFIG's LCB set",
 		Source:  "Sui et al. 2018 (StageOpt) §4; Berkenkamp et al. 2016 (SafeOpt); measured: docs/defaults.md, \"Generation 10\"",
 		Earlier: []bandit.Change{{Until: 9, Value: "optimistic", Why: "config's safe stage in the trust region: late decisions among points whose constraint UCBs hold"}}}

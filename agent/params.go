@@ -211,9 +211,20 @@ var refitDoc = bandit.ChoiceParam{Name: "refit", Default: "inline", Choices: []s
 var FitParams = []string{"constraint-fit", "refit"}
 
 // FitsHyper is the condition of the changes of FitParams' defaults: a
-// study whose parameters fit hyperparameters (hyper ≠ fixed: the
-// service's studies have coordinates, so auto fits).
+// study whose parameters fit hyperparameters (FitsHyperparameters on
+// actions with coordinates, as every service study's are: hyper ≠ fixed).
 var FitsHyper = bandit.IsNot("hyper", "fixed")
+
+// FitsHyperparameters is the one answer to "does an agent with parameters
+// ps fit hyperparameters": hyper = fit, or auto (its default) where the
+// actions have coordinates (coords; the service's studies always have).
+func FitsHyperparameters(ps bandit.Params, coords bool) bool {
+	v, _ := ps.Given(hyperDoc)
+	return fitsHyper(v, coords)
+}
+
+// fitsHyper is FitsHyperparameters for the value v of hyper ("" for none).
+func fitsHyper(v string, coords bool) bool { return v != "fixed" && (v == "fit" || coords) }
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -235,11 +246,6 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 	}
 	if cg, err = betaGDoc.ReadOr(name, ps, defG); err != nil {
 		return false, 0, 0, err
-	}
-	for _, d := range []bandit.Param{betaFDoc, betaGDoc} {
-		if err := bandit.Applies(name, []bandit.Param{widthsDoc}, ps, d); err != nil {
-			return false, 0, 0, err
-		}
 	}
 	if mode == "theory" {
 		return false, 0, 0, nil
@@ -270,7 +276,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
-	fit := hyper == "fit" || (hyper == "auto" && hasCoordinates(dom))
+	fit := fitsHyper(hyper, hasCoordinates(dom))
 	cands, err := candidatesDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err

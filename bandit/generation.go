@@ -86,15 +86,15 @@ func (c Cond) String() string {
 // PinEarlier sets on ps, for a study of generation gen under the newest
 // generation current, the default each parameter declared in decls had in
 // gen where a later generation changed it (Earlier): for g from gen to
-// current−1, the Changes with Until = g whose If holds on ps as pinned so
-// far, unless ps sets the parameter. A study without a generation
-// (gen < 1) is of generation 1.
+// current−1, the Changes with Until = g whose If and whose parameter's
+// When hold on ps as pinned so far, unless ps sets the parameter. A study
+// without a generation (gen < 1) is of generation 1.
 func PinEarlier(decls []Param, gen, current int, ps Params) {
 	for g := max(gen, 1); g < current; g++ {
 		for _, d := range decls {
 			p := d.Describe()
 			for _, c := range p.Earlier {
-				if c.Until != g || !c.If.Holds(decls, ps) {
+				if c.Until != g || !c.If.Holds(decls, ps) || !p.When.Holds(decls, ps) {
 					continue
 				}
 				if _, set := ps[p.Name]; !set {

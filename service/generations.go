@@ -49,10 +49,11 @@ var otherChanges = map[int]string{
 	9:                     "cei the default for stage-wise limits on typed spaces",
 }
 
-// fitsHyper reports whether an agent with parameters ps fits
-// hyperparameters: unless hyper = fixed, since every study's domain has
-// coordinates (agent.FitParams apply only then; agent.FitsHyper).
-func fitsHyper(ps bandit.Params) bool { return agent.FitsHyper.Holds(nil, ps) }
+// inapplicable are the parameters ps gives that the algorithm's
+// declarations say do not apply (agent.Inapplicable).
+func (g generations) inapplicable(algorithm string, ps bandit.Params) []string {
+	return agent.Inapplicable(g.specs, algorithm, ps)
+}
 
 // pin sets on ps, for a study of generation gen, the values its
 // algorithm's parameters had in gen where a later generation changed them
