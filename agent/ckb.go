@@ -191,7 +191,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 // for optimistic (the rule's own β); its default is PracticalDualWidth
 // with the practical widths (fixed), optimistic with the paper's.
 func dualParam(name string, p bandit.Params, fixed bool) (float64, error) {
-	v := p[ckbDual.Name]
+	v, _ := p.Given(ckbDual)
 	if v == "" && fixed {
 		return PracticalDualWidth, nil
 	}

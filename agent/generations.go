@@ -61,16 +61,6 @@ func PaperDefaults(specs []Spec) (map[string]string, error) {
 	return out, nil
 }
 
-// Inapplicable returns the parameters ps gives that algorithm's
-// declaration in specs says do not apply (bandit.Inapplicable: their When
-// does not hold); none for an unknown algorithm.
-func Inapplicable(specs []Spec, algorithm string, ps bandit.Params) []string {
-	if i := slices.IndexFunc(specs, func(s Spec) bool { return s.Name == algorithm }); i >= 0 {
-		return bandit.Inapplicable(specs[i].Params, ps)
-	}
-	return nil
-}
-
 // PinEarlier sets on ps the defaults that algorithm had in generation gen
 // and a later generation up to current changed (bandit.PinEarlier on its
 // declaration in specs), where ps does not set them; an unknown algorithm

@@ -51,7 +51,7 @@ type initDesign struct{ pts [][]float64 }
 // stream (and its numbers) as before.
 func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Options, rng *rand.Rand) (initDesign, error) {
 	box, isBox := dom.(*domain.Box)
-	v, set := ps[initDoc.Name]
+	v, set := ps.Given(initDoc)
 	n := 0
 	switch {
 	case v == "auto":
@@ -208,7 +208,10 @@ var refitDoc = bandit.ChoiceParam{Name: "refit", Default: "inline", Choices: []s
 // FitParams are the parameters that choose how hyperparameters are fitted:
 // they apply only where a fit is made (hyper = fit, or auto on a domain
 // with coordinates), and are refused elsewhere.
-var FitParams = []string{"constraint-fit", "refit"}
+var FitParams = []string{constraintFitDoc.Name, refitDoc.Name}
+
+// fitDecls declare FitParams.
+var fitDecls = []bandit.Param{constraintFitDoc, refitDoc}
 
 // FitsHyper is the condition of the changes of FitParams' defaults: a
 // study whose parameters fit hyperparameters (FitsHyperparameters on
@@ -296,9 +299,9 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if box, ok := dom.(*domain.Box); lprior == "auto" && ok && box.Mixed() {
 		lprior = "dimension"
 	}
-	for _, k := range FitParams {
-		if v := ps[k]; v != "" && !fit {
-			return model.Options{}, bandit.ParamErrorf(name, k, "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", v, hyper)
+	for _, d := range fitDecls {
+		if v, _ := ps.Given(d); v != "" && !fit {
+			return model.Options{}, bandit.ParamErrorf(name, d.Describe().Name, "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", v, hyper)
 		}
 	}
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",

@@ -2,6 +2,7 @@ package bandit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -86,15 +87,15 @@ func (c Cond) String() string {
 // PinEarlier sets on ps, for a study of generation gen under the newest
 // generation current, the default each parameter declared in decls had in
 // gen where a later generation changed it (Earlier): for g from gen to
-// current−1, the Changes with Until = g whose If and whose parameter's
-// When hold on ps as pinned so far, unless ps sets the parameter. A study
-// without a generation (gen < 1) is of generation 1.
+// current−1, the Changes with Until = g whose If holds on ps as pinned so
+// far, unless ps sets the parameter. A study without a generation
+// (gen < 1) is of generation 1.
 func PinEarlier(decls []Param, gen, current int, ps Params) {
 	for g := max(gen, 1); g < current; g++ {
 		for _, d := range decls {
 			p := d.Describe()
 			for _, c := range p.Earlier {
-				if c.Until != g || !c.If.Holds(decls, ps) || !p.When.Holds(decls, ps) {
+				if c.Until != g || !c.If.Holds(decls, ps) {
 					continue
 				}
 				if _, set := ps[p.Name]; !set {
@@ -145,12 +146,15 @@ func validFor(read func(Params) error, name string, words []string) func(string)
 // Applies refuses d given in ps where its When does not hold, the setting
 // read from ps or, when ps lacks it, from its declaration in decls: a
 // ParamError naming the setting ("= 3 applies with widths=practical only
-// (widths = theory)"). A reader calls it for a parameter whose value would
-// otherwise be ignored.
+// (widths = theory)"). Params.Check calls it for every declaration. An
+// earlier default of d (Earlier) is accepted where it does not apply: the
+// migration of a stored study pins it whether or not it applies
+// (PinEarlier; region-pending=global with region=global), where it does
+// nothing, and the study builds as before.
 func Applies(owner string, decls []Param, ps Params, d Param) error {
 	p := d.Describe()
 	v, given := ps[p.Name]
-	if !given || p.When.Holds(decls, ps) {
+	if !given || p.When.Holds(decls, ps) || slices.ContainsFunc(p.Earlier, func(c Change) bool { return c.Value == v }) {
 		return nil
 	}
 	now := ps[p.When.Param]

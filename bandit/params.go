@@ -63,19 +63,6 @@ func (p Params) Check(owner string, docs []Param) error {
 	return nil
 }
 
-// Inapplicable returns the names of the parameters ps gives where their
-// declaration in decls has a When that does not hold (those Check
-// refuses), in the order of decls.
-func Inapplicable(decls []Param, ps Params) []string {
-	var out []string
-	for _, d := range decls {
-		if Applies("", decls, ps, d) != nil {
-			out = append(out, d.Describe().Name)
-		}
-	}
-	return out
-}
-
 // ParamError is a bad value of one parameter: its owner (an algorithm or a
 // problem), the parameter's name and what is wrong. The service names the
 // field params.<Name> from it.

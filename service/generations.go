@@ -49,11 +49,10 @@ var otherChanges = map[int]string{
 	9:                     "cei the default for stage-wise limits on typed spaces",
 }
 
-// inapplicable are the parameters ps gives that the algorithm's
-// declarations say do not apply (agent.Inapplicable).
-func (g generations) inapplicable(algorithm string, ps bandit.Params) []string {
-	return agent.Inapplicable(g.specs, algorithm, ps)
-}
+// fitsHyper reports whether an agent with parameters ps fits
+// hyperparameters (agent.FitsHyperparameters; every study's domain has
+// coordinates): agent.FitParams apply only then.
+func fitsHyper(ps bandit.Params) bool { return agent.FitsHyperparameters(ps, true) }
 
 // pin sets on ps, for a study of generation gen, the values its
 // algorithm's parameters had in gen where a later generation changed them

@@ -59,22 +59,15 @@ func (g generations) migrateSpec(s *api.StudySpec) bool {
 }
 
 // migrateStored migrates a stored definition: migrateSpec, and the
-// parameters that apply nowhere in it dropped — those of a fit
-// (agent.FitParams) where the study fits none, those whose declaration's
-// When does not hold (region-pending with region=global) — earlier builds
-// accepted them there, and pinned them by migration, without effect; now
-// they are refused.
+// parameters of a fit (agent.FitParams) dropped where the study fits
+// none — earlier builds accepted them there, and pinned them by migration,
+// without effect; now they are refused.
 func migrateStored(s *api.StudySpec) bool {
 	changed := migrateSpec(s)
-	ps, e := params(s.Params)
-	if e != nil {
+	if ps, e := params(s.Params); e != nil || fitsHyper(ps) {
 		return changed
 	}
-	drop := defaultGenerations.inapplicable(s.Algorithm, ps)
-	if !agent.FitsHyperparameters(ps, true) {
-		drop = append(drop, agent.FitParams...)
-	}
-	for _, k := range drop {
+	for _, k := range agent.FitParams {
 		if _, ok := s.Params[k]; ok {
 			delete(s.Params, k)
 			changed = true
