@@ -480,6 +480,9 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 }
 
 func init() {
+	// On the core, its ledger models failures as every core policy's; its
+	// subproblems' choice is blind to them (turn.blind, Decide): the
+	// authors' code has no failed evaluations.
 	Register(onCore(Spec{
 		Name:    "admmbo",
 		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, Randomised: true},
