@@ -127,7 +127,6 @@ type ADMMBO struct {
 	incumbent []float64
 	incF      float64
 	obs       []admmObs
-	score     []float64
 	// std: standardise=on. The ADMM problem min −f(x) + Σ_j
 	// 1[g_j(z_j) > 0] s.t. x = z_j (Ariafar et al. 2019, §3) is posed on the
 	// standardised f̃ = (f − m)/s (m, s those of f's GP, core.f), so the
@@ -150,8 +149,7 @@ type admmObs struct {
 	feas bool // every g ≤ tolc
 }
 
-func newADMMBO(cfg Config) (bandit.Agent, error) {
-	const name = "admmbo"
+func newADMMBO(name string, cfg Config) (bandit.Agent, error) {
 	in, ps := cfg.Info, cfg.Params
 	box, ok := in.Domain.(*domain.Box)
 	if !ok {
@@ -182,7 +180,6 @@ func newADMMBO(cfg Config) (bandit.Agent, error) {
 		a.y = append(a.y, make([]float64, d))
 	}
 	a.conv = make([]bool, in.M)
-	a.score = make([]float64, core.f.Len())
 	return a, nil
 }
 
@@ -387,10 +384,16 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	a.left--
-	undo, pend, err := c.condition(r.T)
-	if err != nil {
-		return bandit.Decision{}, err
-	}
+	return c.decideTurn(r, func() (turn, error) { return turn{acq: a.subproblem, fill: a.fill(), blind: true}, nil })
+}
+
+// fill is the current subproblem's EI at the candidates, for the core's
+// maximiser (it reads the value as subproblem does): the score depends on
+// the candidate's point, not only on the posteriors there. The failure
+// model does not steer the choice (turn.blind): the authors' code has no
+// failed evaluations.
+func (a *ADMMBO) fill() func(i int, mv []float64) {
+	c := a.core
 	if a.phase == 0 {
 		// bayesopt.m: EI of the augmented Lagrangian, best = least observed value.
 		mu, v := c.f.Mean(), c.f.Var()
@@ -398,53 +401,42 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 		for _, o := range a.obs {
 			best = math.Min(best, a.alX(o))
 		}
-		for i := range a.score {
+		return func(i int, mv []float64) {
 			x := c.f.Action(i).X
 			m := -mu[i] + a.quadOpt(x)
 			if math.IsInf(best, 1) {
-				a.score[i] = -m // no observation yet: the posterior mean
-				continue
+				mv[0] = -m // no observation yet: the posterior mean
+				return
 			}
-			a.score[i] = ei(best, m, math.Sqrt(math.Max(v[i], 0)))
-		}
-	} else {
-		// EI_Z.m: h⁺ = least observed h_j.
-		j := a.phase - 1
-		mg, vg := c.g[j].Mean(), c.g[j].Var()
-		best := math.Inf(1)
-		for _, o := range a.obs {
-			best = math.Min(best, a.hZ(j, o))
-		}
-		if math.IsInf(best, 1) {
-			best = 1
-		}
-		for i := range a.score {
-			q := best - a.quadFeas(j, c.f.Action(i).X)
-			theta := normCDF(-mg[i] / math.Sqrt(math.Max(vg[i], 1e-18))) // P(g_j ≤ 0)
-			switch {
-			case q < 0:
-				a.score[i] = 0
-			case q < 1:
-				a.score[i] = q * theta
-			default:
-				a.score[i] = q - (1 - theta)
-			}
+			mv[0] = ei(best, m, math.Sqrt(math.Max(v[i], 0)))
 		}
 	}
-	if rep := repeats(c.info.Domain, pend.acts); rep != nil {
-		for i := range a.score {
-			if rep(c.f.Action(i)) {
-				a.score[i] = -math.MaxFloat64
-			}
+	// EI_Z.m: h⁺ = least observed h_j.
+	j := a.phase - 1
+	mg, vg := c.g[j].Mean(), c.g[j].Var()
+	best := math.Inf(1)
+	for _, o := range a.obs {
+		best = math.Min(best, a.hZ(j, o))
+	}
+	if math.IsInf(best, 1) {
+		best = 1
+	}
+	return func(i int, mv []float64) {
+		q := best - a.quadFeas(j, c.f.Action(i).X)
+		theta := normCDF(-mg[i] / math.Sqrt(math.Max(vg[i], 1e-18))) // P(g_j ≤ 0)
+		switch {
+		case q < 0:
+			mv[0] = 0
+		case q < 1:
+			mv[0] = q * theta
+		default:
+			mv[0] = q - (1 - theta)
 		}
 	}
-	act, _, err := pickAction(c.rng, c.f, c.info.Domain, a.score, nil, nil, nil, nil, 0, nil)
-	undo()
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("admmbo: round %d: %w", r.T, err)
-	}
-	return a.ledger.Record(r.T, act, 0), nil
 }
+
+// subproblem reads the score fill wrote.
+func (a *ADMMBO) subproblem(p Posterior) float64 { return p.mv[0] }
 
 // Observe implements bandit.Agent: f and every g_j enter their GPs as they
 // arrive; a query enters the observed set (for the subproblems' answers and
@@ -452,7 +444,7 @@ func (a *ADMMBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	acc, err := a.ledger.Accept(fb)
 	if err != nil {
-		return fmt.Errorf("admmbo: %w", err)
+		return fmt.Errorf("%s: %w", a.core.name, err)
 	}
 	if acc.Failed { // nothing to wait for: the failure model (if any) has it
 		return nil
@@ -462,12 +454,12 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 	}
 	if acc.HasReward {
 		if err := a.core.f.Observe(acc.Action, acc.Reward); err != nil {
-			return fmt.Errorf("admmbo: %w", err)
+			return fmt.Errorf("%s: %w", a.core.name, err)
 		}
 	}
 	for j, c := range acc.Costs {
 		if err := a.core.g[j].Observe(acc.Action, c); err != nil {
-			return fmt.Errorf("admmbo: %w", err)
+			return fmt.Errorf("%s: %w", a.core.name, err)
 		}
 	}
 	if !acc.Complete {
@@ -488,12 +480,17 @@ func (a *ADMMBO) Observe(fb bandit.Feedback) error {
 }
 
 func init() {
-	Register(Spec{
+	// On the core, its ledger models failures as every core policy's; its
+	// subproblems' choice is blind to them (turn.blind, Decide): the
+	// authors' code has no failed evaluations.
+	Register(onCore(Spec{
 		Name:    "admmbo",
-		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, Randomised: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound}, NeedsConstraints: true, Randomised: true},
 		Summary: "ADMMBO: ADMM over EI-solved BO subproblems, as the authors' code (baseline)",
 		Source:  "Ariafar et al. 2019 (JMLR) and github.com/SetarehAr/ADMMBO, baseline of Shi & Eryilmaz 2022 App. E; departures in doc",
 		Params:  admmboParams,
-		New:     newADMMBO,
-	})
+	}, newADMMBO))
 }
+
+// decisionCore is the core ADMMBO stands on.
+func (a *ADMMBO) decisionCore() *gpCore { return a.core.gpCore }

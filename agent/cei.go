@@ -33,15 +33,13 @@ func (a *CEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "cei",
 		Summary: "constrained expected improvement: EI over the best feasible mean × Π P(g_j ≤ 0)",
 		Source:  "Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI (not in the five papers)",
-		Params:  CoreParams,
 		// The default for stage-wise limits on typed spaces: ahead of config
 		// there, paired over 10 seeds (docs/typed.md).
-		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, Pending: PendingHallucinate,
-			DefaultFor: []string{string(KindPerRound) + "+typed"}, LearnsFailures: true},
-		New: policyOn("cei", func(c *gpCore) *CEI { return &CEI{c} }),
-	})
+		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative},
+			DefaultFor: []string{string(KindPerRound) + "+typed"}},
+	}, policyOn(func(c *gpCore) *CEI { return &CEI{c} })))
 }

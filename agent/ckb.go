@@ -191,7 +191,7 @@ func newCKB(name string, cfg Config, o ckbOptions) (*CKB, error) {
 // for optimistic (the rule's own β); its default is PracticalDualWidth
 // with the practical widths (fixed), optimistic with the paper's.
 func dualParam(name string, p bandit.Params, fixed bool) (float64, error) {
-	v := p[ckbDual.Name]
+	v, _ := p.Given(ckbDual)
 	if v == "" && fixed {
 		return PracticalDualWidth, nil
 	}
@@ -332,55 +332,51 @@ func (a *CKB) Impose(r *bandit.Round, act bandit.Action) (bandit.Decision, error
 func (a *CKB) Dual() []float64 { return append([]float64(nil), a.rule.Phi...) }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "ckb-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, DefaultFor: []string{string(KindLongTerm)}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, DefaultFor: []string{string(KindLongTerm)}},
 		Summary: "CKB/CBO primal-dual with GP-UCB exploration (optimistic f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, §3.1, Thm. 1 (= Zhou & Ji 2022 Alg. 1, CKB-UCB)",
 		Params:  ckbParams,
-		New: func(cfg Config) (bandit.Agent, error) {
-			return newCKB("ckb-ucb", cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}})
-		},
-	})
-	Register(Spec{
+	}, func(name string, cfg Config) (bandit.Agent, error) {
+		return newCKB(name, cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}})
+	}))
+	Register(onCore(Spec{
 		Name:    "ckb-ucb-slack",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true},
 		Summary: "CKB-UCB with slackness ε = δ/2 in the dual update (bounded/zero violation)",
 		Source:  "Zhou & Ji 2022 §4",
 		Params:  ckbParams,
-		New: func(cfg Config) (bandit.Agent, error) {
-			return newCKB("ckb-ucb-slack", cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}, slack: true})
-		},
-	})
-	Register(Spec{
+	}, func(name string, cfg Config) (bandit.Agent, error) {
+		return newCKB(name, cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}, slack: true})
+	}))
+	Register(onCore(Spec{
 		Name:    "ckb-ts",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Randomised: true, Pending: PendingDraw},
 		Summary: "CKB/CBO primal-dual with GP-TS exploration (joint draws for f and g)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 1 (ii), Cor. 2 (= Zhou & Ji 2022 CKB-TS)",
 		Params:  append(slices.Clone(ckbParams), drawDoc),
-		New: func(cfg Config) (bandit.Agent, error) {
-			draw, err := drawDoc.Read("ckb-ts", cfg.Params)
-			if err != nil {
-				return nil, err
-			}
-			dense := draw == "dense"
-			return newCKB("ckb-ts", cfg, ckbOptions{estF: &estimator.TS{Dense: dense}, estG: &estimator.TS{Dense: dense}})
-		},
-	})
-	Register(Spec{
+	}, func(name string, cfg Config) (bandit.Agent, error) {
+		draw, err := drawDoc.Read(name, cfg.Params)
+		if err != nil {
+			return nil, err
+		}
+		dense := draw == "dense"
+		return newCKB(name, cfg, ckbOptions{estF: &estimator.TS{Dense: dense}, estG: &estimator.TS{Dense: dense}})
+	}))
+	Register(onCore(Spec{
 		Name:    "ckb-rand",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Randomised: true, Pending: PendingDraw, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Randomised: true, Pending: PendingDraw},
 		Summary: "CKB/CBO primal-dual with RandGP-UCB exploration (one shared Z per round)",
 		Source:  "Zhou & Ji (CBO) Alg. 1, Def. 2, Cor. 3, App. D.4 (= Zhou & Ji 2022 CKB-Rand)",
 		Params:  append(slices.Clone(ckbParams), randParams...),
-		New: func(cfg Config) (bandit.Agent, error) {
-			o, err := randOptions("ckb-rand", cfg.Params)
-			if err != nil {
-				return nil, err
-			}
-			return newCKB("ckb-rand", cfg, o)
-		},
-	})
+	}, func(name string, cfg Config) (bandit.Agent, error) {
+		o, err := randOptions(name, cfg.Params)
+		if err != nil {
+			return nil, err
+		}
+		return newCKB(name, cfg, o)
+	}))
 }
 
 // randParams select the distribution of Z_t for RandGP-UCB.

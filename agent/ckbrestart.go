@@ -32,14 +32,13 @@ func (a *CKB) begin(t int) {
 }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "ckb-restart-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true},
 		Summary: "CKB-UCB with GP posteriors restarted every H rounds (non-stationary)",
 		Source:  "Deng et al. 2022 (CKB-RestartUCB), baseline of Guo et al. §7",
 		Params:  ckbRestartParams,
-		New: func(cfg Config) (bandit.Agent, error) {
-			return newCKB("ckb-restart-ucb", cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}, restart: true})
-		},
-	})
+	}, func(name string, cfg Config) (bandit.Agent, error) {
+		return newCKB(name, cfg, ckbOptions{estF: estimator.UCB{}, estG: estimator.UCB{}, restart: true})
+	}))
 }

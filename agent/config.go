@@ -15,7 +15,7 @@ var (
 	configAlpha = failureDoc("alpha", "failure probability α in β_t (the Chowdhury–Gopalan width CONFIG builds on)", "our choice")
 	configScale = multiplierDoc("beta-scale", "multiplier on β_t", "1: Chowdhury & Gopalan 2017's β_t")
 	// configFeasibility declares feasibility.
-	configFeasibility = bandit.ChoiceParam{Name: "feasibility", Default: "pessimistic", Choices: []string{"pessimistic", "optimistic"}, When: bandit.Is("region", "trust"),
+	configFeasibility = bandit.ChoiceParam{Name: "feasibility", Default: "pessimistic", Choices: []string{"pessimistic", "optimistic"}, When: bandit.IsNot("region", "global"),
 		Doc:     "pessimistic (3+ dims): in the safe stage (safe-from), once an evaluation met every limit, points whose UCB of every g is ≤ 0 first (by f's UCB), then the least largest UCB of g; optimistic: CONFIG's LCB set",
 		Source:  "Sui et al. 2018 (StageOpt) §4; Berkenkamp et al. 2016 (SafeOpt); measured: docs/defaults.md, \"Generation 10\"",
 		Earlier: []bandit.Change{{Until: 9, Value: "optimistic", Why: "config's safe stage in the trust region: late decisions among points whose constraint UCBs hold"}}}
@@ -42,8 +42,7 @@ type ConfigAgent struct {
 	safeFrom    int // the first round of the safe stage
 }
 
-func newConfig(cfg Config) (bandit.Agent, error) {
-	const name = "config"
+func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	ps := cfg.Params
 	c, err := newGPCore(name, cfg, coreOptions{})
 	if err != nil {
@@ -151,12 +150,11 @@ func safeFirst(bf, bs float64, m int) Acquisition {
 const safeMargin = 1e4
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "config",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, NeedsConstraints: true, Pending: PendingHallucinate, DefaultFor: []string{string(KindPerRound)}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, NeedsConstraints: true, DefaultFor: []string{string(KindPerRound)}},
 		Summary: "CONFIG: UCB of f over the optimistic feasible set {LCB of g ≤ 0}",
 		Source:  "Xu et al. 2023 (AISTATS), baseline of Guo et al. §7",
 		Params:  configParams,
-		New:     newConfig,
-	})
+	}, newConfig))
 }

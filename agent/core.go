@@ -124,10 +124,10 @@ func practicalParams(decls []bandit.Param, defaults ...string) []bandit.Param {
 	return ps
 }
 
-// policyOn is the factory of a GP policy that is its core plus an
-// acquisition: the core of policy name, wrapped.
-func policyOn[P bandit.Agent](name string, wrap func(*gpCore) P) func(Config) (bandit.Agent, error) {
-	return func(cfg Config) (bandit.Agent, error) {
+// policyOn is the build of a GP policy that is its core plus an
+// acquisition (onCore): the practical core of the policy, wrapped.
+func policyOn[P bandit.Agent](wrap func(*gpCore) P) func(string, Config) (bandit.Agent, error) {
+	return func(name string, cfg Config) (bandit.Agent, error) {
 		c, err := newGPCore(name, cfg, coreOptions{})
 		if err != nil {
 			return nil, err
@@ -135,6 +135,40 @@ func policyOn[P bandit.Agent](name string, wrap func(*gpCore) P) func(Config) (b
 		return wrap(c), nil
 	}
 }
+
+// onCoreNames are the algorithms registered through onCore.
+var onCoreNames = map[string]bool{}
+
+// onCore is the registration of a GP policy on the decision core: s as
+// the policy declares it (name, summary, source; of its capabilities the
+// domains, constraint kinds, needs, randomness and the situations it is
+// the default for) completed with what the core does for every policy on
+// it. Its pending decisions are hallucinated at their posterior mean
+// (GP-BUCB, pendModels) unless s.Can names its own way (a Thompson draw
+// per decision, censored GPs); failed evaluations are learnt (the
+// ledger's failure model, failure.go); its parameters are the core's
+// (CoreParams) when s declares none, with the defaults given as name,
+// value pairs; and New is build under s.Name, the name written once.
+func onCore(s Spec, build func(name string, cfg Config) (bandit.Agent, error), defaults ...string) Spec {
+	if s.Can.Pending == "" {
+		s.Can.Pending = PendingHallucinate
+	}
+	s.Can.LearnsFailures = true
+	if s.Params == nil {
+		s.Params = CoreParams
+	}
+	for k := 0; k+1 < len(defaults); k += 2 {
+		s.Params = withDefault(s.Params, defaults[k], defaults[k+1])
+	}
+	name := s.Name
+	s.New = func(cfg Config) (bandit.Agent, error) { return build(name, cfg) }
+	onCoreNames[name] = true
+	return s
+}
+
+// decisionCore is the core a policy stands on (every policy registered
+// through onCore).
+func (c *gpCore) decisionCore() *gpCore { return c }
 
 // newGPCore reads the core's parameters of policy name and builds its
 // models.
@@ -202,17 +236,23 @@ func newGPCore(name string, cfg Config, o coreOptions) (*gpCore, error) {
 }
 
 // A turn is what a policy adds to one decision of its core: the
-// acquisition to maximise, or a Thompson draw's values at the candidates
-// (fill; then no refinement off them), fixed to play the candidates' arg
-// max unrefined, and its rule's step once the point is chosen (after: the
-// models are still conditioned on the pending decisions; it returns the
-// action to play, CKB's safe first arm).
+// acquisition to maximise, or values at the candidates (fill: a Thompson
+// draw's, or an acquisition of the point itself; then no refinement off
+// them), fixed to play the candidates' arg max unrefined, and its rule's
+// step once the point is chosen (after: the models are still conditioned
+// on the pending decisions; it returns the action to play, CKB's safe
+// first arm). A draw turn chooses the point itself from the conditioned
+// models (draw: SCBO's joint draws at points off the candidates), given
+// the pending decisions. With blind the failure model does not steer the
+// choice (ADMMBO: its subproblems' scores as its authors' code has them).
 type turn struct {
 	acq   Acquisition
 	fill  func(i int, mv []float64)
 	fixed bool
 	wide  *wideSearch // opt-in: the wider search on the whole box (wide.go)
 	after func(act bandit.Action, i int) (bandit.Action, error)
+	draw  func(pend pending) (bandit.Action, error)
+	blind bool
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -238,10 +278,16 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 	if err != nil {
 		return bandit.Decision{}, err
 	}
-	refine := c.refine && tn.fill == nil && !tn.fixed
-	ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide}
-	act, i, err := ch.pick(c.rng, c.info.Domain)
+	var act bandit.Action
+	i := -1
+	if tn.draw != nil {
+		act, err = tn.draw(pend)
+	} else {
+		refine := c.refine && tn.fill == nil && !tn.fixed
+		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
+			reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide, blind: tn.blind}
+		act, i, err = ch.pick(c.rng, c.info.Domain)
+	}
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)
 	}

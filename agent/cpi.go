@@ -29,8 +29,8 @@ func (a *CPI) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 func init() {
-	Register(Spec{Name: "cpi", Summary: "constrained probability of improvement: P(f > best feasible mean) × Π P(g_j ≤ 0)",
-		Source: "Kushner 1964; Gardner et al. 2014 ICML §3 (not in the five papers)", Params: CoreParams,
-		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
-		New: policyOn("cpi", func(c *gpCore) *CPI { return &CPI{c} })})
+	Register(onCore(Spec{Name: "cpi", Summary: "constrained probability of improvement: P(f > best feasible mean) × Π P(g_j ≤ 0)",
+		Source: "Kushner 1964; Gardner et al. 2014 ICML §3 (not in the five papers)",
+		Can:    Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}}},
+		policyOn(func(c *gpCore) *CPI { return &CPI{c} })))
 }

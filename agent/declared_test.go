@@ -116,6 +116,3 @@ func TestMixedMovesRead(t *testing.T) {
 		t.Errorf("only %d algorithms read mixed-moves", n)
 	}
 }
-
-// decisionCore is the core a policy stands on (TestMixedMovesRead).
-func (c *gpCore) decisionCore() *gpCore { return c }

@@ -107,6 +107,28 @@ func (l *Ledger) failModel() model.Model {
 	return l.fail.m
 }
 
+// admissible marks the points xs a draw turn may play: those that repeat
+// no pending decision (repeats) and that the failure model does not
+// exclude (P(fail) ≤ FailLimit); pfail are the probabilities of failure
+// there, nil before the first failure.
+func admissible(dom domain.Domain, xs [][]float64, pend pending) (ok []bool, pfail []float64, err error) {
+	n := len(xs)
+	ok = make([]bool, n)
+	rep := repeats(dom, pend.acts)
+	if pend.fail != nil {
+		if bp := model.AsBatchPredictor(pend.fail); bp != nil {
+			pfail = make([]float64, n)
+			if err := bp.PredictBatch(xs, pfail, make([]float64, n), nil, nil); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for i, x := range xs {
+		ok[i] = (rep == nil || !rep(bandit.PointAction(x))) && (pfail == nil || pfail[i] <= FailLimit)
+	}
+	return ok, pfail, nil
+}
+
 // avoidFailures extends a choice with the failure model h: the acquisition
 // loses excluded·(p − FailLimit) where the estimated probability p of
 // failure exceeds FailLimit — far more than any acquisition's range, so

@@ -8,22 +8,34 @@ import (
 	"github.com/cbandit/cbandit/domain"
 )
 
+// FitsHyperparameters is what the agents do: hyper = fit fits, fixed does
+// not, auto fits on a domain with coordinates and not on bare arms; and
 // FitsHyper, the condition of the fit parameters' earlier defaults (the
-// service's migration), is the agents' own answer on a domain with
-// coordinates, as every service study's is: one answer to "does this study
-// fit hyperparameters".
-func TestFitsHyperIsTheAgentsAnswer(t *testing.T) {
+// service's migration), is it on coordinates, as every service study has.
+func TestFitsHyperparameters(t *testing.T) {
 	box, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ps := range []bandit.Params{{}, {"hyper": "auto"}, {"hyper": "fit"}, {"hyper": "fixed"}} {
-		o, err := modelOptions("rpol-ucb", ps, box, true)
-		if err != nil {
-			t.Fatal(err)
+	arms := &domain.Finite{N: 3}
+	for _, c := range []struct {
+		ps        bandit.Params
+		box, arms bool
+	}{{bandit.Params{}, true, false}, {bandit.Params{"hyper": "auto"}, true, false}, {bandit.Params{"hyper": "fit"}, true, true}, {bandit.Params{"hyper": "fixed"}, false, false}} {
+		for _, d := range []struct {
+			dom  domain.Domain
+			want bool
+		}{{box, c.box}, {arms, c.arms}} {
+			o, err := modelOptions("rpol-ucb", c.ps, d.dom, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := FitsHyperparameters(c.ps, hasCoordinates(d.dom)); got != d.want || o.Fit != d.want {
+				t.Errorf("%v on %s: FitsHyperparameters %v, the agent fits %v, want %v", c.ps, d.dom, got, o.Fit, d.want)
+			}
 		}
-		if got := FitsHyper.Holds(practicalDocs, ps); got != o.Fit {
-			t.Errorf("%v: FitsHyper %v, the agent fits %v", ps, got, o.Fit)
+		if got := FitsHyper.Holds(practicalDocs, c.ps); got != c.box {
+			t.Errorf("%v: FitsHyper %v, on coordinates the agent fits %v", c.ps, got, c.box)
 		}
 	}
 }

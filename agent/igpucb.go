@@ -201,8 +201,8 @@ func (c *igpCore) add(a bandit.Action, y float64, h []float64) error {
 // (a core without constraint models).
 type IGPUCB struct{ *igpCore }
 
-func newIGPUCB(cfg Config) (bandit.Agent, error) {
-	c, err := newIGPCore("igp-ucb", cfg, 0, hPlain)
+func newIGPUCB(name string, cfg Config) (bandit.Agent, error) {
+	c, err := newIGPCore(name, cfg, 0, hPlain)
 	if err != nil {
 		return nil, err
 	}
@@ -216,12 +216,11 @@ func (a *IGPUCB) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "igp-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}},
 		Summary: "IGP-UCB: unconstrained GP-UCB on f (ignores the constraints)",
 		Source:  "Shi & Eryilmaz 2022 Alg. 1 (Chowdhury & Gopalan 2017, Thm. 3)",
 		Params:  igpParams, // the paper's kernel, widths and candidates: of the core's parameters lambda, inducing, standardise and pending
-		New:     newIGPUCB,
-	})
+	}, newIGPUCB))
 }

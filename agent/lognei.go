@@ -71,17 +71,15 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name: "lognei",
 		Summary: "offline: log EI over the best feasible posterior mean + Σ log P(g_j ≤ 0), searched from many starts; " +
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
-		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: withDefault(CoreParams, "region", "auto"),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
-		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm}, Pending: PendingHallucinate,
-			DefaultFor: []string{Offline, string(KindPerRound) + "+" + Offline, string(KindCumulative) + "+" + Offline, string(KindLongTerm) + "+" + Offline}, LearnsFailures: true},
-		New: policyOn("lognei", func(c *gpCore) *LogNEI { return &LogNEI{c} }),
-	})
+		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
+			DefaultFor: []string{Offline, string(KindPerRound) + "+" + Offline, string(KindCumulative) + "+" + Offline, string(KindLongTerm) + "+" + Offline}},
+	}, policyOn(func(c *gpCore) *LogNEI { return &LogNEI{c} }),
+		"region", "auto")) // SCBO's trust region from TrustAutoDim dimensions
 }

@@ -51,7 +51,7 @@ type initDesign struct{ pts [][]float64 }
 // stream (and its numbers) as before.
 func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Options, rng *rand.Rand) (initDesign, error) {
 	box, isBox := dom.(*domain.Box)
-	v, set := ps[initDoc.Name]
+	v, set := ps.Given(initDoc)
 	n := 0
 	switch {
 	case v == "auto":
@@ -208,12 +208,26 @@ var refitDoc = bandit.ChoiceParam{Name: "refit", Default: "inline", Choices: []s
 // FitParams are the parameters that choose how hyperparameters are fitted:
 // they apply only where a fit is made (hyper = fit, or auto on a domain
 // with coordinates), and are refused elsewhere.
-var FitParams = []string{"constraint-fit", "refit"}
+var FitParams = []string{constraintFitDoc.Name, refitDoc.Name}
+
+// fitDecls declare FitParams.
+var fitDecls = []bandit.Param{constraintFitDoc, refitDoc}
 
 // FitsHyper is the condition of the changes of FitParams' defaults: a
-// study whose parameters fit hyperparameters (hyper ≠ fixed: the
-// service's studies have coordinates, so auto fits).
+// study whose parameters fit hyperparameters (FitsHyperparameters on
+// actions with coordinates, as every service study's are: hyper ≠ fixed).
 var FitsHyper = bandit.IsNot("hyper", "fixed")
+
+// FitsHyperparameters is the one answer to "does an agent with parameters
+// ps fit hyperparameters": hyper = fit, or auto (its default) where the
+// actions have coordinates (coords; the service's studies always have).
+func FitsHyperparameters(ps bandit.Params, coords bool) bool {
+	v, _ := ps.Given(hyperDoc)
+	return fitsHyper(v, coords)
+}
+
+// fitsHyper is FitsHyperparameters for the value v of hyper ("" for none).
+func fitsHyper(v string, coords bool) bool { return v != "fixed" && (v == "fit" || coords) }
 
 // widthParams reads beta, beta-f and beta-g: the constant widths of the
 // objective and the constraints with widths=practical (fixed true), or the
@@ -235,11 +249,6 @@ func widthParams(name string, ps bandit.Params, dom domain.Domain) (fixed bool, 
 	}
 	if cg, err = betaGDoc.ReadOr(name, ps, defG); err != nil {
 		return false, 0, 0, err
-	}
-	for _, d := range []bandit.Param{betaFDoc, betaGDoc} {
-		if err := bandit.Applies(name, []bandit.Param{widthsDoc}, ps, d); err != nil {
-			return false, 0, 0, err
-		}
 	}
 	if mode == "theory" {
 		return false, 0, 0, nil
@@ -270,7 +279,7 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if err != nil {
 		return model.Options{}, err
 	}
-	fit := hyper == "fit" || (hyper == "auto" && hasCoordinates(dom))
+	fit := fitsHyper(hyper, hasCoordinates(dom))
 	cands, err := candidatesDoc.Read(name, ps)
 	if err != nil {
 		return model.Options{}, err
@@ -290,9 +299,9 @@ func modelOptions(name string, ps bandit.Params, dom domain.Domain, practical bo
 	if box, ok := dom.(*domain.Box); lprior == "auto" && ok && box.Mixed() {
 		lprior = "dimension"
 	}
-	for _, k := range FitParams {
-		if v := ps[k]; v != "" && !fit {
-			return model.Options{}, bandit.ParamErrorf(name, k, "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", v, hyper)
+	for _, d := range fitDecls {
+		if v, _ := ps.Given(d); v != "" && !fit {
+			return model.Options{}, bandit.ParamErrorf(name, d.Describe().Name, "= %s applies when hyperparameters are fitted (hyper = %s here fits none)", v, hyper)
 		}
 	}
 	return model.Options{Inducing: m, Standardise: std == "on", Fit: fit, SpaceFilling: cands == "halton", CentredFit: fit && cfit == "centred",

@@ -198,20 +198,21 @@ func (a *Penalty) Observe(fb bandit.Feedback) error {
 func (a *Penalty) Kappa() []float64 { return append([]float64(nil), a.rule.Kappa...) }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "penalty-noiseless",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true},
 		Summary: "GP-UCB on f − Σκ_j(ψ(g_j)−1), multiplicative κ epochs (noiseless g)",
 		Source:  "Shi & Eryilmaz 2022 §5, Alg. 2 (ψ of eq. 9–10), Thm. 1",
 		Params:  penaltyNoiselessParams,
-		New:     func(cfg Config) (bandit.Agent, error) { return newPenalty("penalty-noiseless", false, cfg) },
-	})
-	Register(Spec{
+	}, func(name string, cfg Config) (bandit.Agent, error) { return newPenalty(name, false, cfg) }))
+	Register(onCore(Spec{
 		Name:    "penalty-noisy",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindLongTerm}, NeedsConstraints: true},
 		Summary: "GP-UCB with noisy constraints: IGP-UCB on f − Σκ_j g_j, additive κ epochs",
 		Source:  "Shi & Eryilmaz 2022 §6, Alg. 3, Thm. 2",
 		Params:  penaltyNoisyParams,
-		New:     func(cfg Config) (bandit.Agent, error) { return newPenalty("penalty-noisy", true, cfg) },
-	})
+	}, func(name string, cfg Config) (bandit.Agent, error) { return newPenalty(name, true, cfg) }))
 }
+
+// decisionCore is the core the penalty agent stands on.
+func (a *Penalty) decisionCore() *gpCore { return a.core.gpCore }

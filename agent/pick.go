@@ -50,6 +50,7 @@ type choice struct {
 	reg    *region
 	moves  int         // on a typed space: mixedSearch's largest step, in discrete coordinates
 	wide   *wideSearch // a policy's wider search on the whole box (nil: pickAction's)
+	blind  bool        // the failure model does not steer the choice (turn.blind)
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -68,7 +69,7 @@ type choice struct {
 // the refinement ascends inside it from the best of them and its centre
 // (trustRegion).
 func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, error) {
-	if c.pend.fail != nil {
+	if c.pend.fail != nil && !c.blind {
 		c = c.avoidFailures(c.pend.fail)
 	}
 	ms, acq, score, refine, fill, pend, reg := c.ms, c.acq, c.score, c.refine, c.fill, c.pend, c.reg

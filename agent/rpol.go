@@ -367,30 +367,27 @@ func (a *RPOL) observeCensored(fb bandit.Feedback) error {
 func (a *RPOL) Penalty() []float64 { return append([]float64(nil), a.rule.Q...) }
 
 func init() {
-	Register(Spec{
+	Register(onCore(Spec{
 		Name:    "rpol-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, Pending: PendingHallucinate, DefaultFor: []string{string(KindCumulative)}, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, DefaultFor: []string{string(KindCumulative)}},
 		Summary: "RPOL with GP-UCB for f, GP-LCB for g and the rectified penalty",
 		Source:  "Guo et al. §3 (eq. 11–12), §4 (RPOL-UCB, Thm. 2)",
 		Params:  rpolUCBParams,
-		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-ucb", rpolUCB, cfg) },
-	})
-	Register(Spec{
+	}, func(name string, cfg Config) (bandit.Agent, error) { return newRPOL(name, rpolUCB, cfg) }))
+	Register(onCore(Spec{
 		Name:    "rpol-censored-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, Pending: PendingCensored, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, Pending: PendingCensored},
 		Summary: "RPOL with censored GP-UCB/LCB for delayed feedback",
 		Source:  "Guo et al. §5, App. C (RPOL-CensoredUCB, Thm. 3)",
 		Params:  rpolCensoredParams,
-		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-censored-ucb", rpolCensored, cfg) },
-	})
-	Register(Spec{
+	}, func(name string, cfg Config) (bandit.Agent, error) { return newRPOL(name, rpolCensored, cfg) }))
+	Register(onCore(Spec{
 		Name:    "rpol-sw-ucb",
-		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true, Pending: PendingHallucinate, LearnsFailures: true},
+		Can:     Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindCumulative}, NeedsConstraints: true},
 		Summary: "RPOL with sliding-window GP-UCB/LCB for drifting f and g",
 		Source:  "Guo et al. §6, App. D (RPOL-SWUCB, Thm. 4)",
 		Params:  rpolSWParams,
-		New:     func(cfg Config) (bandit.Agent, error) { return newRPOL("rpol-sw-ucb", rpolSW, cfg) },
-	})
+	}, func(name string, cfg Config) (bandit.Agent, error) { return newRPOL(name, rpolSW, cfg) }))
 }
 
 // censStd holds the values of a censored GP (Guo et al. §5) and, with on

@@ -179,11 +179,6 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 		c.gpRule = !lipschitz
 	}
 	if c.gpRule {
-		for _, k := range []string{"L", "alpha", "beta-scale"} {
-			if _, set := p[k]; set {
-				return nil, bandit.ParamErrorf(name, k, "is used only with safe-set=lipschitz (safe-set=gp uses the constant beta)")
-			}
-		}
 		beta, err := safeBetaDoc.Read(name, p)
 		if err != nil {
 			return nil, err
@@ -204,8 +199,6 @@ func newSafeCore(name string, cfg Config, rule safeRule) (*safeCore, error) {
 				return nil, fmt.Errorf("%s: safe-set=gp needs posterior covariance columns, which the %T model does not give", name, g)
 			}
 		}
-	} else if _, set := p.Given(safeBetaDoc); set && rule == ruleChoice {
-		return nil, bandit.ParamErrorf(name, "beta", "is used only with safe-set=gp (safe-set=lipschitz uses β_t of IGP-UCB, see alpha and beta-scale)")
 	}
 	if lipschitz {
 		defL := in.G

@@ -30,33 +30,22 @@ type SCBO struct {
 	cov  []float64   `snap:"-"`
 }
 
-// Decide implements bandit.Agent.
+// Decide implements bandit.Agent: a draw turn on the core.
 func (a *SCBO) Decide(r *bandit.Round) (bandit.Decision, error) {
-	if d, ok := a.designed(r.T); ok {
-		return d, nil
-	}
+	return a.decideTurn(r, func() (turn, error) { return turn{draw: a.draw}, nil })
+}
+
+// draw is SCBO's decision on the conditioned models: points perturbed from
+// the trust region's centre (uniform in the box before the region exists,
+// or with region=global), every model drawn jointly there, and the rule's
+// choice among the points the core admits (admissible).
+func (a *SCBO) draw(pend pending) (bandit.Action, error) {
 	box := a.info.Domain.(*domain.Box) // newSCBO
-	undo, pend, err := a.condition(r.T)
-	if err != nil {
-		return bandit.Decision{}, err
-	}
-	defer undo()
 	var reg *region
 	if a.trust != regionGlobal {
 		reg = trustRegion(box, a.ledger)
 	}
 	xs := scboPoints(a.rng, box, reg, SCBOCandidates)
-	x, err := a.thompson(xs, pend)
-	if err != nil {
-		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", a.name, r.T, err)
-	}
-	return a.ledger.Record(r.T, bandit.PointAction(x), a.epoch), nil
-}
-
-// thompson draws every model jointly at xs and returns SCBO's choice among
-// the points that repeat no pending decision and that the failure model
-// does not exclude.
-func (a *SCBO) thompson(xs [][]float64, pend pending) ([]float64, error) {
 	n := len(xs)
 	if a.samp == nil || len(a.cov) != n*n {
 		a.samp, a.cov = gp.NewSampler(n), make([]float64, n*n)
@@ -66,32 +55,30 @@ func (a *SCBO) thompson(xs [][]float64, pend pending) ([]float64, error) {
 	for j, m := range a.ms {
 		jp := model.AsJointPredictor(m)
 		if jp == nil {
-			return nil, fmt.Errorf("the model of metric %d has no joint posterior off its candidates", j)
+			return bandit.Action{}, fmt.Errorf("the model of metric %d has no joint posterior off its candidates", j)
 		}
 		if err := jp.PredictJoint(xs, mean, cov); err != nil {
-			return nil, err
+			return bandit.Action{}, err
 		}
 		draw[j] = make([]float64, n)
 		if err := a.samp.Draw(a.rng, mean, cov, 1, draw[j]); err != nil {
-			return nil, err
+			return bandit.Action{}, err
 		}
 	}
-	ok := make([]bool, n)
-	rep := repeats(a.info.Domain, pend.acts)
-	var pfail []float64
-	if pend.fail != nil {
-		if bp := model.AsBatchPredictor(pend.fail); bp != nil {
-			pfail = make([]float64, n)
-			if err := bp.PredictBatch(xs, pfail, make([]float64, n), nil, nil); err != nil {
-				return nil, err
-			}
-		}
+	ok, pfail, err := admissible(a.info.Domain, xs, pend)
+	if err != nil {
+		return bandit.Action{}, err
 	}
-	for i, x := range xs {
-		ok[i] = (rep == nil || !rep(bandit.PointAction(x))) && (pfail == nil || pfail[i] <= FailLimit)
-	}
+	return bandit.PointAction(xs[scboRule(draw, ok, pfail)]), nil
+}
+
+// scboRule is SCBO's choice among the admitted points (ok): the best drawn
+// f among those whose drawn g_j are all ≤ 0, else the least total drawn
+// violation (draw: f's values, then each g_j's); with none admitted, the
+// least likely to fail (pfail).
+func scboRule(draw [][]float64, ok []bool, pfail []float64) int {
 	best, bestF, bestV := -1, math.Inf(-1), math.Inf(1)
-	for i := range xs {
+	for i := range ok {
 		if !ok[i] {
 			continue
 		}
@@ -105,13 +92,13 @@ func (a *SCBO) thompson(xs [][]float64, pend pending) ([]float64, error) {
 	}
 	if best < 0 { // every point excluded: the least likely to fail
 		best = 0
-		for i := range xs {
+		for i := range ok {
 			if pfail != nil && pfail[i] < pfail[best] {
 				best = i
 			}
 		}
 	}
-	return xs[best], nil
+	return best
 }
 
 // scboPoints are n points: in the region reg, its centre with each
@@ -154,15 +141,15 @@ func scboPoints(rng *rand.Rand, box *domain.Box, reg *region, n int) [][]float64
 }
 
 func init() {
-	Register(Spec{Name: "scbo", Summary: "SCBO: Thompson sampling of f and g jointly in a trust region; best drawn feasible point",
-		Source: "Eriksson & Poloczek 2021 AISTATS §3 (not in the five papers)", Params: withDefault(CoreParams, "region", "trust"),
-		Can: Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}, Pending: PendingHallucinate, LearnsFailures: true},
-		New: newSCBO})
+	Register(onCore(Spec{Name: "scbo", Summary: "SCBO: Thompson sampling of f and g jointly in a trust region; best drawn feasible point",
+		Source: "Eriksson & Poloczek 2021 AISTATS §3 (not in the five papers)",
+		Can:    Caps{Domains: []string{DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative}}},
+		newSCBO, "region", "trust"))
 }
 
-func newSCBO(cfg Config) (bandit.Agent, error) {
+func newSCBO(name string, cfg Config) (bandit.Agent, error) {
 	if _, ok := cfg.Info.Domain.(*domain.Box); !ok {
-		return nil, fmt.Errorf("scbo: needs a box domain, the problem gives %s", cfg.Info.Domain)
+		return nil, fmt.Errorf("%s: needs a box domain, the problem gives %s", name, cfg.Info.Domain)
 	}
-	return policyOn("scbo", func(c *gpCore) *SCBO { return &SCBO{gpCore: c} })(cfg)
+	return policyOn(func(c *gpCore) *SCBO { return &SCBO{gpCore: c} })(name, cfg)
 }

@@ -108,7 +108,7 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 }
 
 // regionPendingDoc declares region-pending.
-var regionPendingDoc = bandit.ChoiceParam{Name: "region-pending", Default: "trust", Choices: []string{"trust", "global"}, When: bandit.Is("region", "trust"),
+var regionPendingDoc = bandit.ChoiceParam{Name: "region-pending", Default: "trust", Choices: []string{"trust", "global"}, When: bandit.IsNot("region", "global"),
 	Doc:     "where a decision searches while others are pending: trust: the same region; global: the whole box",
 	Source:  "measured: docs/defaults.md, \"Generation 7\"",
 	Earlier: []bandit.Change{{Until: 6, Value: "global", Why: "the trust region also while decisions are pending"}}}
@@ -137,7 +137,7 @@ const (
 const TrustAutoDim = 10
 
 // regionCandidatesDoc declares region-candidates.
-var regionCandidatesDoc = bandit.ChoiceParam{Name: "region-candidates", Default: "fresh", Choices: []string{"fresh", "fixed"}, When: bandit.Is("region", "trust"),
+var regionCandidatesDoc = bandit.ChoiceParam{Name: "region-candidates", Default: "fresh", Choices: []string{"fresh", "fixed"}, When: bandit.IsNot("region", "global"),
 	Doc:     "in 7+ dims: fresh: SCBO's candidates drawn in the region each decision; fixed: the box's candidates alone",
 	Source:  "Eriksson & Poloczek 2021; measured: docs/systems.md",
 	Earlier: []bandit.Change{{Until: 7, Value: "fixed", Why: "candidates drawn in the trust region in 7+ dims"}}}

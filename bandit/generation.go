@@ -2,6 +2,7 @@ package bandit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -145,12 +146,15 @@ func validFor(read func(Params) error, name string, words []string) func(string)
 // Applies refuses d given in ps where its When does not hold, the setting
 // read from ps or, when ps lacks it, from its declaration in decls: a
 // ParamError naming the setting ("= 3 applies with widths=practical only
-// (widths = theory)"). A reader calls it for a parameter whose value would
-// otherwise be ignored.
+// (widths = theory)"). Params.Check calls it for every declaration. An
+// earlier default of d (Earlier) is accepted where it does not apply: the
+// migration of a stored study pins it whether or not it applies
+// (PinEarlier; region-pending=global with region=global), where it does
+// nothing, and the study builds as before.
 func Applies(owner string, decls []Param, ps Params, d Param) error {
 	p := d.Describe()
 	v, given := ps[p.Name]
-	if !given || p.When.Holds(decls, ps) {
+	if !given || p.When.Holds(decls, ps) || slices.ContainsFunc(p.Earlier, func(c Change) bool { return c.Value == v }) {
 		return nil
 	}
 	now := ps[p.When.Param]

@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"errors"
 	"maps"
 	"strings"
 	"testing"
@@ -73,6 +74,38 @@ func TestApplies(t *testing.T) {
 		if err := Applies("x", genDecls, ps, genWidth); err != nil {
 			t.Errorf("%v: %v", ps, err)
 		}
+	}
+	// an earlier default, which a migration pins whatever the mode, is
+	// accepted where it does not apply; another value is not
+	old := genWidth
+	old.Earlier = []Change{{Until: 3, Value: "1", Why: "wider"}}
+	if err := Applies("x", genDecls, Params{"mode": "a", "width": "1"}, old); err != nil {
+		t.Errorf("the earlier default where it does not apply: %v", err)
+	}
+	if err := Applies("x", genDecls, Params{"mode": "a", "width": "3"}, old); err == nil {
+		t.Error("width = 3 with mode=a accepted")
+	}
+}
+
+// Check enforces every declaration's When where the values are read: the
+// first parameter given where it does not apply is a ParamError naming
+// it, after the unknown keys.
+func TestCheckEnforcesWhen(t *testing.T) {
+	err := Params{"mode": "c", "width": "3"}.Check("x", genDecls)
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Name != "width" || !strings.Contains(err.Error(), "x: parameter width = 3 applies with mode=b only (mode = c)") {
+		t.Errorf("width with mode=c: %v", err)
+	}
+	if err := (Params{"zz": "1", "mode": "c", "width": "3"}).Check("x", genDecls); err == nil || !strings.Contains(err.Error(), `unknown parameter "zz"`) {
+		t.Errorf("unknown key first: %v", err)
+	}
+	for _, ps := range []Params{{"width": "3"}, {"mode": "b", "width": "3"}, {"mode": "c"}} {
+		if err := ps.Check("x", genDecls); err != nil {
+			t.Errorf("%v: %v", ps, err)
+		}
+	}
+	if err := CheckDecls("x", []Param{genWidth}); err == nil || !strings.Contains(err.Error(), "applies with mode=b, which is not declared") {
+		t.Errorf("a When on an undeclared parameter: %v", err)
 	}
 }
 

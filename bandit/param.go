@@ -196,25 +196,56 @@ type FloatParam struct {
 	Paper   string
 }
 
+// value is the one reader under every declaration's Read and ReadOr and
+// Params' Float, Int and String: the value ps gives name parsed by parse
+// (whose error is a ParamError naming owner and name), or def where ps
+// gives none (absent or empty).
+func value[T any](ps Params, name string, def T, parse func(s string) (T, error)) (T, error) {
+	s, ok := ps[name]
+	if !ok || s == "" {
+		return def, nil
+	}
+	return parse(s)
+}
+
+// declared is the default of a declaration read without one given: a
+// declaration whose default is computed (computed ≠ "") has its reader
+// pass the value to ReadOr, and reading it with Read is a programming
+// error.
+func declared[T any](name, computed string, def T) T {
+	if computed != "" {
+		panic("bandit: parameter " + name + " has a computed default: read it with ReadOr")
+	}
+	return def
+}
+
+// inRange is parse with the value checked against r: a number outside it
+// is a ParamError in the words of Range.refusal, naming the words also
+// accepted.
+func inRange[T int | float64](owner, name string, r Range, words []string, parse func(string) (T, error)) func(string) (T, error) {
+	return func(s string) (T, error) {
+		v, err := parse(s)
+		if err != nil {
+			return 0, err
+		}
+		if !r.Contains(float64(v)) {
+			var zero T
+			_, integer := any(zero).(int)
+			return 0, ParamErrorf(owner, name, "= %v: %s%s", v, r.refusal(integer), orWords(words))
+		}
+		return v, nil
+	}
+}
+
 // Read returns the value of d in ps, d.Default when absent; a value that is
 // not a number or outside d.Range is a ParamError.
 func (d FloatParam) Read(owner string, ps Params) (float64, error) {
-	if d.Computed != "" {
-		panic("bandit: parameter " + d.Name + " has a computed default: read it with ReadOr")
-	}
-	return d.ReadOr(owner, ps, d.Default)
+	return d.ReadOr(owner, ps, declared(d.Name, d.Computed, d.Default))
 }
 
 // ReadOr is Read with the default def, the value of d.Computed.
 func (d FloatParam) ReadOr(owner string, ps Params, def float64) (float64, error) {
-	v, err := ps.Float(owner, d.Name, def)
-	if err != nil {
-		return 0, err
-	}
-	if given(ps, d.Name) && !d.Range.Contains(v) {
-		return 0, ParamErrorf(owner, d.Name, "= %v: %s%s", v, d.Range.refusal(false), orWords(d.Words))
-	}
-	return v, nil
+	return value(ps, d.Name, def, inRange(owner, d.Name, d.Range, d.Words, parseFloat(owner, d.Name)))
 }
 
 // Describe implements Param.
@@ -252,22 +283,12 @@ type IntParam struct {
 // Read returns the value of d in ps, d.Default when absent; a value that is
 // not an integer or outside d.Range is a ParamError.
 func (d IntParam) Read(owner string, ps Params) (int, error) {
-	if d.Computed != "" {
-		panic("bandit: parameter " + d.Name + " has a computed default: read it with ReadOr")
-	}
-	return d.ReadOr(owner, ps, d.Default)
+	return d.ReadOr(owner, ps, declared(d.Name, d.Computed, d.Default))
 }
 
 // ReadOr is Read with the default def, the value of d.Computed.
 func (d IntParam) ReadOr(owner string, ps Params, def int) (int, error) {
-	v, err := ps.Int(owner, d.Name, def)
-	if err != nil {
-		return 0, err
-	}
-	if given(ps, d.Name) && !d.Range.Contains(float64(v)) {
-		return 0, ParamErrorf(owner, d.Name, "= %d: %s%s", v, d.Range.refusal(true), orWords(d.Words))
-	}
-	return v, nil
+	return value(ps, d.Name, def, inRange(owner, d.Name, d.Range, d.Words, parseInt(owner, d.Name)))
 }
 
 // Describe implements Param.
@@ -303,7 +324,7 @@ type ChoiceParam struct {
 // Read returns the value of d in ps, d.Default when absent; a value not
 // among d.Choices is a ParamError listing them.
 func (d ChoiceParam) Read(owner string, ps Params) (string, error) {
-	return ps.String(owner, d.Name, d.Default, d.Choices...)
+	return value(ps, d.Name, d.Default, oneOf(owner, d.Name, d.Choices))
 }
 
 // Describe implements Param.
@@ -333,15 +354,13 @@ type BoolParam struct {
 
 // Read returns the value of d in ps, d.Default when absent.
 func (d BoolParam) Read(owner string, ps Params) (bool, error) {
-	s, ok := ps[d.Name]
-	if !ok || s == "" {
-		return d.Default, nil
-	}
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, ParamErrorf(owner, d.Name, "= %q: want true or false", s)
-	}
-	return v, nil
+	return value(ps, d.Name, d.Default, func(s string) (bool, error) {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return false, ParamErrorf(owner, d.Name, "= %q: want true or false", s)
+		}
+		return v, nil
+	})
 }
 
 // Describe implements Param.
@@ -370,18 +389,13 @@ type StringParam struct {
 
 // Read returns the value of d in ps, d.Default when absent.
 func (d StringParam) Read(owner string, ps Params) string {
-	if d.Computed != "" {
-		panic("bandit: parameter " + d.Name + " has a computed default: read it with ReadOr")
-	}
-	return d.ReadOr(ps, d.Default)
+	return d.ReadOr(ps, declared(d.Name, d.Computed, d.Default))
 }
 
 // ReadOr is Read with the default def, the value of d.Computed.
 func (d StringParam) ReadOr(ps Params, def string) string {
-	if s, ok := ps[d.Name]; ok && s != "" {
-		return s
-	}
-	return def
+	s, _ := value(ps, d.Name, def, func(s string) (string, error) { return s, nil })
+	return s
 }
 
 // Describe implements Param.
@@ -399,7 +413,7 @@ func (d StringParam) check() error {
 
 // CheckDecls reports a malformed list of declarations: a name declared
 // twice or empty, a default its own declaration refuses, no doc or no
-// source. Registries call it and panic on an error (a programming error
+// source, a When on a parameter the list does not declare. Registries call it and panic on an error (a programming error
 // every test run meets).
 func CheckDecls(owner string, ps []Param) error {
 	seen := map[string]bool{}
@@ -416,6 +430,9 @@ func CheckDecls(owner string, ps []Param) error {
 		if err := p.check(); err != nil {
 			return fmt.Errorf("%s: parameter %s: %w", owner, d.Name, err)
 		}
+		if w := d.When.Param; w != "" && !Declares(ps, w) {
+			return fmt.Errorf("%s: parameter %s applies with %s, which is not declared", owner, d.Name, d.When)
+		}
 		seen[d.Name] = true
 	}
 	return nil
@@ -425,9 +442,6 @@ func CheckDecls(owner string, ps []Param) error {
 func Declares(ps []Param, name string) bool {
 	return slices.ContainsFunc(ps, func(p Param) bool { return p.Describe().Name == name })
 }
-
-// given reports whether ps sets name (an empty value reads as absent).
-func given(ps Params, name string) bool { return ps[name] != "" }
 
 // Values says what values d takes, in words: "float in (0, 1) or 1+2/T",
 // "choice of gp, lipschitz", "bool", "int in [1, ∞)", and the setting it

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,7 +34,9 @@ func ParseParams(kvs []string) (Params, error) {
 }
 
 // Check returns an error naming the first key not among the declared ones,
-// with the accepted names.
+// with the accepted names, or else the first parameter given where its
+// declaration's When does not hold (Applies): every declaration's
+// condition enforced where the values are read, at construction.
 func (p Params) Check(owner string, docs []Param) error {
 	keys := make([]string, 0, len(p))
 	for k := range p {
@@ -50,6 +53,11 @@ func (p Params) Check(owner string, docs []Param) error {
 				return &ParamError{Name: k, text: fmt.Sprintf("%s: unknown parameter %q: it takes no parameters", owner, k)}
 			}
 			return &ParamError{Name: k, text: fmt.Sprintf("%s: unknown parameter %q: accepted are %s", owner, k, strings.Join(names, ", "))}
+		}
+	}
+	for _, d := range docs {
+		if err := Applies(owner, docs, p, d); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -74,52 +82,57 @@ func ParamErrorf(owner, name, format string, args ...any) error {
 // Float returns the value of key as a float64, or def when absent: the
 // parsing under FloatParam, which also checks the range.
 func (p Params) Float(owner, key string, def float64) (float64, error) {
-	s, ok := p[key]
-	if !ok || s == "" {
-		return def, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if errors.Is(err, strconv.ErrRange) {
-		return 0, ParamErrorf(owner, key, "= %q: out of range (a float64's magnitude is at most %g)", s, math.MaxFloat64)
-	}
-	if err != nil {
-		return 0, ParamErrorf(owner, key, "= %q: not a number", s)
-	}
-	return v, nil
+	return value(p, key, def, parseFloat(owner, key))
 }
 
 // Int returns the value of key as an int, or def when absent.
 func (p Params) Int(owner, key string, def int) (int, error) {
-	s, ok := p[key]
-	if !ok || s == "" {
-		return def, nil
-	}
-	v, err := strconv.Atoi(s)
-	if errors.Is(err, strconv.ErrRange) {
-		return 0, ParamErrorf(owner, key, "= %q: out of range (an integer in [%d, %d])", s, math.MinInt, math.MaxInt)
-	}
-	if err != nil {
-		return 0, ParamErrorf(owner, key, "= %q: not an integer", s)
-	}
-	return v, nil
+	return value(p, key, def, parseInt(owner, key))
 }
 
 // String returns the value of key, or def when absent; when choices is not
 // empty the value must be one of them.
 func (p Params) String(owner, key, def string, choices ...string) (string, error) {
-	s, ok := p[key]
-	if !ok || s == "" {
-		return def, nil
+	return value(p, key, def, oneOf(owner, key, choices))
+}
+
+// parseFloat parses a value of parameter key as a float64.
+func parseFloat(owner, key string) func(string) (float64, error) {
+	return func(s string) (float64, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, ParamErrorf(owner, key, "= %q: out of range (a float64's magnitude is at most %g)", s, math.MaxFloat64)
+		}
+		if err != nil {
+			return 0, ParamErrorf(owner, key, "= %q: not a number", s)
+		}
+		return v, nil
 	}
-	if len(choices) == 0 {
-		return s, nil
+}
+
+// parseInt parses a value of parameter key as an int.
+func parseInt(owner, key string) func(string) (int, error) {
+	return func(s string) (int, error) {
+		v, err := strconv.Atoi(s)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, ParamErrorf(owner, key, "= %q: out of range (an integer in [%d, %d])", s, math.MinInt, math.MaxInt)
+		}
+		if err != nil {
+			return 0, ParamErrorf(owner, key, "= %q: not an integer", s)
+		}
+		return v, nil
 	}
-	for _, c := range choices {
-		if s == c {
+}
+
+// oneOf accepts a value of parameter key among choices (any value when
+// there are none).
+func oneOf(owner, key string, choices []string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		if len(choices) == 0 || slices.Contains(choices, s) {
 			return s, nil
 		}
+		return "", ParamErrorf(owner, key, "= %q: accepted are %s", s, strings.Join(choices, ", "))
 	}
-	return "", ParamErrorf(owner, key, "= %q: accepted are %s", s, strings.Join(choices, ", "))
 }
 
 // Given returns the value p gives the parameter d declares, and whether

@@ -50,9 +50,9 @@ var otherChanges = map[int]string{
 }
 
 // fitsHyper reports whether an agent with parameters ps fits
-// hyperparameters: unless hyper = fixed, since every study's domain has
-// coordinates (agent.FitParams apply only then; agent.FitsHyper).
-func fitsHyper(ps bandit.Params) bool { return agent.FitsHyper.Holds(nil, ps) }
+// hyperparameters (agent.FitsHyperparameters; every study's domain has
+// coordinates): agent.FitParams apply only then.
+func fitsHyper(ps bandit.Params) bool { return agent.FitsHyperparameters(ps, true) }
 
 // pin sets on ps, for a study of generation gen, the values its
 // algorithm's parameters had in gen where a later generation changed them
