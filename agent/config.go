@@ -25,7 +25,13 @@ var (
 	// configSafeFrom declares safe-from, when the safe stage starts.
 	configSafeFrom = bandit.FloatParam{Name: "safe-from", Default: 0.5, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc: "the safe stage starts at round ⌈safe-from·T⌉ (T the horizon, or the first epoch's): CONFIG's optimistic search before it", Source: "StageOpt's two stages, Sui et al. 2018 §4; measured: docs/defaults.md, \"Generation 10\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom}, "refine", "step", "region", "trust")
+	// configSafePending declares safe-pending, what the safe set sees of a
+	// batch's pending decisions.
+	configSafePending = bandit.ChoiceParam{Name: "safe-pending", Default: "observed", Choices: []string{"observed", "hallucinated"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "in the safe stage, the constraints' models decide the safe set from the evaluations observed (observed), or also from the pending decisions conditioned at their posterior mean (hallucinated), which shrinks σ about them and so grows the set on outcomes not yet seen",
+		Source:  "SafeOpt's safe set is built from observations only (Berkenkamp et al. 2016, §3); measured: docs/live_limits.md",
+		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only (pending decisions condition f alone)"}}}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -39,7 +45,8 @@ type ConfigAgent struct {
 	// pessimistic: feasibility=pessimistic with the practical widths.
 	pessimistic bool
 	betaSafe    float64
-	safeFrom    int // the first round of the safe stage
+	safeFrom    int  // the first round of the safe stage
+	observedG   bool // safe-pending=observed
 }
 
 func newConfig(cfg Config) (bandit.Agent, error) {
@@ -74,11 +81,15 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	sp, err := configSafePending.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, observedG: sp == "observed",
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -92,6 +103,10 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		bg[j] = a.betaG.At(g.InfoGain())
 	}
 	if a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible() {
+		// A batch's later decisions condition f alone on the pending ones
+		// (safe-pending=observed): the safe set stays that of the evaluations seen.
+		a.unpendG = a.observedG
+		defer func() { a.unpendG = false }()
 		return a.decide(r, func() Acquisition { return safeFirst(bf, a.betaSafe, len(a.g)) })
 	}
 	return a.decide(r, func() Acquisition {
