@@ -7,6 +7,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
+	"github.com/cbandit/cbandit/model"
 )
 
 // configParams: the practical core with one refinement step and the trust
@@ -28,9 +29,9 @@ var (
 	// configSafePending declares safe-pending, what the safe set sees of a
 	// batch's pending decisions.
 	configSafePending = bandit.ChoiceParam{Name: "safe-pending", Default: "observed", Choices: []string{"observed", "hallucinated"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:     "in the safe stage, the constraints' models decide the safe set from the evaluations observed (observed), or also from the pending decisions conditioned at their posterior mean (hallucinated), which shrinks σ about them and so grows the set on outcomes not yet seen",
+		Doc:     "a batch's later decisions in the safe stage: observed: the safe set from the evaluations observed (the pending decisions condition f alone), and a decision outside it repeats the safe pending one of the largest UCB of f; hallucinated: the constraints also conditioned on the pending decisions at their posterior mean (shrinking σ about them, so the set grows on outcomes not yet seen), no repeat",
 		Source:  "SafeOpt's safe set is built from observations only (Berkenkamp et al. 2016, §3); measured: docs/live_limits.md",
-		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only (pending decisions condition f alone)"}}}
+		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending one"}}}
 	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending}, "refine", "step", "region", "trust")
 )
 
@@ -107,7 +108,13 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		// (safe-pending=observed): the safe set stays that of the evaluations seen.
 		a.unpendG = a.observedG
 		defer func() { a.unpendG = false }()
-		return a.decide(r, func() Acquisition { return safeFirst(bf, a.betaSafe, len(a.g)) })
+		return a.decideTurn(r, func() (turn, error) {
+			tn := turn{acq: safeFirst(bf, a.betaSafe, len(a.g))}
+			if a.observedG {
+				tn.after = func(act bandit.Action, _ int) (bandit.Action, error) { return a.keepSafe(bf, act), nil }
+			}
+			return tn, nil
+		})
 	}
 	return a.decide(r, func() Acquisition {
 		// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
@@ -158,6 +165,50 @@ func safeFirst(bf, bs float64, m int) Acquisition {
 		mu, v := p.F()
 		return mu + bf*math.Sqrt(v)
 	}
+}
+
+// keepSafe returns act when the constraints' models hold it safe (every
+// UCB μ_j + beta-safe·σ_j ≤ 0), else the safe pending decision of the
+// largest UCB of f, repeated: a batch's later members, kept from the
+// pending points' exclusion balls, otherwise leave a safe set smaller than
+// those balls (measured: docs/live_limits.md). With no safe pending
+// decision (or none pending) act stays.
+func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
+	pend := a.ledger.Pending(false, MaxPending)
+	if len(pend) == 0 || act.X == nil {
+		return act
+	}
+	ucb := func(x []float64) (fu float64, safe, ok bool) {
+		for _, m := range a.g {
+			p, isP := m.(model.Predictor)
+			if !isP {
+				return 0, false, false
+			}
+			mu, v := p.Predict(x)
+			if mu+a.betaSafe*math.Sqrt(math.Max(v, 0)) > 0 {
+				return 0, false, true
+			}
+		}
+		p, isP := a.f.(model.Predictor)
+		if !isP {
+			return 0, false, false
+		}
+		mu, v := p.Predict(x)
+		return mu + bf*math.Sqrt(math.Max(v, 0)), true, true
+	}
+	if _, safe, ok := ucb(act.X); !ok || safe {
+		return act
+	}
+	best, bestU := -1, math.Inf(-1)
+	for i, pa := range pend {
+		if u, safe, _ := ucb(pa.X); safe && u > bestU {
+			best, bestU = i, u
+		}
+	}
+	if best < 0 {
+		return act
+	}
+	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
 }
 
 // safeMargin puts every point outside the safe set below every point in it

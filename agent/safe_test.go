@@ -124,3 +124,45 @@ func TestSafeSetIgnoresPending(t *testing.T) {
 		t.Error("safe-pending=hallucinated: the constraint's variances did not shrink about the pending decision")
 	}
 }
+
+// A batch's later member the maximiser puts outside the safe set repeats
+// the safe pending decision instead; a safe one stays.
+func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
+	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 60, Params: bandit.Params{"safe-from": "0"}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*ConfigAgent)
+	// g = x₀ − 0.7 observed on a 3×3×3 grid: safe where x₀ is well below 0.7.
+	r := 0
+	for _, x0 := range []float64{0.1, 0.5, 0.9} {
+		for _, x1 := range []float64{0.1, 0.5, 0.9} {
+			for _, x2 := range []float64{0.1, 0.5, 0.9} {
+				r++
+				d := a.ledger.Record(r, bandit.Action{Arm: -1, X: []float64{x0, x1, x2}}, a.epoch)
+				if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -x1, HasReward: true, Costs: []float64{x0 - 0.7}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	safe := []float64{0.1, 0.5, 0.5}
+	a.ledger.Record(r+1, bandit.Action{Arm: -1, X: safe}, a.epoch) // pending
+	a.unpendG = true
+	undo, _, err := a.condition(r + 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer undo()
+	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}); !slices.Equal(got.X, safe) {
+		t.Errorf("an unsafe member (x₀ = 0.95) played %v, want the safe pending %v", got.X, safe)
+	}
+	in := []float64{0.2, 0.1, 0.1}
+	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: in}); !slices.Equal(got.X, in) {
+		t.Errorf("a safe member %v played %v", in, got.X)
+	}
+}
