@@ -32,7 +32,11 @@ var (
 		Doc:     "a batch's later decisions in the safe stage: observed: the safe set from the evaluations observed (the pending decisions condition f alone), and a decision outside it repeats the safe pending one of the largest UCB of f; hallucinated: the constraints also conditioned on the pending decisions at their posterior mean (shrinking σ about them, so the set grows on outcomes not yet seen), no repeat",
 		Source:  "SafeOpt's safe set is built from observations only (Berkenkamp et al. 2016, §3); measured: docs/live_limits.md",
 		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending one"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending}, "refine", "step", "region", "trust")
+	// configBatchBeta declares safe-batch-beta, how sure of a new point a
+	// batch's later decision must be.
+	configBatchBeta = bandit.FloatParam{Name: "safe-batch-beta", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("safe-pending", "observed"),
+		Doc: "β of the constraints' UCB a batch's later decision must hold ≤ 0 in the safe stage to be played; else it repeats the safe pending decision of the largest UCB of f", Source: "measured: docs/live_limits.md"}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending, configBatchBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -48,6 +52,7 @@ type ConfigAgent struct {
 	betaSafe    float64
 	safeFrom    int  // the first round of the safe stage
 	observedG   bool // safe-pending=observed
+	batchBeta   float64
 }
 
 func newConfig(cfg Config) (bandit.Agent, error) {
@@ -86,11 +91,15 @@ func newConfig(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	bb, err := configBatchBeta.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, observedG: sp == "observed",
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, observedG: sp == "observed", batchBeta: bb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -178,30 +187,35 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	if len(pend) == 0 || act.X == nil {
 		return act
 	}
-	ucb := func(x []float64) (fu float64, safe, ok bool) {
+	// safe: every μ_j + β·σ_j ≤ 0; fu: f's UCB; ok false: a model that
+	// does not predict off its candidates.
+	safe := func(x []float64, beta float64) (ok, isSafe bool) {
 		for _, m := range a.g {
 			p, isP := m.(model.Predictor)
 			if !isP {
-				return 0, false, false
+				return false, false
 			}
 			mu, v := p.Predict(x)
-			if mu+a.betaSafe*math.Sqrt(math.Max(v, 0)) > 0 {
-				return 0, false, true
+			if mu+beta*math.Sqrt(math.Max(v, 0)) > 0 {
+				return true, false
 			}
 		}
-		p, isP := a.f.(model.Predictor)
-		if !isP {
-			return 0, false, false
-		}
-		mu, v := p.Predict(x)
-		return mu + bf*math.Sqrt(math.Max(v, 0)), true, true
+		return true, true
 	}
-	if _, safe, ok := ucb(act.X); !ok || safe {
+	if ok, isSafe := safe(act.X, a.batchBeta); !ok || isSafe {
+		return act
+	}
+	fp, isP := a.f.(model.Predictor)
+	if !isP {
 		return act
 	}
 	best, bestU := -1, math.Inf(-1)
 	for i, pa := range pend {
-		if u, safe, _ := ucb(pa.X); safe && u > bestU {
+		if _, isSafe := safe(pa.X, a.betaSafe); !isSafe {
+			continue
+		}
+		mu, v := fp.Predict(pa.X)
+		if u := mu + bf*math.Sqrt(math.Max(v, 0)); u > bestU {
 			best, bestU = i, u
 		}
 	}
