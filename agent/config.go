@@ -177,11 +177,12 @@ func safeFirst(bf, bs float64, m int) Acquisition {
 }
 
 // keepSafe returns act when the constraints' models hold it safe (every
-// UCB μ_j + beta-safe·σ_j ≤ 0), else the safe pending decision of the
-// largest UCB of f, repeated: a batch's later members, kept from the
-// pending points' exclusion balls, otherwise leave a safe set smaller than
-// those balls (measured: docs/live_limits.md). With no safe pending
-// decision (or none pending) act stays.
+// UCB μ_j + safe-batch-beta·σ_j ≤ 0), else, of the pending decisions and
+// the best feasible evaluation, the one of the largest UCB of f among those
+// safe at beta-safe, repeated: a batch's later members otherwise land on
+// the safe set's edge where the models are least sure, or by a trust
+// region's restart (docs/live_limits.md). With none safe, or no decision
+// pending, act stays.
 func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	pend := a.ledger.Pending(false, MaxPending)
 	if len(pend) == 0 || act.X == nil {
@@ -209,6 +210,9 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	if !isP {
 		return act
 	}
+	if inc, ok := a.incumbent(); ok {
+		pend = append(pend, inc)
+	}
 	best, bestU := -1, math.Inf(-1)
 	for i, pa := range pend {
 		if _, isSafe := safe(pa.X, a.betaSafe); !isSafe {
@@ -223,6 +227,22 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 		return act
 	}
 	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
+}
+
+// incumbent is the action of the evaluation of the largest reward that met
+// every limit (ok false: none yet).
+func (a *ConfigAgent) incumbent() (act bandit.Action, ok bool) {
+	l, best := a.ledger, math.Inf(-1)
+	for _, id := range l.done {
+		e := &l.entries[id-1]
+		if e.failed || !e.gotCosts || !e.gotReward || slices.ContainsFunc(e.costs, func(c float64) bool { return c > 0 }) {
+			continue
+		}
+		if e.reward > best {
+			act, best, ok = e.action, e.reward, true
+		}
+	}
+	return act, ok
 }
 
 // safeMargin puts every point outside the safe set below every point in it

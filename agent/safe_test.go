@@ -126,7 +126,8 @@ func TestSafeSetIgnoresPending(t *testing.T) {
 }
 
 // A batch's later member the maximiser puts outside the safe set repeats
-// the safe pending decision instead; a safe one stays.
+// a safe pending decision or the best feasible evaluation instead; a safe
+// one stays, and so does any decision with none pending.
 func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
 	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
 	if err != nil {
@@ -150,6 +151,9 @@ func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
 			}
 		}
 	}
+	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}); got.X[0] != 0.95 {
+		t.Errorf("with no decision pending the decision moved to %v", got.X)
+	}
 	safe := []float64{0.1, 0.5, 0.5}
 	a.ledger.Record(r+1, bandit.Action{Arm: -1, X: safe}, a.epoch) // pending
 	a.unpendG = true
@@ -158,8 +162,12 @@ func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer undo()
-	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}); !slices.Equal(got.X, safe) {
-		t.Errorf("an unsafe member (x₀ = 0.95) played %v, want the safe pending %v", got.X, safe)
+	inc, _ := a.incumbent() // reward −x₁: the feasible grid point of x₁ = 0.1 first
+	if inc.X[0] > 0.7 || inc.X[1] != 0.1 {
+		t.Fatalf("incumbent %v: want a feasible point of x₁ = 0.1", inc.X)
+	}
+	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}); !slices.Equal(got.X, safe) && !slices.Equal(got.X, inc.X) {
+		t.Errorf("an unsafe member (x₀ = 0.95) played %v, want the safe pending %v or the incumbent %v", got.X, safe, inc.X)
 	}
 	in := []float64{0.2, 0.1, 0.1}
 	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: in}); !slices.Equal(got.X, in) {
