@@ -29,13 +29,13 @@ var (
 	// configSafePending declares safe-pending, what the safe set sees of a
 	// batch's pending decisions.
 	configSafePending = bandit.ChoiceParam{Name: "safe-pending", Default: "observed", Choices: []string{"observed", "hallucinated"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:     "a batch's later decisions in the safe stage: observed: the safe set from the evaluations observed (the pending decisions condition f alone), and a decision outside it repeats the safe pending one of the largest UCB of f; hallucinated: the constraints also conditioned on the pending decisions at their posterior mean (shrinking σ about them, so the set grows on outcomes not yet seen), no repeat",
+		Doc:     "a batch's later decisions in the safe stage: observed: the safe set from the evaluations observed (the pending decisions condition f alone), and a decision outside it (safe-batch-beta) repeats, of the pending decisions and the best feasible evaluation, the safe one of the largest UCB of f; hallucinated: the constraints also conditioned on the pending decisions at their posterior mean (shrinking σ about them, so the set grows on outcomes not yet seen), no repeat",
 		Source:  "SafeOpt's safe set is built from observations only (Berkenkamp et al. 2016, §3); measured: docs/live_limits.md",
 		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending one"}}}
 	// configBatchBeta declares safe-batch-beta, how sure of a new point a
 	// batch's later decision must be.
 	configBatchBeta = bandit.FloatParam{Name: "safe-batch-beta", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("safe-pending", "observed"),
-		Doc: "β of the constraints' UCB a batch's later decision must hold ≤ 0 in the safe stage to be played; else it repeats the safe pending decision of the largest UCB of f", Source: "measured: docs/live_limits.md"}
+		Doc: "β of the constraints' UCB a batch's later decision must hold ≤ 0 in the safe stage to be played; else it repeats a safe pending decision or the best feasible evaluation (safe-pending)", Source: "measured: docs/live_limits.md, \"Where g11 still breaks\""}
 	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending, configBatchBeta}, "refine", "step", "region", "trust")
 )
 
