@@ -31,7 +31,7 @@ var (
 	configSafePending = bandit.ChoiceParam{Name: "safe-pending", Default: "observed", Choices: []string{"observed", "hallucinated"}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc:     "a batch's later decisions in the safe stage: observed: the safe set from the evaluations observed (the pending decisions condition f alone), and a decision outside it (safe-batch-beta) repeats, of the pending decisions and the best feasible evaluation, the safe one of the largest UCB of f; hallucinated: the constraints also conditioned on the pending decisions at their posterior mean (shrinking σ about them, so the set grows on outcomes not yet seen), no repeat",
 		Source:  "SafeOpt's safe set is built from observations only (Berkenkamp et al. 2016, §3); measured: docs/live_limits.md",
-		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending one"}}}
+		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending decision or the best feasible evaluation"}}}
 	// configBatchBeta declares safe-batch-beta, how sure of a new point a
 	// batch's later decision must be.
 	configBatchBeta = bandit.FloatParam{Name: "safe-batch-beta", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("safe-pending", "observed"),
@@ -188,8 +188,8 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	if len(pend) == 0 || act.X == nil {
 		return act
 	}
-	// safe: every μ_j + β·σ_j ≤ 0; fu: f's UCB; ok false: a model that
-	// does not predict off its candidates.
+	// isSafe: every μ_j + β·σ_j ≤ 0 at x; ok false: a model that does not
+	// predict off its candidates.
 	safe := func(x []float64, beta float64) (ok, isSafe bool) {
 		for _, m := range a.g {
 			p, isP := m.(model.Predictor)
