@@ -7,6 +7,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
+	"github.com/cbandit/cbandit/model"
 )
 
 // configParams: the practical core with one refinement step and the trust
@@ -25,7 +26,17 @@ var (
 	// configSafeFrom declares safe-from, when the safe stage starts.
 	configSafeFrom = bandit.FloatParam{Name: "safe-from", Default: 0.5, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc: "the safe stage starts at round ⌈safe-from·T⌉ (T the horizon, or the first epoch's): CONFIG's optimistic search before it", Source: "StageOpt's two stages, Sui et al. 2018 §4; measured: docs/defaults.md, \"Generation 10\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom}, "refine", "step", "region", "trust")
+	// configSafePending declares safe-pending, what the safe set sees of a
+	// batch's pending decisions.
+	configSafePending = bandit.ChoiceParam{Name: "safe-pending", Default: "observed", Choices: []string{"observed", "hallucinated"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "a batch's later decisions in the safe stage: observed: the safe set from the evaluations observed (the pending decisions condition f alone), and a decision outside it (safe-batch-beta) repeats, of the pending decisions and the best feasible evaluation, the safe one of the largest UCB of f; hallucinated: the constraints also conditioned on the pending decisions at their posterior mean (shrinking σ about them, so the set grows on outcomes not yet seen), no repeat",
+		Source:  "SafeOpt's safe set is built from observations only (Berkenkamp et al. 2016, §3); measured: docs/live_limits.md",
+		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending decision or the best feasible evaluation"}}}
+	// configBatchBeta declares safe-batch-beta, how sure of a new point a
+	// batch's later decision must be.
+	configBatchBeta = bandit.FloatParam{Name: "safe-batch-beta", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("safe-pending", "observed"),
+		Doc: "β of the constraints' UCB a batch's later decision must hold ≤ 0 in the safe stage to be played; else it repeats a safe pending decision or the best feasible evaluation (safe-pending)", Source: "measured: docs/live_limits.md, \"Where g11 still breaks\""}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending, configBatchBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -39,7 +50,9 @@ type ConfigAgent struct {
 	// pessimistic: feasibility=pessimistic with the practical widths.
 	pessimistic bool
 	betaSafe    float64
-	safeFrom    int // the first round of the safe stage
+	safeFrom    int  // the first round of the safe stage
+	observedG   bool // safe-pending=observed
+	batchBeta   float64
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -73,11 +86,19 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	sp, err := configSafePending.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	bb, err := configBatchBeta.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, observedG: sp == "observed", batchBeta: bb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -91,7 +112,17 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		bg[j] = a.betaG.At(g.InfoGain())
 	}
 	if a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible() {
-		return a.decide(r, func() Acquisition { return safeFirst(bf, a.betaSafe, len(a.g)) })
+		// A batch's later decisions condition f alone on the pending ones
+		// (safe-pending=observed): the safe set stays that of the evaluations seen.
+		a.unpendG = a.observedG
+		defer func() { a.unpendG = false }()
+		return a.decideTurn(r, func() (turn, error) {
+			tn := turn{acq: safeFirst(bf, a.betaSafe, len(a.g))}
+			if a.observedG {
+				tn.after = func(act bandit.Action, _ int) (bandit.Action, error) { return a.keepSafe(bf, act), nil }
+			}
+			return tn, nil
+		})
 	}
 	return a.decide(r, func() Acquisition {
 		// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
@@ -142,6 +173,75 @@ func safeFirst(bf, bs float64, m int) Acquisition {
 		mu, v := p.F()
 		return mu + bf*math.Sqrt(v)
 	}
+}
+
+// keepSafe returns act when the constraints' models hold it safe (every
+// UCB μ_j + safe-batch-beta·σ_j ≤ 0), else, of the pending decisions and
+// the best feasible evaluation, the one of the largest UCB of f among those
+// safe at beta-safe, repeated: a batch's later members otherwise land on
+// the safe set's edge where the models are least sure, or by a trust
+// region's restart (docs/live_limits.md). With none safe, or no decision
+// pending, act stays.
+func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
+	pend := a.ledger.Pending(false, MaxPending)
+	if len(pend) == 0 || act.X == nil {
+		return act
+	}
+	// isSafe: every μ_j + β·σ_j ≤ 0 at x; ok false: a model that does not
+	// predict off its candidates.
+	safe := func(x []float64, beta float64) (ok, isSafe bool) {
+		for _, m := range a.g {
+			p, isP := m.(model.Predictor)
+			if !isP {
+				return false, false
+			}
+			mu, v := p.Predict(x)
+			if mu+beta*math.Sqrt(math.Max(v, 0)) > 0 {
+				return true, false
+			}
+		}
+		return true, true
+	}
+	if ok, isSafe := safe(act.X, a.batchBeta); !ok || isSafe {
+		return act
+	}
+	fp, isP := a.f.(model.Predictor)
+	if !isP {
+		return act
+	}
+	if inc, ok := a.incumbent(); ok {
+		pend = append(pend, inc)
+	}
+	best, bestU := -1, math.Inf(-1)
+	for i, pa := range pend {
+		if _, isSafe := safe(pa.X, a.betaSafe); !isSafe {
+			continue
+		}
+		mu, v := fp.Predict(pa.X)
+		if u := mu + bf*math.Sqrt(math.Max(v, 0)); u > bestU {
+			best, bestU = i, u
+		}
+	}
+	if best < 0 {
+		return act
+	}
+	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
+}
+
+// incumbent is the action of the evaluation of the largest reward that met
+// every limit (ok false: none yet).
+func (a *ConfigAgent) incumbent() (act bandit.Action, ok bool) {
+	l, best := a.ledger, math.Inf(-1)
+	for _, id := range l.done {
+		e := &l.entries[id-1]
+		if e.failed || !e.gotCosts || !e.gotReward || slices.ContainsFunc(e.costs, func(c float64) bool { return c > 0 }) {
+			continue
+		}
+		if e.reward > best {
+			act, best, ok = e.action, e.reward, true
+		}
+	}
+	return act, ok
 }
 
 // safeMargin puts every point outside the safe set below every point in it

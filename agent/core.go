@@ -74,6 +74,9 @@ type gpCore struct {
 	design initDesign
 	score  []float64
 	moves  int // mixed-moves: the typed-space search's largest step
+	// unpendG: this decision conditions f alone on the pending decisions,
+	// the constraints' models stay on the observed ones (config's safe stage)
+	unpendG bool
 	// std: the models see standardised values (a policy divides the costs
 	// it uses outside them by model.Scale)
 	std bool

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -55,5 +56,121 @@ func TestConfigSafeStage(t *testing.T) {
 		if a.pessimistic != c.want || a.safeFrom != c.from {
 			t.Errorf("%d dims %v: safe stage %v from %d, want %v from %d", c.d, c.ps, a.pessimistic, a.safeFrom, c.want, c.from)
 		}
+	}
+}
+
+// In the safe stage a batch's pending decisions condition f alone
+// (safe-pending=observed): the constraints' variances, and so the safe set,
+// are those of the evaluations observed; with safe-pending=hallucinated
+// they shrink about the pending point.
+func TestSafeSetIgnoresPending(t *testing.T) {
+	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 40, Params: bandit.Params{"safe-from": "0"}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*ConfigAgent)
+	if !a.pessimistic || !a.observedG {
+		t.Fatalf("safe stage %v, safe-pending=observed %v: want both by default", a.pessimistic, a.observedG)
+	}
+	for r := 1; r <= 12; r++ {
+		d, err := a.Decide(&bandit.Round{T: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := d.Action.X
+		f := -(x[0]-0.5)*(x[0]-0.5) - (x[1]-0.5)*(x[1]-0.5) - (x[2]-0.5)*(x[2]-0.5)
+		if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{x[0] - 0.7}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Decide(&bandit.Round{T: 13}); err != nil { // pending from here on
+		t.Fatal(err)
+	}
+	if a.unpendG {
+		t.Fatal("unpendG left on after the decision")
+	}
+	base := slices.Clone(a.g[0].Var())
+	baseF := slices.Clone(a.f.Var())
+	vars := func(unpend bool) (g, f []float64) {
+		a.unpendG = unpend
+		defer func() { a.unpendG = false }()
+		undo, _, err := a.condition(14)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer undo()
+		return slices.Clone(a.g[0].Var()), slices.Clone(a.f.Var())
+	}
+	shrunk := func(v, was []float64) bool {
+		for i := range v {
+			if v[i] < was[i]-1e-12 {
+				return true
+			}
+		}
+		return false
+	}
+	g, f := vars(true)
+	if !slices.Equal(g, base) {
+		t.Error("safe-pending=observed: the constraint's variances moved with the pending decision")
+	}
+	if !shrunk(f, baseF) {
+		t.Error("safe-pending=observed: f is not conditioned on the pending decision")
+	}
+	if g, _ := vars(false); !shrunk(g, base) {
+		t.Error("safe-pending=hallucinated: the constraint's variances did not shrink about the pending decision")
+	}
+}
+
+// A batch's later member the maximiser puts outside the safe set repeats
+// a safe pending decision or the best feasible evaluation instead; a safe
+// one stays, and so does any decision with none pending.
+func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
+	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 60, Params: bandit.Params{"safe-from": "0"}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*ConfigAgent)
+	// g = x₀ − 0.7 observed on a 3×3×3 grid: safe where x₀ is well below 0.7.
+	r := 0
+	for _, x0 := range []float64{0.1, 0.5, 0.9} {
+		for _, x1 := range []float64{0.1, 0.5, 0.9} {
+			for _, x2 := range []float64{0.1, 0.5, 0.9} {
+				r++
+				d := a.ledger.Record(r, bandit.Action{Arm: -1, X: []float64{x0, x1, x2}}, a.epoch)
+				if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -x1, HasReward: true, Costs: []float64{x0 - 0.7}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}); got.X[0] != 0.95 {
+		t.Errorf("with no decision pending the decision moved to %v", got.X)
+	}
+	safe := []float64{0.1, 0.5, 0.5}
+	a.ledger.Record(r+1, bandit.Action{Arm: -1, X: safe}, a.epoch) // pending
+	a.unpendG = true
+	undo, _, err := a.condition(r + 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer undo()
+	inc, _ := a.incumbent() // reward −x₁: the feasible grid point of x₁ = 0.1 first
+	if inc.X[0] > 0.7 || inc.X[1] != 0.1 {
+		t.Fatalf("incumbent %v: want a feasible point of x₁ = 0.1", inc.X)
+	}
+	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}); !slices.Equal(got.X, safe) && !slices.Equal(got.X, inc.X) {
+		t.Errorf("an unsafe member (x₀ = 0.95) played %v, want the safe pending %v or the incumbent %v", got.X, safe, inc.X)
+	}
+	in := []float64{0.2, 0.1, 0.1}
+	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: in}); !slices.Equal(got.X, in) {
+		t.Errorf("a safe member %v played %v", in, got.X)
 	}
 }

@@ -25,7 +25,11 @@ func (c *gpCore) designed(t int) (d bandit.Decision, ok bool) {
 // before they observe again; pend are those decisions, for the maximiser.
 // An error names the policy and the round.
 func (c *gpCore) condition(t int) (undo func(), pend pending, err error) {
-	undo, pend, err = pendModels(c.halluc, c.ledger, c.f, c.g)
+	g := c.g
+	if c.unpendG {
+		g = nil
+	}
+	undo, pend, err = pendModels(c.halluc, c.ledger, c.f, g)
 	if err != nil {
 		return nil, pending{}, fmt.Errorf("%s: round %d: %w", c.name, t, err)
 	}

@@ -202,3 +202,30 @@ func TestDefaultsGeneration10(t *testing.T) {
 		}
 	}
 }
+
+// A config study of generation 10 or earlier keeps safe-pending =
+// hallucinated unless it sets it; generation 11 gets the default (nothing
+// pinned).
+func TestDefaultsGeneration11(t *testing.T) {
+	for _, c := range []struct {
+		gen  int
+		ps   map[string]any
+		want string
+	}{
+		{10, nil, "hallucinated"}, {9, nil, "hallucinated"}, {11, nil, ""},
+		{10, map[string]any{"safe-pending": "observed"}, "observed"},
+	} {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": "config", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("defaults %d: %v", c.gen, e)
+		}
+		if got := bs.Def.Params["safe-pending"]; got != c.want {
+			t.Errorf("defaults %d params %v: safe-pending %q, want %q", c.gen, c.ps, got, c.want)
+		}
+	}
+}
