@@ -14,9 +14,10 @@ import (
 // with two constraints (Ackley with SCBO's constraints) after 200
 // observations, half of them imposed at random points so the fit sees the
 // box; fitted models in place, nothing pending. The target: a third of
-// Optuna GPSampler's time per trial over 200 trials (0.3–0.9 s here).
+// Optuna GPSampler's time per trial over 200 trials on the same problem
+// (docs/offline.md, "10–20 parameters and cost").
 func BenchmarkOfflineDecide(b *testing.B) {
-	for _, d := range []int{4, 10} {
+	for _, d := range []int{4, 10, 20} {
 		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
 			lo, hi := make([]float64, d), make([]float64, d)
 			for i := range lo {
