@@ -16,6 +16,18 @@ var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choice
 	Source:  "Xu et al. 2023 (CONFIG); Sui et al. 2018 §4 (the safe stage); measured: docs/offline.md, \"10–20 parameters and cost\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "logei", Why: "lognei plays CONFIG's UCB rule in the trust region: feasible points on every seed of ackley10"}}}
 
+// regionPointsDoc declares region-points.
+var regionPointsDoc = bandit.IntParam{Name: "region-points", Default: RegionPoints, Range: bandit.AtLeast(0), When: bandit.Is("region-acq", "ucb"),
+	Doc:     "candidates drawn in the trust region at each decision before the gradient ascent (0: SCBO's min(5000, max(2000, 200d)))",
+	Source:  "BoTorch's tutorials: 512 raw samples before the restarts of optimize_acqf; measured: docs/offline.md, \"10–20 parameters and cost\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei draws 512 candidates in the trust region (SCBO draws 2,000–5,000 for Thompson sampling): a decision in 20 dims 3× cheaper"}}}
+
+// RegionPoints is lognei's count of fresh candidates in the trust region:
+// SCBO's 2,000–5,000 serve Thompson draws, which have no gradient to climb;
+// a UCB ascended from the best of them needs fewer, and the scoring of
+// those candidates was 85 % of a decision at d = 20 (BenchmarkOfflineDecide).
+const RegionPoints = 512
+
 // regionUCB is lognei's rule inside the trust region with region-acq=ucb:
 // config's decision there (ConfigAgent with the practical widths: β_f =
 // PracticalBetaF, β_g = TrustBetaG, its safe stage from round safeFrom with
@@ -24,15 +36,20 @@ var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choice
 // found feasible points and low values on every measured seed.
 type regionUCB struct {
 	safeFrom int // the first round of the safe stage: ⌈T/2⌉ (configSafeFrom)
+	points   int // region-points
 }
 
-// newRegionUCB reads region-acq: nil for logei.
+// newRegionUCB reads region-acq and region-points: nil for logei.
 func newRegionUCB(name string, cfg Config) (*regionUCB, error) {
 	v, err := regionAcqDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	n, err := regionPointsDoc.Read(name, cfg.Params)
 	if err != nil || v != "ucb" {
 		return nil, err
 	}
-	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon)))}, nil
+	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n}, nil
 }
 
 // acq is the acquisition of round t when the next decision of c searches a

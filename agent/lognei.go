@@ -37,7 +37,7 @@ const (
 func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.decideTurn(r, func() (turn, error) {
 		if acq, ok := a.region.acq(a.gpCore, r.T); ok {
-			return turn{acq: acq}, nil
+			return turn{acq: acq, points: a.region.points}, nil
 		}
 		best, at := math.Inf(-1), -1
 		ev, ok := a.evaluated()
@@ -83,7 +83,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(withDefault(CoreParams, "region", "auto"), regionAcqDoc),
+		Params: append(withDefault(CoreParams, "region", "auto"), regionAcqDoc, regionPointsDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm}, Pending: PendingHallucinate,
