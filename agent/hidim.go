@@ -10,7 +10,7 @@ import (
 )
 
 // regionAcqDoc declares region-acq.
-var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choices: []string{"ucb", "logei"}, When: bandit.IsNot("region", "global"),
+var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choices: []string{"ucb", "ucb-late", "logei"}, When: bandit.IsNot("region", "global"),
 	Doc: "lognei's acquisition inside the trust region: ucb: CONFIG's rule (UCB of f over {LCB of every g ≤ 0}, else the least largest LCB; " +
 		"from T/2, once an evaluation met every limit, points whose UCBs of g are ≤ 0 first); logei: the acquisition of the whole box",
 	Source:  "Xu et al. 2023 (CONFIG); Sui et al. 2018 §4 (the safe stage); measured: docs/offline.md, \"10–20 parameters and cost\"",
@@ -18,14 +18,16 @@ var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choice
 
 // regionPointsDoc declares region-points.
 var regionPointsDoc = bandit.IntParam{Name: "region-points", Default: RegionPoints, Range: bandit.AtLeast(0), When: bandit.Is("region-acq", "ucb"),
-	Doc:     "candidates drawn in the trust region at each decision before the gradient ascent (0: SCBO's min(5000, max(2000, 200d)))",
+	Doc:     "candidates drawn in the trust region at each decision before the gradient ascent once an evaluation met every limit (before, and with 0: SCBO's min(5000, max(2000, 200d)))",
 	Source:  "BoTorch's tutorials: 512 raw samples before the restarts of optimize_acqf; measured: docs/offline.md, \"10–20 parameters and cost\"",
-	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei draws 512 candidates in the trust region (SCBO draws 2,000–5,000 for Thompson sampling): a decision in 20 dims 3× cheaper"}}}
+	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei draws 512 candidates in the trust region once an evaluation met every limit (SCBO's 2,000–5,000 before)"}}}
 
-// RegionPoints is lognei's count of fresh candidates in the trust region:
-// SCBO's 2,000–5,000 serve Thompson draws, which have no gradient to climb;
-// a UCB ascended from the best of them needs fewer, and the scoring of
-// those candidates was 85 % of a decision at d = 20 (BenchmarkOfflineDecide).
+// RegionPoints is lognei's count of fresh candidates in the trust region
+// once an evaluation met every limit: SCBO's 2,000–5,000 serve Thompson
+// draws, which have no gradient to climb; a UCB ascended from the best of
+// them needs fewer, and scoring them was 85 % of a decision at d = 20
+// (BenchmarkOfflineDecide). Before, SCBO's count: with 512 from the start,
+// one of two seeds of levy20 found no feasible point (docs/offline.md).
 const RegionPoints = 512
 
 // regionUCB is lognei's rule inside the trust region with region-acq=ucb:
@@ -37,6 +39,7 @@ const RegionPoints = 512
 type regionUCB struct {
 	safeFrom int // the first round of the safe stage: ⌈T/2⌉ (configSafeFrom)
 	points   int // region-points
+	late     bool
 }
 
 // newRegionUCB reads region-acq and region-points: nil for logei.
@@ -46,10 +49,20 @@ func newRegionUCB(name string, cfg Config) (*regionUCB, error) {
 		return nil, err
 	}
 	n, err := regionPointsDoc.Read(name, cfg.Params)
-	if err != nil || v != "ucb" {
+	if err != nil || v == "logei" {
 		return nil, err
 	}
-	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n}, nil
+	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n, late: v == "ucb-late"}, nil
+}
+
+// count is how many candidates the next decision draws in the trust
+// region: region-points once an evaluation met every limit, SCBO's count
+// (0) before.
+func (u *regionUCB) count(c *gpCore) int {
+	if !c.ledger.anyFeasible() {
+		return 0
+	}
+	return u.points
 }
 
 // acq is the acquisition of round t when the next decision of c searches a

@@ -12,7 +12,8 @@ import (
 // TestLogNEIRegionUCB: in the trust region lognei plays CONFIG's rule —
 // UCB of f (β_f = 2) where every LCB of g (β_g = 1) is ≤ 0, else below
 // every such point by the largest LCB — and from ⌈T/2⌉, once an
-// evaluation met every limit, the safe stage's UCB of g (β = 1); with
+// evaluation met every limit, the safe stage's UCB of g (β = 1), and
+// region-points candidates drawn instead of SCBO's count; with
 // region-acq=logei, or below 10 dims (region=auto), its own acquisition.
 func TestLogNEIRegionUCB(t *testing.T) {
 	agentOn := func(d int, ps bandit.Params) *LogNEI {
@@ -69,6 +70,9 @@ func TestLogNEIRegionUCB(t *testing.T) {
 			t.Errorf("before T/2: acq(%v) = %v, want %v", c.p.mv, got, c.want)
 		}
 	}
+	if n := a.region.count(a.gpCore); n != 0 {
+		t.Errorf("nothing feasible: %d candidates, want 0 (SCBO's count)", n)
+	}
 	// From T/2 with no feasible evaluation: still the optimistic rule.
 	if got := at(50)(p(1, 1, 0.3, 0.25)); got != 3 {
 		t.Errorf("at T/2, nothing feasible: %v, want 3", got)
@@ -80,6 +84,9 @@ func TestLogNEIRegionUCB(t *testing.T) {
 	}
 	if err := a.Observe(bandit.Feedback{ID: dec.ID, Reward: 0, HasReward: true, Costs: []float64{-1}}); err != nil {
 		t.Fatal(err)
+	}
+	if n := a.region.count(a.gpCore); n != RegionPoints {
+		t.Errorf("one feasible: %d candidates, want %d", n, RegionPoints)
 	}
 	if got := at(49)(p(1, 1, 0.3, 0.25)); got != 3 {
 		t.Errorf("before T/2, one feasible: %v, want 3", got)

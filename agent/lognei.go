@@ -37,7 +37,7 @@ const (
 func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.decideTurn(r, func() (turn, error) {
 		if acq, ok := a.region.acq(a.gpCore, r.T); ok {
-			return turn{acq: acq, points: a.region.points}, nil
+			return turn{acq: acq, points: a.region.count(a.gpCore)}, nil
 		}
 		best, at := math.Inf(-1), -1
 		ev, ok := a.evaluated()
