@@ -10,7 +10,7 @@ import (
 )
 
 // regionAcqDoc declares region-acq.
-var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choices: []string{"ucb", "ucb-late", "logei"}, When: bandit.IsNot("region", "global"),
+var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choices: []string{"ucb", "logei"}, When: bandit.IsNot("region", "global"),
 	Doc: "lognei's acquisition inside the trust region: ucb: CONFIG's rule (UCB of f over {LCB of every g ≤ 0}, else the least largest LCB; " +
 		"from T/2, once an evaluation met every limit, points whose UCBs of g are ≤ 0 first); logei: the acquisition of the whole box",
 	Source:  "Xu et al. 2023 (CONFIG); Sui et al. 2018 §4 (the safe stage); measured: docs/offline.md, \"10–20 parameters and cost\"",
@@ -39,7 +39,6 @@ const RegionPoints = 512
 type regionUCB struct {
 	safeFrom int // the first round of the safe stage: ⌈T/2⌉ (configSafeFrom)
 	points   int // region-points
-	late     bool
 }
 
 // newRegionUCB reads region-acq and region-points: nil for logei.
@@ -52,7 +51,7 @@ func newRegionUCB(name string, cfg Config) (*regionUCB, error) {
 	if err != nil || v == "logei" {
 		return nil, err
 	}
-	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n, late: v == "ucb-late"}, nil
+	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n}, nil
 }
 
 // count is how many candidates the next decision draws in the trust
