@@ -253,9 +253,11 @@ type turn struct {
 	fill  func(i int, mv []float64)
 	fixed bool
 	wide  *wideSearch // opt-in: the wider search on the whole box (wide.go)
-	after func(act bandit.Action, i int) (bandit.Action, error)
-	draw  func(pend pending) (bandit.Action, error)
-	blind bool
+	// points: how many candidates a trust region draws (0: SCBO's count, freshStart)
+	points int
+	after  func(act bandit.Action, i int) (bandit.Action, error)
+	draw   func(pend pending) (bandit.Action, error)
+	blind  bool
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -287,8 +289,12 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 		act, err = tn.draw(pend)
 	} else {
 		refine := c.refine && tn.fill == nil && !tn.fixed
+		reg := regionIf(c.trust, c.info.Domain, c.ledger, pend)
+		if reg != nil {
+			reg.points = tn.points
+		}
 		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-			reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide, blind: tn.blind}
+			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind}
 		act, i, err = ch.pick(c.rng, c.info.Domain)
 	}
 	if err != nil {

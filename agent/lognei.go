@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 )
@@ -20,7 +21,10 @@ import (
 // with BFGS polish (wideSearch, after Optuna's GPSampler); from
 // TrustAutoDim dimensions inside SCBO's trust region (Eriksson & Poloczek
 // 2021; region=auto), the core's search there.
-type LogNEI struct{ *gpCore }
+type LogNEI struct {
+	*gpCore
+	region *regionUCB // region-acq=ucb: CONFIG's rule in the trust region (hidim.go)
+}
 
 // lognei's search: the best logNEITop candidates and the incumbent start a
 // local search of at most logNEIIters BFGS iterations (our choice; GPSampler
@@ -33,6 +37,9 @@ const (
 // Decide implements bandit.Agent.
 func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.decideTurn(r, func() (turn, error) {
+		if acq, ok := a.region.acq(a.gpCore, r.T); ok {
+			return turn{acq: acq, points: a.region.count(a.gpCore)}, nil
+		}
 		best, at := math.Inf(-1), -1
 		ev, ok := a.evaluated()
 		if ok {
@@ -76,10 +83,19 @@ func init() {
 		Summary: "offline: log EI over the best feasible posterior mean + Σ log P(g_j ≤ 0), searched from many starts; " +
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
+		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
 			DefaultFor: []string{Offline, string(KindPerRound) + "+" + Offline, string(KindCumulative) + "+" + Offline, string(KindLongTerm) + "+" + Offline}},
-	}, policyOn(func(c *gpCore) *LogNEI { return &LogNEI{c} }),
-		"region", "auto")) // SCBO's trust region from TrustAutoDim dimensions
+	}, newLogNEI, "region", "auto"))
+}
+
+func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
+	u, err := newRegionUCB(name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return policyOn(func(c *gpCore) *LogNEI { return &LogNEI{gpCore: c, region: u} })(name, cfg)
 }

@@ -44,6 +44,7 @@ type region struct {
 	box    *domain.Box
 	centre []float64
 	fresh  bool // draw candidates in it (regionFresh)
+	points int  // how many (0: SCBO's count, freshStart)
 }
 
 // trustRegion replays SCBO's rules over the ledger's fully observed
@@ -201,8 +202,8 @@ func ascentOptions(d int) maximise.GradOptions {
 // freshStart draws SCBO's candidates in the trust region reg — the centre
 // with each coordinate replaced, with probability min(1, 20/d), by a
 // uniform draw in the region (at least one coordinate; Eriksson & Poloczek
-// 2021, §3, after TuRBO's perturbation) — min(5000, max(2000, 200d)) of
-// them, scores them with acq over the models ms (less excluded where rep
+// 2021, §3, after TuRBO's perturbation) — reg.points of them, or SCBO's
+// min(5000, max(2000, 200d)) when it is 0 — scores them with acq over the models ms (less excluded where rep
 // marks a pending point), and returns the best as a start for the
 // refinement (nil when the models cannot be evaluated off their
 // candidates).
@@ -214,7 +215,10 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 		}
 	}
 	d := reg.box.Dim()
-	n := min(5000, max(2000, 200*d))
+	n := reg.points
+	if n == 0 {
+		n = min(5000, max(2000, 200*d))
+	}
 	xs := scboPoints(rng, reg.box, reg, n)
 	score := func(_ []float64, mv []float64) float64 { return acq(mv) }
 	if rep != nil {

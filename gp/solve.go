@@ -127,6 +127,11 @@ func (c *solveCache) lookup(f *factor, x []float64, dst []float64) bool {
 	return true
 }
 
+// solveBlock is how many right-hand sides one pass over L solves: 64 of
+// t = 200 entries are 100 kB, within a core's L2 cache, where thousands of
+// them (a trust region's fresh candidates) are not; BenchmarkPredictBatchFresh.
+const solveBlock = 64
+
 // solve returns the cache entries of xs solved against all rows of f, with
 // gradients when grad is set (the kernel must be a GradKernel). Points not in
 // the cache are solved together: one pass over L for every right-hand side.
@@ -220,20 +225,26 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		fresh = append(fresh, e)
 		out[j] = e
 	}
-	// One pass over the rows of L for all right-hand sides: row s is read
-	// once while it is hot in cache.
+	// One pass over the rows of L for each block of right-hand sides: row
+	// s is read once per block while it is hot in cache, and a block's
+	// right-hand sides stay in cache across the rows (each is computed by
+	// the same operations in the same order as alone).
 	// The diagonal is read after the dot products, so that L is read as
 	// one sequential stream (reading it first costs a cache miss per row
 	// once L outgrows the cache).
-	for s := 0; s < t; s++ {
-		r := f.row(s)
-		rs := r[:s]
-		for _, b := range rhs {
-			b[s] -= floats.Dot(rs, b[:s])
-		}
-		d := r[s]
-		for _, b := range rhs {
-			b[s] /= d
+	for len(rhs) > 0 {
+		blk := rhs[:min(len(rhs), solveBlock)]
+		rhs = rhs[len(blk):]
+		for s := 0; s < t; s++ {
+			r := f.row(s)
+			rs := r[:s]
+			for _, b := range blk {
+				b[s] -= floats.Dot(rs, b[:s])
+			}
+			d := r[s]
+			for _, b := range blk {
+				b[s] /= d
+			}
 		}
 	}
 	for _, e := range fresh {

@@ -1,0 +1,87 @@
+// lognei in SCBO's trust region (region=auto: 10+ dims): the acquisition
+// it plays there (parameter region-acq).
+
+package agent
+
+import (
+	"math"
+
+	"github.com/cbandit/cbandit/bandit"
+)
+
+// regionAcqDoc declares region-acq.
+var regionAcqDoc = bandit.ChoiceParam{Name: "region-acq", Default: "ucb", Choices: []string{"ucb", "logei"}, When: bandit.IsNot("region", "global"),
+	Doc: "lognei's acquisition inside the trust region: ucb: CONFIG's rule (UCB of f over {LCB of every g ≤ 0}, else the least largest LCB; " +
+		"from T/2, once an evaluation met every limit, points whose UCBs of g are ≤ 0 first); logei: the acquisition of the whole box",
+	Source:  "Xu et al. 2023 (CONFIG); Sui et al. 2018 §4 (the safe stage); measured: docs/offline.md, \"10–20 parameters and cost\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "logei", Why: "lognei plays CONFIG's UCB rule in the trust region: feasible points on every seed of ackley10"}}}
+
+// regionPointsDoc declares region-points.
+var regionPointsDoc = bandit.IntParam{Name: "region-points", Default: RegionPoints, Range: bandit.AtLeast(0), When: bandit.Is("region-acq", "ucb"),
+	Doc:     "candidates drawn in the trust region at each decision before the gradient ascent once an evaluation met every limit (before, and with 0: SCBO's min(5000, max(2000, 200d)))",
+	Source:  "BoTorch's tutorials: 512 raw samples before the restarts of optimize_acqf; measured: docs/offline.md, \"10–20 parameters and cost\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei draws 512 candidates in the trust region once an evaluation met every limit (SCBO's 2,000–5,000 before)"}}}
+
+// RegionPoints is lognei's count of fresh candidates in the trust region
+// once an evaluation met every limit: SCBO's 2,000–5,000 serve Thompson
+// draws, which have no gradient to climb; a UCB ascended from the best of
+// them needs fewer, and scoring them was 85 % of a decision at d = 20
+// (BenchmarkOfflineDecide). Before, SCBO's count: with 512 from the start,
+// one of two seeds of levy20 found no feasible point (docs/offline.md).
+const RegionPoints = 512
+
+// regionUCB is lognei's rule inside the trust region with region-acq=ucb:
+// config's decision there (ConfigAgent with the practical widths: β_f =
+// PracticalBetaF, β_g = TrustBetaG, its safe stage from round safeFrom with
+// β = 1). Offline, EI in the region climbs the nearest local basin and the
+// feasibility term alone chases the constraints' uncertainty; config's UCB
+// found feasible points and low values on every measured seed.
+type regionUCB struct {
+	safeFrom int // the first round of the safe stage: ⌈T/2⌉ (configSafeFrom)
+	points   int // region-points
+}
+
+// newRegionUCB reads region-acq and region-points: nil for logei.
+func newRegionUCB(name string, cfg Config) (*regionUCB, error) {
+	v, err := regionAcqDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	n, err := regionPointsDoc.Read(name, cfg.Params)
+	if err != nil || v == "logei" {
+		return nil, err
+	}
+	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n}, nil
+}
+
+// count is how many candidates the next decision draws in the trust
+// region: region-points once an evaluation met every limit, SCBO's count
+// (0) before.
+func (u *regionUCB) count(c *gpCore) int {
+	if !c.ledger.anyFeasible() {
+		return 0
+	}
+	return u.points
+}
+
+// acq is the acquisition of round t when the next decision of c searches a
+// trust region (ok false: the whole box, where the policy keeps its own).
+func (u *regionUCB) acq(c *gpCore, t int) (acq Acquisition, ok bool) {
+	if u == nil {
+		return nil, false
+	}
+	var p pending // regionIf only asks whether any decision is pending
+	if c.halluc.on && c.ledger.Open() > 0 {
+		p.acts = c.ledger.Pending(false, 1)
+	}
+	if regionIf(c.trust, c.info.Domain, c.ledger, p) == nil {
+		return nil, false
+	}
+	if t >= u.safeFrom && c.ledger.anyFeasible() {
+		return safeFirst(PracticalBetaF, configBetaSafe.Default, len(c.g)), true
+	}
+	// safeFirst with −β_g is CONFIG's rule: UCB of f where every LCB of g
+	// is ≤ 0, and below every such point the least largest LCB (which is
+	// the whole ranking when no point is optimistically feasible).
+	return safeFirst(PracticalBetaF, -TrustBetaG, len(c.g)), true
+}
