@@ -19,8 +19,12 @@ import (
 // The acquisition is searched from the best candidates and the incumbent
 // with BFGS polish (wideSearch, after Optuna's GPSampler); from
 // TrustAutoDim dimensions inside SCBO's trust region (Eriksson & Poloczek
-// 2021; region=auto), the core's search there.
-type LogNEI struct{ *gpCore }
+// 2021; region=auto), the core's search there. In the last rounds it
+// replicates the recommendation-to-be (confirmTurn, parameter confirm).
+type LogNEI struct {
+	*gpCore
+	from, horizon int // the confirmation's rounds (confirmTurn, parameter confirm)
+}
 
 // lognei's search: the best logNEITop candidates and the incumbent start a
 // local search of at most logNEIIters BFGS iterations (our choice; GPSampler
@@ -33,22 +37,11 @@ const (
 // Decide implements bandit.Agent.
 func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.decideTurn(r, func() (turn, error) {
-		best, at := math.Inf(-1), -1
-		ev, ok := a.evaluated()
-		if ok {
-			for k, mv := range ev.mv {
-				p := Posterior{mv}
-				feasible := true
-				for j := range a.g {
-					if mu, _ := p.G(j); !(mu <= 0) {
-						feasible = false
-					}
-				}
-				if feasible && mv[0] > best {
-					best, at = mv[0], k
-				}
-			}
+		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
+			return tn, nil
 		}
+		ev, ok := a.evaluated()
+		best, at := plugInIncumbent(ev, ok, len(a.g))
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
 			var lpf float64
@@ -77,11 +70,11 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: withDefault(CoreParams, "region", "auto"),
+		Params: append(withDefault(CoreParams, "region", "auto"), confirmDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm}, Pending: PendingHallucinate,
 			DefaultFor: []string{Offline, string(KindPerRound) + "+" + Offline, string(KindCumulative) + "+" + Offline, string(KindLongTerm) + "+" + Offline}, LearnsFailures: true},
-		New: policyOn("lognei", func(c *gpCore) *LogNEI { return &LogNEI{c} }),
+		New: newLogNEI,
 	})
 }
