@@ -7,6 +7,7 @@ import (
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/model"
 )
 
 // plugInIncumbent is the best posterior mean of f among the evaluated
@@ -119,5 +120,152 @@ func newLogNEI(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LogNEI{gpCore: c, from: from, horizon: cfg.Horizon}, nil
+	inc, err := incumbentDoc.Read("lognei", cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &LogNEI{gpCore: c, lastRounds: lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}}, nil
+}
+
+// lastRounds is lognei's state beside its core: the confirmation's rounds
+// (from, horizon; parameter confirm), the incumbent (nei: parameter
+// incumbent) and the seed of its draws.
+type lastRounds struct {
+	from, horizon int
+	nei           bool
+	seed          uint64
+}
+
+// incumbents are the noisy incumbent's draws for the decision of round t
+// (nil: the plug-in incumbent best serves): with incumbent=nei, when a
+// point looks feasible (at ≥ 0) and at least half the draws have a
+// feasible point.
+func (a *LogNEI) incumbents(ev evaluated, at, t int) []float64 {
+	if !a.nei || at < 0 {
+		return nil
+	}
+	bests := a.noisyIncumbents(ev, a.seed*1000003+uint64(t))
+	if 2*len(bests) < NEIDraws {
+		return nil
+	}
+	return bests
+}
+
+// logImprovement is log EI over the plug-in incumbent best, or over the
+// noisy incumbent's draws when there are any (logNEI).
+func logImprovement(mu, v, best float64, bests []float64) float64 {
+	if bests != nil {
+		return logNEI(mu, v, bests)
+	}
+	return logEI(mu, v, best)
+}
+
+// incumbentDoc declares lognei's incumbent: the bar of its expected
+// improvement.
+var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei"},
+	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI)",
+	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); measured: docs/offline.md, \"Under noise\""}
+
+// NEIDraws is the number of joint posterior draws of the noisy incumbent:
+// a fixed number, drawn from a stream seeded by the round, so a decision
+// is a function of the data (Letham et al. 2019 §4 use quasi-Monte Carlo
+// draws; ours are pseudo-random normals, their antithetic pairs).
+const NEIDraws = 32
+
+// noisyIncumbents are the best feasible values of f in NEIDraws joint
+// draws of f, g_1..g_m at the evaluated points (a draw without a feasible
+// point is left out); nil when a model has no joint posterior there or
+// none is evaluated. seed seeds the draws.
+func (c *gpCore) noisyIncumbents(ev evaluated, seed uint64) []float64 {
+	n := len(ev.acts)
+	if n == 0 || len(ev.acts[0].X) == 0 {
+		return nil
+	}
+	xs := make([][]float64, n)
+	for k, a := range ev.acts {
+		xs[k] = a.X
+	}
+	draws := make([][]float64, len(c.ms)) // draws[j][s·n + k]
+	z := make([]float64, n)
+	rng := seedRand(seed)
+	mean, cov, l := make([]float64, n), make([]float64, n*n), make([]float64, n*n)
+	for j, m := range c.ms {
+		jp := model.AsJointPredictor(m)
+		if jp == nil || jp.PredictJoint(xs, mean, cov) != nil || !jitteredCholesky(cov, n, l) {
+			return nil
+		}
+		draws[j] = make([]float64, NEIDraws*n)
+		for s := 0; s < NEIDraws; s += 2 {
+			for k := range z {
+				z[k] = rng.NormFloat64()
+			}
+			for k := range n {
+				var v float64
+				for i := 0; i <= k; i++ {
+					v += l[k*n+i] * z[i]
+				}
+				draws[j][s*n+k], draws[j][(s+1)*n+k] = mean[k]+v, mean[k]-v
+			}
+		}
+	}
+	var bests []float64
+	for s := range NEIDraws {
+		best := math.Inf(-1)
+		for k := range n {
+			ok := true
+			for j := 1; j < len(draws); j++ {
+				if !(draws[j][s*n+k] <= 0) {
+					ok = false
+					break
+				}
+			}
+			if ok && draws[0][s*n+k] > best {
+				best = draws[0][s*n+k]
+			}
+		}
+		if !math.IsInf(best, -1) {
+			bests = append(bests, best)
+		}
+	}
+	return bests
+}
+
+// jitteredCholesky writes the lower Cholesky factor of the n×n covariance
+// cov (its lower triangle read) into l, with 1e-10 of the mean diagonal
+// added, ten times more after each failure up to 1e-4 of it (as
+// gp.Sampler); false when every attempt fails.
+func jitteredCholesky(cov []float64, n int, l []float64) bool {
+	var tr float64
+	for k := range n {
+		tr += cov[k*n+k]
+	}
+	a := make([]float64, n*n)
+	for jit := 1e-10 * math.Max(tr/float64(n), 1e-300); jit <= 1e-4*math.Max(tr/float64(n), 1e-300)*1.0001; jit *= 10 {
+		for i := range n {
+			for k := 0; k <= i; k++ {
+				a[i*n+k] = cov[i*n+k]
+			}
+			a[i*n+i] += jit
+		}
+		if cholesky(a, n, l) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// logNEI is log of the mean over bests of EI(mu, v) over each: the noisy
+// incumbent's log EI (log-sum-exp, finite where every EI underflows).
+func logNEI(mu, v float64, bests []float64) float64 {
+	top := math.Inf(-1)
+	var ls [NEIDraws]float64
+	for s, b := range bests {
+		ls[s] = logEI(mu, v, b)
+		top = math.Max(top, ls[s])
+	}
+	var sum float64
+	for _, x := range ls[:len(bests)] {
+		sum += math.Exp(x - top)
+	}
+	return top + math.Log(sum/float64(len(bests)))
 }

@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"math"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
 )
 
 // TestConfirmableHandSolved: recommendFixture standardised, λ = 1 in the
@@ -65,5 +68,102 @@ func TestConfirmEarlierGeneration(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("confirm %s, T = %d: %d, %v; want %d", c.v, c.T, got, err, c.want)
 		}
+	}
+}
+
+// neiFixture is lognei with incumbent=nei on [0, 100] with an SE kernel of
+// lengthscale 1 (points 50 apart are independent), the kernel fixed and
+// noise variance lam, told (x, f, g) triples.
+func neiFixture(t *testing.T, lam string, obs [][3]float64) *LogNEI {
+	t.Helper()
+	dom, err := domain.NewBox([]float64{0}, []float64{100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := gp.NewSE(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 1, B: 10, G: 10, R: 1, RG: 1}, Horizon: 10, Seed: 3,
+		Params: bandit.Params{"standardise": "off", "hyper": "fixed", "lambda": lam, "incumbent": "nei"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, o := range obs {
+		d, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r + 1}, bandit.PointAction([]float64{o[0]}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: o[1], HasReward: true, Costs: []float64{o[2]}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ag.(*LogNEI)
+}
+
+// TestNEIZeroNoiseIsEI: with noise variance 1e-10 the joint draws at the
+// evaluated points are their observations, so every draw's incumbent is
+// the best feasible observation (f = 2 at x = 50; x = 100 has f = 5 but
+// g = 1 > 0) and noisy EI is EI over it.
+func TestNEIZeroNoiseIsEI(t *testing.T) {
+	a := neiFixture(t, "1e-10", [][3]float64{{0, 1, -1}, {50, 2, -0.5}, {100, 5, 1}})
+	ev, ok := a.evaluated()
+	if !ok {
+		t.Fatal("not evaluated")
+	}
+	best, at := plugInIncumbent(ev, ok, 1)
+	bests := a.incumbents(ev, at, 4)
+	if at != 1 || math.Abs(best-2) > 1e-6 || len(bests) != NEIDraws {
+		t.Fatalf("plug-in %v at %d, %d draws", best, at, len(bests))
+	}
+	for _, b := range bests {
+		if math.Abs(b-2) > 1e-4 {
+			t.Fatalf("a draw's incumbent %v, want 2", b)
+		}
+	}
+	for _, c := range [][2]float64{{1, 0.5}, {3, 2}, {-4, 0.1}} {
+		if got, want := logImprovement(c[0], c[1], best, bests), logEI(c[0], c[1], 2); math.Abs(got-want) > 1e-4*math.Max(1, math.Abs(want)) {
+			t.Errorf("NEI(%v, %v) = %v, EI over 2 = %v", c[0], c[1], got, want)
+		}
+	}
+}
+
+// TestNEIOnePointHandSolved: one evaluated point x = 0 told f = 4, g = −100
+// with λ = 1: its posterior is f ~ N(2, ½), g ~ N(−50, ½) (always
+// feasible), so the draws' incumbents are draws of N(2, ½) in antithetic
+// pairs: each pair symmetric about 2, and over many rounds their spread
+// is √½. Noisy EI of a point with the same posterior
+// as the incumbent's marginal exceeds EI over the plug-in 2 (Jensen: EI is
+// convex in the incumbent).
+func TestNEIOnePointHandSolved(t *testing.T) {
+	a := neiFixture(t, "1", [][3]float64{{0, 4, -100}})
+	ev, ok := a.evaluated()
+	if !ok {
+		t.Fatal("not evaluated")
+	}
+	best, at := plugInIncumbent(ev, ok, 1)
+	bests := a.incumbents(ev, at, 2)
+	if at != 0 || math.Abs(best-2) > 1e-9 || len(bests) != NEIDraws {
+		t.Fatalf("plug-in %v at %d, %d draws", best, at, len(bests))
+	}
+	for s := 0; s < len(bests); s += 2 {
+		if math.Abs(bests[s]+bests[s+1]-4) > 1e-9 {
+			t.Fatalf("pair %v, %v not symmetric about 2", bests[s], bests[s+1])
+		}
+	}
+	var sum, sq float64
+	var n int
+	for r := 1; r <= 100; r++ { // 3,200 draws: the spread within ±8 % of √½
+		for _, b := range a.incumbents(ev, at, r) {
+			sum += b
+			sq += (b - 2) * (b - 2)
+			n++
+		}
+	}
+	if sd := math.Sqrt(sq / float64(n)); math.Abs(sum/float64(n)-2) > 1e-9 || math.Abs(sd-math.Sqrt(0.5)) > 0.08*math.Sqrt(0.5) {
+		t.Errorf("draws' mean %v (want 2), std %v (want %v)", sum/float64(n), sd, math.Sqrt(0.5))
+	}
+	if nei, ei := logImprovement(2, 0.5, best, bests), logEI(2, 0.5, 2); !(nei > ei) {
+		t.Errorf("NEI %v ≤ EI %v", nei, ei)
 	}
 }

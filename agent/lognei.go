@@ -23,7 +23,7 @@ import (
 // replicates the recommendation-to-be (confirmTurn, parameter confirm).
 type LogNEI struct {
 	*gpCore
-	from, horizon int // the confirmation's rounds (confirmTurn, parameter confirm)
+	lastRounds // the confirmation and the noisy incumbent (incumbent.go)
 }
 
 // lognei's search: the best logNEITop candidates and the incumbent start a
@@ -42,6 +42,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		ev, ok := a.evaluated()
 		best, at := plugInIncumbent(ev, ok, len(a.g))
+		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
 			var lpf float64
@@ -53,7 +54,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 				return lpf
 			}
 			mu, v := p.F()
-			return logEI(mu, v, best) + lpf
+			return logImprovement(mu, v, best, bests) + lpf
 		}
 		w := &wideSearch{Top: logNEITop, Iters: logNEIIters}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
@@ -70,7 +71,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(withDefault(CoreParams, "region", "auto"), confirmDoc),
+		Params: append(withDefault(CoreParams, "region", "auto"), confirmDoc, incumbentDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm}, Pending: PendingHallucinate,
