@@ -57,9 +57,10 @@ func confirmFrom(name string, ps bandit.Params, horizon int) (int, error) {
 }
 
 // confirmTurn is the decision of round t ≤ T in the confirmation (t ≥
-// from): the evaluated configuration confirmable replicates (with T − t + 1
-// rounds left), played as it is, when it is not already the
-// recommendation; ok false: search.
+// from): among the evaluated configurations that replicates could bring
+// to the level with the T − t + 1 rounds left (confirmable), the one of
+// largest upper bound μ_f + ConfirmBeta·σ_f, played as it is — unless it
+// is the recommendation already at the level; ok false: search.
 func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 	if t < from || t > horizon {
 		return turn{}, false
@@ -68,8 +69,8 @@ func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 	if !ok {
 		return turn{}, false
 	}
-	k := c.confirmable(ev, confirmLevel, horizon-t+1)
-	if k < 0 || probFeasible(Posterior{ev.mv[k]}, len(c.g)) >= confirmLevel {
+	k := c.confirmable(ev, confirmLevel, horizon-t+1, ConfirmBeta)
+	if k < 0 || (k == c.confirmable(ev, confirmLevel, 0, 0) && probFeasible(Posterior{ev.mv[k]}, len(c.g)) >= confirmLevel) {
 		return turn{}, false
 	}
 	act := ev.acts[k]
@@ -78,22 +79,28 @@ func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true
 }
 
+// ConfirmBeta is the width of the upper bound that picks the configuration
+// to replicate: the strongest challenger of the recommendation, as LUCB's
+// (Kalyanakrishnan, Tewari, Auer & Stone 2012 ICML §3), at the one-sided
+// 95 % of the recommendation's level (Φ⁻¹(0.95)).
+const ConfirmBeta = 1.645
+
 // confirmable is the index in ev of the evaluated configuration of largest
-// posterior mean of f among those whose P(every limit holds) would reach
+// μ_f + beta·σ_f among those whose P(every limit holds) would reach
 // level after n more observations there (−1: none). Each constraint's
 // posterior variance after n observations of noise variance λ_j at the
 // point is 1/(1/σ²_j + n/λ_j) (the Gaussian update of one value, the other
 // points' data as they are), its mean as now; a model without a noise
-// variance counts as noise-free (variance unchanged). With n = 0 it is
-// Recommend's choice.
-func (c *gpCore) confirmable(ev evaluated, level float64, n int) int {
+// variance counts as noise-free (variance unchanged). With n = 0 and
+// beta = 0 it is Recommend's choice.
+func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64) int {
 	lam := make([]float64, len(c.g))
 	for j, g := range c.g {
 		if k, ok := g.(interface{ Kernel() (gp.Kernel, float64) }); ok {
 			_, lam[j] = k.Kernel()
 		}
 	}
-	best := -1
+	best, bestU := -1, 0.0
 	for k, mv := range ev.mv {
 		pf := 1.0
 		for j := range c.g {
@@ -103,8 +110,8 @@ func (c *gpCore) confirmable(ev evaluated, level float64, n int) int {
 			}
 			pf *= normCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
 		}
-		if pf >= level && (best < 0 || mv[0] > ev.mv[best][0]) {
-			best = k
+		if u := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0)); pf >= level && (best < 0 || u > bestU) {
+			best, bestU = k, u
 		}
 	}
 	return best

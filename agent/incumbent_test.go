@@ -26,7 +26,7 @@ func TestConfirmableHandSolved(t *testing.T) {
 		n     int
 		want  int
 	}{{0.95, 0, -1}, {0.95, 1, -1}, {0.95, 2, 0}, {0.95, 50, 0}, {0.9, 0, 0}, {0.97, 2, -1}} {
-		if got := a.confirmable(ev, c.level, c.n); got != c.want {
+		if got := a.confirmable(ev, c.level, c.n, 0); got != c.want {
 			t.Errorf("level %v, n = %d: %d, want %d", c.level, c.n, got, c.want)
 		}
 	}
@@ -165,5 +165,29 @@ func TestNEIOnePointHandSolved(t *testing.T) {
 	}
 	if nei, ei := logImprovement(2, 0.5, best, bests), logEI(2, 0.5, 2); !(nei > ei) {
 		t.Errorf("NEI %v ≤ EI %v", nei, ei)
+	}
+}
+
+// TestConfirmChallenger: λ = 1, x = 0 told f = 5 once (f ~ N(2.5, ½)), x =
+// 50 told f = 3.6 three times (N(2.7, ¼)), both far inside the limit. The
+// recommendation is x = 50 (the larger mean); the upper bounds are 2.5 +
+// 1.645·√½ = 3.663 and 2.7 + 1.645·½ = 3.5225, so the confirmation
+// replicates the challenger x = 0.
+func TestConfirmChallenger(t *testing.T) {
+	a := neiFixture(t, "1", [][3]float64{{0, 5, -100}, {50, 3.6, -100}, {50, 3.6, -100}, {50, 3.6, -100}})
+	ev, ok := a.evaluated()
+	if !ok {
+		t.Fatal("not evaluated")
+	}
+	if rec, ch := a.confirmable(ev, 0.95, 0, 0), a.confirmable(ev, 0.95, 0, ConfirmBeta); rec != 1 || ch != 0 {
+		t.Fatalf("recommendation %d (want 1, x = 50), challenger %d (want 0, x = 0)", rec, ch)
+	}
+	a.from = 5
+	d, err := a.Decide(&bandit.Round{T: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Action.X) != 1 || d.Action.X[0] != 0 {
+		t.Errorf("round 5 of 10 in the confirmation: plays %v, want [0]", d.Action.X)
 	}
 }
