@@ -38,7 +38,7 @@ func plugInIncumbent(ev evaluated, ok bool, m int) (best float64, at int) {
 // confirmDoc declares lognei's confirm: the share of the horizon spent at
 // its end replicating the configuration the recommendation is to be.
 var confirmDoc = bandit.FloatParam{Name: "confirm", Default: 0.1, Range: bandit.Range{Min: 0, Max: 0.5, MinEnd: bandit.Closed, MaxEnd: bandit.Closed},
-	Doc:     "in the last ⌈confirm·T⌉ rounds (T the horizon, or the epoch's), replicate the evaluated configuration of best posterior mean that the remaining rounds could bring to P(every limit holds) ≥ 0.95 while it is below; search otherwise",
+	Doc:     "in the last ⌈confirm·T⌉ rounds (T the horizon, or the epoch's), replicate, among the evaluated configurations the remaining rounds could bring to P(every limit holds) ≥ 0.95, the one of largest μ_f + 1.645σ_f, unless it is the recommendation already at 0.95 (then search)",
 	Source:  "our rule (the final choice under noise made on the model, as reviewed by Picheny, Wagner & Ginsbourger 2013, Struct. Multidisc. Optim.); measured: docs/offline.md, \"Under noise\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei replicates its recommendation-to-be in the last tenth of the horizon"}}}
 
