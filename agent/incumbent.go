@@ -4,6 +4,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/gp"
@@ -65,6 +66,9 @@ func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 	if t < from || t > horizon {
 		return turn{}, false
 	}
+	if !slices.ContainsFunc(c.ms, func(m model.Model) bool { return fittedNoise(m) >= ConfirmNoise }) {
+		return turn{}, false // every metric deterministic: a replicate repeats its value
+	}
 	ev, ok := c.evaluated()
 	if !ok {
 		return turn{}, false
@@ -79,9 +83,26 @@ func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true
 }
 
+// ConfirmNoise is the fitted noise variance (in the units of the model's
+// standardised data, whose variance is about 1) below which a metric counts
+// as deterministic for the confirmation: a noise std under 1 % of the
+// metric's spread (our choice; the fit's floor is 1e-6, model/fit.go, where
+// a noise-free metric's fit lands).
+const ConfirmNoise = 1e-4
+
+// fittedNoise is m's noise variance in its standardised units (0 when m
+// does not fit or report one).
+func fittedNoise(m model.Model) float64 {
+	if k, ok := m.(interface{ Kernel() (gp.Kernel, float64) }); ok {
+		_, lam := k.Kernel()
+		return lam
+	}
+	return 0
+}
+
 // ConfirmBeta is the width of the upper bound that picks the configuration
 // to replicate: the strongest challenger of the recommendation, as LUCB's
-// (Kalyanakrishnan, Tewari, Auer & Stone 2012 ICML §3), at the one-sided
+// (Kalyanakrishnan, Tewari, Auer & Stone 2012 ICML), at the one-sided
 // 95 % of the recommendation's level (Φ⁻¹(0.95)).
 const ConfirmBeta = 1.645
 
@@ -90,14 +111,14 @@ const ConfirmBeta = 1.645
 // level after n more observations there (−1: none). Each constraint's
 // posterior variance after n observations of noise variance λ_j at the
 // point is 1/(1/σ²_j + n/λ_j) (the Gaussian update of one value, the other
-// points' data as they are), its mean as now; a model without a noise
-// variance counts as noise-free (variance unchanged). With n = 0 and
+// points' data as they are), its mean as now; a deterministic constraint
+// (λ_j below ConfirmNoise, or none) keeps its variance. With n = 0 and
 // beta = 0 it is Recommend's choice.
 func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64) int {
 	lam := make([]float64, len(c.g))
 	for j, g := range c.g {
-		if k, ok := g.(interface{ Kernel() (gp.Kernel, float64) }); ok {
-			_, lam[j] = k.Kernel()
+		if lam[j] = fittedNoise(g); lam[j] < ConfirmNoise {
+			lam[j] = 0
 		}
 	}
 	best, bestU := -1, 0.0
@@ -175,7 +196,7 @@ var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Cho
 
 // NEIDraws is the number of joint posterior draws of the noisy incumbent:
 // a fixed number, drawn from a stream seeded by the round, so a decision
-// is a function of the data (Letham et al. 2019 §4 use quasi-Monte Carlo
+// is a function of the data (Letham et al. 2019 use quasi-Monte Carlo
 // draws; ours are pseudo-random normals, their antithetic pairs).
 const NEIDraws = 32
 

@@ -171,8 +171,7 @@ func TestNEIOnePointHandSolved(t *testing.T) {
 // TestConfirmChallenger: λ = 1, x = 0 told f = 5 once (f ~ N(2.5, ½)), x =
 // 50 told f = 3.6 three times (N(2.7, ¼)), both far inside the limit. The
 // recommendation is x = 50 (the larger mean); the upper bounds are 2.5 +
-// 1.645·√½ = 3.663 and 2.7 + 1.645·½ = 3.5225, so the confirmation
-// replicates the challenger x = 0.
+// 1.645·√½ = 3.663 and 2.7 + 1.645·½ = 3.5225, so the challenger is x = 0.
 func TestConfirmChallenger(t *testing.T) {
 	a := neiFixture(t, "1", [][3]float64{{0, 5, -100}, {50, 3.6, -100}, {50, 3.6, -100}, {50, 3.6, -100}})
 	ev, ok := a.evaluated()
@@ -182,12 +181,9 @@ func TestConfirmChallenger(t *testing.T) {
 	if rec, ch := a.confirmable(ev, 0.95, 0, 0), a.confirmable(ev, 0.95, 0, ConfirmBeta); rec != 1 || ch != 0 {
 		t.Fatalf("recommendation %d (want 1, x = 50), challenger %d (want 0, x = 0)", rec, ch)
 	}
-	a.from = 5
-	d, err := a.Decide(&bandit.Round{T: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Action.X) != 1 || d.Action.X[0] != 0 {
-		t.Errorf("round 5 of 10 in the confirmation: plays %v, want [0]", d.Action.X)
+	// These models report no fitted noise (unstandardised, fixed kernel):
+	// every metric counts as deterministic, and the confirmation searches.
+	if _, ok := a.confirmTurn(5, 5, 10); ok {
+		t.Error("confirms with every metric deterministic")
 	}
 }
