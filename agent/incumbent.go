@@ -39,7 +39,7 @@ func plugInIncumbent(ev evaluated, ok bool, m int) (best float64, at int) {
 // confirmDoc declares lognei's confirm: the share of the horizon spent at
 // its end replicating the configuration the recommendation is to be.
 var confirmDoc = bandit.FloatParam{Name: "confirm", Default: 0.1, Range: bandit.Range{Min: 0, Max: 0.5, MinEnd: bandit.Closed, MaxEnd: bandit.Closed},
-	Doc:     "in the last ⌈confirm·T⌉ rounds (T the horizon, or the epoch's), replicate, among the evaluated configurations the remaining rounds could bring to P(every limit holds) ≥ 0.95, the one of largest μ_f + 1.645σ_f, unless it is the recommendation already at 0.95 (then search)",
+	Doc:     "in the last ⌈confirm·T⌉ rounds (T the horizon, or the epoch's), where a metric is noisy, replicate in turn the recommendation and its challenger: among the other evaluated configurations the remaining rounds could bring to P(every limit holds) ≥ 0.95, the one of largest μ_f + 1.645σ_f (search when neither exists)",
 	Source:  "our rule (the final choice under noise made on the model, as reviewed by Picheny, Wagner & Ginsbourger 2013, Struct. Multidisc. Optim.); measured: docs/offline.md, \"Under noise\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei replicates its recommendation-to-be in the last tenth of the horizon"}}}
 
@@ -58,10 +58,13 @@ func confirmFrom(name string, ps bandit.Params, horizon int) (int, error) {
 }
 
 // confirmTurn is the decision of round t ≤ T in the confirmation (t ≥
-// from): among the evaluated configurations that replicates could bring
-// to the level with the T − t + 1 rounds left (confirmable), the one of
-// largest upper bound μ_f + ConfirmBeta·σ_f, played as it is — unless it
-// is the recommendation already at the level; ok false: search.
+// from), where a metric is noisy, after LUCB (Kalyanakrishnan, Tewari,
+// Auer & Stone 2012 ICML), which samples the leader and its strongest
+// challenger: in turn the recommendation (the leader: Recommend's choice
+// at the level) and, among the other evaluated configurations that
+// replicates could bring to the level with the T − t + 1 rounds left, the
+// one of largest upper bound μ_f + ConfirmBeta·σ_f; either alone when the
+// other is missing, played as it is. ok false: search.
 func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 	if t < from || t > horizon {
 		return turn{}, false
@@ -73,8 +76,12 @@ func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 	if !ok {
 		return turn{}, false
 	}
-	k := c.confirmable(ev, confirmLevel, horizon-t+1, ConfirmBeta)
-	if k < 0 || (k == c.confirmable(ev, confirmLevel, 0, 0) && probFeasible(Posterior{ev.mv[k]}, len(c.g)) >= confirmLevel) {
+	lead := c.confirmable(ev, confirmLevel, 0, 0, -1)
+	k := c.confirmable(ev, confirmLevel, horizon-t+1, ConfirmBeta, lead)
+	if lead >= 0 && (k < 0 || (t-from)%2 == 0) {
+		k = lead
+	}
+	if k < 0 {
 		return turn{}, false
 	}
 	act := ev.acts[k]
@@ -107,14 +114,14 @@ func fittedNoise(m model.Model) float64 {
 const ConfirmBeta = 1.645
 
 // confirmable is the index in ev of the evaluated configuration of largest
-// μ_f + beta·σ_f among those whose P(every limit holds) would reach
+// μ_f + beta·σ_f among those but except whose P(every limit holds) would reach
 // level after n more observations there (−1: none). Each constraint's
 // posterior variance after n observations of noise variance λ_j at the
 // point is 1/(1/σ²_j + n/λ_j) (the Gaussian update of one value, the other
 // points' data as they are), its mean as now; a deterministic constraint
 // (λ_j below ConfirmNoise, or none) keeps its variance. With n = 0 and
 // beta = 0 it is Recommend's choice.
-func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64) int {
+func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64, except int) int {
 	lam := make([]float64, len(c.g))
 	for j, g := range c.g {
 		if lam[j] = fittedNoise(g); lam[j] < ConfirmNoise {
@@ -131,7 +138,7 @@ func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64) i
 			}
 			pf *= normCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
 		}
-		if u := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0)); pf >= level && (best < 0 || u > bestU) {
+		if u := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0)); k != except && pf >= level && (best < 0 || u > bestU) {
 			best, bestU = k, u
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // more observations there N(−1/1.1, 1/(2 + n)) and P = Φ(√(2 + n)/1.1):
 // 0.9027 (n = 0), 0.9423 (1), 0.9655 (2). Arm 1's mean is above the limit:
 // never. At level 0.95 arm 0 is confirmable from n = 2; at 0.9 it already
-// is the recommendation, so the confirmation searches instead.
+// is the recommendation.
 func TestConfirmableHandSolved(t *testing.T) {
 	a := recommendFixture(t, "on").(*LogNEI)
 	ev, ok := a.evaluated()
@@ -26,7 +26,7 @@ func TestConfirmableHandSolved(t *testing.T) {
 		n     int
 		want  int
 	}{{0.95, 0, -1}, {0.95, 1, -1}, {0.95, 2, 0}, {0.95, 50, 0}, {0.9, 0, 0}, {0.97, 2, -1}} {
-		if got := a.confirmable(ev, c.level, c.n, 0); got != c.want {
+		if got := a.confirmable(ev, c.level, c.n, 0, -1); got != c.want {
 			t.Errorf("level %v, n = %d: %d, want %d", c.level, c.n, got, c.want)
 		}
 	}
@@ -178,8 +178,11 @@ func TestConfirmChallenger(t *testing.T) {
 	if !ok {
 		t.Fatal("not evaluated")
 	}
-	if rec, ch := a.confirmable(ev, 0.95, 0, 0), a.confirmable(ev, 0.95, 0, ConfirmBeta); rec != 1 || ch != 0 {
+	if rec, ch := a.confirmable(ev, 0.95, 0, 0, -1), a.confirmable(ev, 0.95, 0, ConfirmBeta, -1); rec != 1 || ch != 0 {
 		t.Fatalf("recommendation %d (want 1, x = 50), challenger %d (want 0, x = 0)", rec, ch)
+	}
+	if ch := a.confirmable(ev, 0.95, 0, ConfirmBeta, 0); ch != 1 {
+		t.Fatalf("challenger with x = 0 excluded: %d, want 1", ch)
 	}
 	// These models report no fitted noise (unstandardised, fixed kernel):
 	// every metric counts as deterministic, and the confirmation searches.
