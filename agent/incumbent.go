@@ -114,7 +114,8 @@ func fittedNoise(m model.Model) float64 {
 const ConfirmBeta = 1.645
 
 // confirmable is the index in ev of the evaluated configuration of largest
-// μ_f + beta·σ_f among those but except whose P(every limit holds) would reach
+// μ_f + beta·σ_f among those (other than ev.acts[except]'s configuration)
+// whose P(every limit holds) would reach
 // level after n more observations there (−1: none). Each constraint's
 // posterior variance after n observations of noise variance λ_j at the
 // point is 1/(1/σ²_j + n/λ_j) (the Gaussian update of one value, the other
@@ -138,7 +139,7 @@ func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64, e
 			}
 			pf *= normCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
 		}
-		if u := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0)); k != except && pf >= level && (best < 0 || u > bestU) {
+		if u := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0)); (except < 0 || !sameAction(ev.acts[k], ev.acts[except])) && pf >= level && (best < 0 || u > bestU) {
 			best, bestU = k, u
 		}
 	}
@@ -304,3 +305,6 @@ func logNEI(mu, v float64, bests []float64) float64 {
 	}
 	return top + math.Log(sum/float64(len(bests)))
 }
+
+// sameAction reports whether a and b are the same configuration.
+func sameAction(a, b bandit.Action) bool { return a.Arm == b.Arm && slices.Equal(a.X, b.X) }

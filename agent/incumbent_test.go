@@ -190,3 +190,60 @@ func TestConfirmChallenger(t *testing.T) {
 		t.Error("confirms with every metric deterministic")
 	}
 }
+
+// TestConfirmAlternates: three independent arms, standardised, λ = 1 (a
+// noisy metric to the confirmation): arm 0 told three times well inside
+// the limit (the leader; its replicates are one configuration, not
+// challengers), arm 2 once with a larger reward and a constraint inside
+// (scaled by s = 2.165, the first four values' std: posterior N(−0.577, ½),
+// P = 0.79; after 10 replicates variance 1/12, P = Φ(2.0) = 0.977:
+// confirmable). The confirmation plays
+// the leader in its first round and the challenger in the next.
+func TestConfirmAlternates(t *testing.T) {
+	dom, err := domain.NewFinite([][]float64{{0}, {100}, {200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := gp.NewSE(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 1, B: 10, G: 10, R: 1, RG: 1}, Horizon: 20, Seed: 1,
+		Params: bandit.Params{"standardise": "on", "hyper": "fixed", "lambda": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, o := range []struct {
+		arm     int
+		f, cost float64
+	}{{0, 4, -3}, {0, 4, -3}, {0, 4, -3}, {1, 1, 2}, {2, 9, -2.5}} {
+		d, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r + 1}, bandit.ArmAction(o.arm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: o.f, HasReward: true, Costs: []float64{o.cost}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := ag.(*LogNEI)
+	ev, ok := a.evaluated()
+	if !ok {
+		t.Fatal("not evaluated")
+	}
+	lead := a.confirmable(ev, confirmLevel, 0, 0, -1)
+	ch := a.confirmable(ev, confirmLevel, 10, ConfirmBeta, lead)
+	if lead < 0 || ev.acts[lead].Arm != 0 || ch < 0 || ev.acts[ch].Arm != 2 {
+		t.Fatalf("leader %d, challenger %d: want arm 0's and arm 2's", lead, ch)
+	}
+	a.from = 11 // rounds 11..20: 10 left at round 11
+	for _, c := range []struct{ t, arm int }{{11, 0}, {12, 2}} {
+		tn, ok := a.confirmTurn(c.t, a.from, a.horizon)
+		if !ok {
+			t.Fatalf("round %d: searches", c.t)
+		}
+		act, err := tn.after(bandit.Action{}, 0)
+		if err != nil || act.Arm != c.arm {
+			t.Errorf("round %d: plays %+v, want arm %d", c.t, act, c.arm)
+		}
+	}
+}
