@@ -41,7 +41,7 @@ func plugInIncumbent(ev evaluated, ok bool, m int) (best float64, at int) {
 var confirmDoc = bandit.FloatParam{Name: "confirm", Default: 0.1, Range: bandit.Range{Min: 0, Max: 0.5, MinEnd: bandit.Closed, MaxEnd: bandit.Closed},
 	Doc:     "in the last ⌈confirm·T⌉ rounds (T the horizon, or the epoch's), where a metric is noisy, replicate in turn the recommendation and its challenger: among the other evaluated configurations the remaining rounds could bring to P(every limit holds) ≥ 0.95, the one of largest μ_f + 1.645σ_f (search when neither exists)",
 	Source:  "our rule (the final choice under noise made on the model, as reviewed by Picheny, Wagner & Ginsbourger 2013, Struct. Multidisc. Optim.); measured: docs/offline.md, \"Under noise\"",
-	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei replicates its recommendation-to-be in the last tenth of the horizon"}}}
+	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei replicates its recommendation and its challenger in the last tenth of the horizon where a metric is noisy"}}}
 
 // confirmLevel is the level a replicate aims the recommendation-to-be at:
 // the service's (learner.RecommendLevel, which this package cannot import).
@@ -115,8 +115,8 @@ const ConfirmBeta = 1.645
 
 // confirmable is the index in ev of the evaluated configuration of largest
 // μ_f + beta·σ_f among those (other than ev.acts[except]'s configuration)
-// whose P(every limit holds) would reach
-// level after n more observations there (−1: none). Each constraint's
+// whose P(every limit holds) would reach level after n more observations
+// there (−1: none). Each constraint's
 // posterior variance after n observations of noise variance λ_j at the
 // point is 1/(1/σ²_j + n/λ_j) (the Gaussian update of one value, the other
 // points' data as they are), its mean as now; a deterministic constraint
