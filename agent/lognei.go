@@ -20,10 +20,12 @@ import (
 // The acquisition is searched from the best candidates and the incumbent
 // with BFGS polish (wideSearch, after Optuna's GPSampler); from
 // TrustAutoDim dimensions inside SCBO's trust region (Eriksson & Poloczek
-// 2021; region=auto), the core's search there.
+// 2021; region=auto), the core's search there. In the last rounds it
+// replicates the recommendation-to-be (confirmTurn, parameter confirm).
 type LogNEI struct {
 	*gpCore
-	region *regionUCB // region-acq=ucb: CONFIG's rule in the trust region (hidim.go)
+	region     *regionUCB // region-acq=ucb: CONFIG's rule in the trust region (hidim.go)
+	lastRounds            // the confirmation and the noisy incumbent (incumbent.go)
 }
 
 // lognei's search: the best logNEITop candidates and the incumbent start a
@@ -37,25 +39,15 @@ const (
 // Decide implements bandit.Agent.
 func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.decideTurn(r, func() (turn, error) {
+		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
+			return tn, nil
+		}
 		if acq, ok := a.region.acq(a.gpCore, r.T); ok {
 			return turn{acq: acq, points: a.region.count(a.gpCore)}, nil
 		}
-		best, at := math.Inf(-1), -1
 		ev, ok := a.evaluated()
-		if ok {
-			for k, mv := range ev.mv {
-				p := Posterior{mv}
-				feasible := true
-				for j := range a.g {
-					if mu, _ := p.G(j); !(mu <= 0) {
-						feasible = false
-					}
-				}
-				if feasible && mv[0] > best {
-					best, at = mv[0], k
-				}
-			}
-		}
+		best, at := plugInIncumbent(ev, ok, len(a.g))
+		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
 			var lpf float64
@@ -67,7 +59,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 				return lpf
 			}
 			mu, v := p.F()
-			return logEI(mu, v, best) + lpf
+			return logImprovement(mu, v, best, bests) + lpf
 		}
 		w := &wideSearch{Top: logNEITop, Iters: logNEIIters}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
@@ -84,7 +76,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -92,10 +84,21 @@ func init() {
 	}, newLogNEI, "region", "auto"))
 }
 
+// newLogNEI builds lognei on its core with its trust-region rule and its
+// confirmation rounds.
 func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	u, err := newRegionUCB(name, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return policyOn(func(c *gpCore) *LogNEI { return &LogNEI{gpCore: c, region: u} })(name, cfg)
+	from, err := confirmFrom(name, cfg.Params, cfg.Horizon)
+	if err != nil {
+		return nil, err
+	}
+	inc, err := incumbentDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}
+	return policyOn(func(c *gpCore) *LogNEI { return &LogNEI{gpCore: c, region: u, lastRounds: last} })(name, cfg)
 }

@@ -1,0 +1,293 @@
+// lognei's incumbent and its last rounds: the bar its expected improvement is measured over, and the replicates that confirm the recommendation under noise.
+
+package agent
+
+import (
+	"math"
+	"slices"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/model"
+)
+
+// plugInIncumbent is the best posterior mean of f among the evaluated
+// points whose posterior means hold every limit, and its index in ev (−1
+// when none does or ok is false): noise-free it is the best feasible
+// observation, noisy a smoothed one (the plug-in approximation of noisy EI
+// that Letham et al. 2019 Bayesian Analysis §2 discuss).
+func plugInIncumbent(ev evaluated, ok bool, m int) (best float64, at int) {
+	best, at = math.Inf(-1), -1
+	if !ok {
+		return best, at
+	}
+	for k, mv := range ev.mv {
+		p := Posterior{mv}
+		feasible := true
+		for j := range m {
+			if mu, _ := p.G(j); !(mu <= 0) {
+				feasible = false
+			}
+		}
+		if feasible && mv[0] > best {
+			best, at = mv[0], k
+		}
+	}
+	return best, at
+}
+
+// confirmDoc declares lognei's confirm: the share of the horizon spent at
+// its end replicating the configuration the recommendation is to be.
+var confirmDoc = bandit.FloatParam{Name: "confirm", Default: 0.1, Range: bandit.Range{Min: 0, Max: 0.5, MinEnd: bandit.Closed, MaxEnd: bandit.Closed},
+	Doc:     "in the last ⌈confirm·T⌉ rounds (T the horizon, or the epoch's), where a metric is noisy, replicate in turn the recommendation and its challenger: among the other evaluated configurations the remaining rounds could bring to P(every limit holds) ≥ 0.95, the one of largest μ_f + 1.645σ_f (search when neither exists)",
+	Source:  "our rule (the final choice under noise made on the model, as reviewed by Picheny, Wagner & Ginsbourger 2013, Struct. Multidisc. Optim.); measured: docs/offline.md, \"Under noise\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei replicates its recommendation and its challenger in the last tenth of the horizon where a metric is noisy"}}}
+
+// confirmLevel is the level a replicate aims the recommendation-to-be at:
+// the service's (learner.RecommendLevel, which this package cannot import).
+const confirmLevel = 0.95
+
+// confirmFrom is the first round of the confirmation (parameter confirm):
+// T − ⌈confirm·T⌉ + 1, past the horizon when confirm is 0.
+func confirmFrom(name string, ps bandit.Params, horizon int) (int, error) {
+	c, err := confirmDoc.Read(name, ps)
+	if err != nil {
+		return 0, err
+	}
+	return horizon - int(math.Ceil(c*float64(horizon))) + 1, nil
+}
+
+// confirmTurn is the decision of round t ≤ T in the confirmation (t ≥
+// from), where a metric is noisy, after LUCB (Kalyanakrishnan, Tewari,
+// Auer & Stone 2012 ICML), which samples the leader and its strongest
+// challenger: in turn the recommendation (the leader: Recommend's choice
+// at the level) and, among the other evaluated configurations that
+// replicates could bring to the level with the T − t + 1 rounds left, the
+// one of largest upper bound μ_f + ConfirmBeta·σ_f; either alone when the
+// other is missing, played as it is. ok false: search.
+func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
+	if t < from || t > horizon {
+		return turn{}, false
+	}
+	if !slices.ContainsFunc(c.ms, func(m model.Model) bool { return fittedNoise(m) >= ConfirmNoise }) {
+		return turn{}, false // every metric deterministic: a replicate repeats its value
+	}
+	ev, ok := c.evaluated()
+	if !ok {
+		return turn{}, false
+	}
+	lead := c.confirmable(ev, confirmLevel, 0, 0, -1)
+	k := c.confirmable(ev, confirmLevel, horizon-t+1, ConfirmBeta, lead)
+	if lead >= 0 && (k < 0 || (t-from)%2 == 0) {
+		k = lead
+	}
+	if k < 0 {
+		return turn{}, false
+	}
+	act := ev.acts[k]
+	act.X = append([]float64(nil), act.X...)
+	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true,
+		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true
+}
+
+// ConfirmNoise is the fitted noise variance (in the units of the model's
+// standardised data, whose variance is about 1) below which a metric counts
+// as deterministic for the confirmation: a noise std under 1 % of the
+// metric's spread (our choice; the fit's floor is 1e-6, model/fit.go, where
+// a noise-free metric's fit lands).
+const ConfirmNoise = 1e-4
+
+// fittedNoise is m's noise variance in its standardised units (0 when m
+// does not fit or report one).
+func fittedNoise(m model.Model) float64 {
+	if k, ok := m.(interface{ Kernel() (gp.Kernel, float64) }); ok {
+		_, lam := k.Kernel()
+		return lam
+	}
+	return 0
+}
+
+// ConfirmBeta is the width of the upper bound that picks the configuration
+// to replicate: the strongest challenger of the recommendation, as LUCB's
+// (Kalyanakrishnan, Tewari, Auer & Stone 2012 ICML), at the one-sided
+// 95 % of the recommendation's level (Φ⁻¹(0.95)).
+const ConfirmBeta = 1.645
+
+// confirmable is the index in ev of the evaluated configuration of largest
+// μ_f + beta·σ_f among those (other than ev.acts[except]'s configuration)
+// whose P(every limit holds) would reach level after n more observations
+// there (−1: none). Each constraint's
+// posterior variance after n observations of noise variance λ_j at the
+// point is 1/(1/σ²_j + n/λ_j) (the Gaussian update of one value, the other
+// points' data as they are), its mean as now; a deterministic constraint
+// (λ_j below ConfirmNoise, or none) keeps its variance. With n = 0 and
+// beta = 0 it is Recommend's choice.
+func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64, except int) int {
+	lam := make([]float64, len(c.g))
+	for j, g := range c.g {
+		if lam[j] = fittedNoise(g); lam[j] < ConfirmNoise {
+			lam[j] = 0
+		}
+	}
+	best, bestU := -1, 0.0
+	for k, mv := range ev.mv {
+		pf := 1.0
+		for j := range c.g {
+			mu, v := mv[2+2*j], math.Max(mv[3+2*j], 0)
+			if n > 0 && lam[j] > 0 {
+				v = 1 / (1/math.Max(v, 1e-300) + float64(n)/lam[j])
+			}
+			pf *= normCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
+		}
+		if u := mv[0] + beta*math.Sqrt(math.Max(mv[1], 0)); (except < 0 || !sameAction(ev.acts[k], ev.acts[except])) && pf >= level && (best < 0 || u > bestU) {
+			best, bestU = k, u
+		}
+	}
+	return best
+}
+
+// lastRounds is lognei's state beside its core: the confirmation's rounds
+// (from, horizon; parameter confirm), the incumbent (nei: parameter
+// incumbent) and the seed of its draws.
+type lastRounds struct {
+	from, horizon int
+	nei           bool
+	seed          uint64
+}
+
+// incumbents are the noisy incumbent's draws for the decision of round t
+// (nil: the plug-in incumbent best serves): with incumbent=nei, when a
+// point looks feasible (at ≥ 0) and at least half the draws have a
+// feasible point.
+func (a *LogNEI) incumbents(ev evaluated, at, t int) []float64 {
+	if !a.nei || at < 0 {
+		return nil
+	}
+	bests := a.noisyIncumbents(ev, a.seed*1000003+uint64(t))
+	if 2*len(bests) < NEIDraws {
+		return nil
+	}
+	return bests
+}
+
+// logImprovement is log EI over the plug-in incumbent best, or over the
+// noisy incumbent's draws when there are any (logNEI).
+func logImprovement(mu, v, best float64, bests []float64) float64 {
+	if bests != nil {
+		return logNEI(mu, v, bests)
+	}
+	return logEI(mu, v, best)
+}
+
+// incumbentDoc declares lognei's incumbent: the bar of its expected
+// improvement.
+var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei"},
+	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI)",
+	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); measured: docs/offline.md, \"Under noise\""}
+
+// NEIDraws is the number of joint posterior draws of the noisy incumbent:
+// a fixed number, drawn from a stream seeded by the round, so a decision
+// is a function of the data (Letham et al. 2019 use quasi-Monte Carlo
+// draws; ours are pseudo-random normals, their antithetic pairs).
+const NEIDraws = 32
+
+// noisyIncumbents are the best feasible values of f in NEIDraws joint
+// draws of f, g_1..g_m at the evaluated points (a draw without a feasible
+// point is left out); nil when a model has no joint posterior there or
+// none is evaluated. seed seeds the draws.
+func (c *gpCore) noisyIncumbents(ev evaluated, seed uint64) []float64 {
+	n := len(ev.acts)
+	if n == 0 || len(ev.acts[0].X) == 0 {
+		return nil
+	}
+	xs := make([][]float64, n)
+	for k, a := range ev.acts {
+		xs[k] = a.X
+	}
+	draws := make([][]float64, len(c.ms)) // draws[j][s·n + k]
+	z := make([]float64, n)
+	rng := seedRand(seed)
+	mean, cov, l := make([]float64, n), make([]float64, n*n), make([]float64, n*n)
+	for j, m := range c.ms {
+		jp := model.AsJointPredictor(m)
+		if jp == nil || jp.PredictJoint(xs, mean, cov) != nil || !jitteredCholesky(cov, n, l) {
+			return nil
+		}
+		draws[j] = make([]float64, NEIDraws*n)
+		for s := 0; s < NEIDraws; s += 2 {
+			for k := range z {
+				z[k] = rng.NormFloat64()
+			}
+			for k := range n {
+				var v float64
+				for i := 0; i <= k; i++ {
+					v += l[k*n+i] * z[i]
+				}
+				draws[j][s*n+k], draws[j][(s+1)*n+k] = mean[k]+v, mean[k]-v
+			}
+		}
+	}
+	var bests []float64
+	for s := range NEIDraws {
+		best := math.Inf(-1)
+		for k := range n {
+			ok := true
+			for j := 1; j < len(draws); j++ {
+				if !(draws[j][s*n+k] <= 0) {
+					ok = false
+					break
+				}
+			}
+			if ok && draws[0][s*n+k] > best {
+				best = draws[0][s*n+k]
+			}
+		}
+		if !math.IsInf(best, -1) {
+			bests = append(bests, best)
+		}
+	}
+	return bests
+}
+
+// jitteredCholesky writes the lower Cholesky factor of the n×n covariance
+// cov (its lower triangle read) into l, with 1e-10 of the mean diagonal
+// added, ten times more after each failure up to 1e-4 of it (as
+// gp.Sampler); false when every attempt fails.
+func jitteredCholesky(cov []float64, n int, l []float64) bool {
+	var tr float64
+	for k := range n {
+		tr += cov[k*n+k]
+	}
+	a := make([]float64, n*n)
+	for jit := 1e-10 * math.Max(tr/float64(n), 1e-300); jit <= 1e-4*math.Max(tr/float64(n), 1e-300)*1.0001; jit *= 10 {
+		for i := range n {
+			for k := 0; k <= i; k++ {
+				a[i*n+k] = cov[i*n+k]
+			}
+			a[i*n+i] += jit
+		}
+		if cholesky(a, n, l) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// logNEI is log of the mean over bests of EI(mu, v) over each: the noisy
+// incumbent's log EI (log-sum-exp, finite where every EI underflows).
+func logNEI(mu, v float64, bests []float64) float64 {
+	top := math.Inf(-1)
+	var ls [NEIDraws]float64
+	for s, b := range bests {
+		ls[s] = logEI(mu, v, b)
+		top = math.Max(top, ls[s])
+	}
+	var sum float64
+	for _, x := range ls[:len(bests)] {
+		sum += math.Exp(x - top)
+	}
+	return top + math.Log(sum/float64(len(bests)))
+}
+
+// sameAction reports whether a and b are the same configuration.
+func sameAction(a, b bandit.Action) bool { return a.Arm == b.Arm && slices.Equal(a.X, b.X) }
