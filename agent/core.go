@@ -213,6 +213,8 @@ type turn struct {
 	fixed bool
 	wide  *wideSearch // opt-in: the wider search on the whole box (wide.go)
 	after func(act bandit.Action, i int) (bandit.Action, error)
+	// failLimit is δ of the failure model for this decision (0: FailLimit)
+	failLimit float64
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -240,7 +242,7 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 	}
 	refine := c.refine && tn.fill == nil && !tn.fixed
 	ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide}
+		reg: regionIf(c.trust, c.info.Domain, c.ledger, pend), moves: c.moves, wide: tn.wide, failLimit: tn.failLimit}
 	act, i, err := ch.pick(c.rng, c.info.Domain)
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)

@@ -20,7 +20,23 @@ import (
 // with BFGS polish (wideSearch, after Optuna's GPSampler); from
 // TrustAutoDim dimensions inside SCBO's trust region (Eriksson & Poloczek
 // 2021; region=auto), the core's search there.
-type LogNEI struct{ *gpCore }
+type LogNEI struct {
+	*gpCore
+	polish bool    // mixed-polish=bfgs
+	delta  float64 // fail-limit
+}
+
+// logNEIFailDoc declares fail-limit, lognei's δ.
+var logNEIFailDoc = bandit.FloatParam{Name: "fail-limit", Default: 0.05, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Open, MaxEnd: bandit.Closed},
+	Doc:     "δ: decisions keep the failure model's estimated probability of failure at most δ (FailLimit = 0.1 for every other policy)",
+	Source:  "Gelbart, Snoek & Adams 2014 UAI (Pr(x runs) ≥ 1 − δ); measured: docs/offline.md, \"Generation 11\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "0.1", Why: "lognei keeps P(fail) at most 0.05: EI pushed to the crash frontier"}}}
+
+// logNEIPolishDoc declares mixed-polish.
+var logNEIPolishDoc = bandit.ChoiceParam{Name: "mixed-polish", Default: "bfgs", Choices: []string{"bfgs", "ascent"},
+	Doc:     "typed spaces: bfgs: where no discrete step improves, BFGS polishes the continuous coordinates (scaled by f's lengthscales) and the steps are tried again; ascent: the gradient ascent alone (shortest step 1/8 of its first)",
+	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: L-BFGS-B on the floats, discrete values fixed); measured: docs/offline.md, \"Generation 11\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "ascent", Why: "lognei polishes the continuous coordinates of a typed space by BFGS"}}}
 
 // lognei's search: the best logNEITop candidates and the incumbent start a
 // local search of at most logNEIIters BFGS iterations (our choice; GPSampler
@@ -62,11 +78,11 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return logEI(mu, v, best) + lpf
 		}
-		w := &wideSearch{Top: logNEITop, Iters: logNEIIters}
+		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}
-		return turn{acq: acq, wide: w}, nil
+		return turn{acq: acq, wide: w, failLimit: a.delta}, nil
 	})
 }
 
@@ -77,11 +93,28 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: withDefault(CoreParams, "region", "auto"),
+		Params: append(withDefault(CoreParams, "region", "auto"), logNEIPolishDoc, logNEIFailDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm}, Pending: PendingHallucinate,
 			DefaultFor: []string{Offline, string(KindPerRound) + "+" + Offline, string(KindCumulative) + "+" + Offline, string(KindLongTerm) + "+" + Offline}, LearnsFailures: true},
-		New: policyOn("lognei", func(c *gpCore) *LogNEI { return &LogNEI{c} }),
+		New: newLogNEI,
 	})
+}
+
+func newLogNEI(cfg Config) (bandit.Agent, error) {
+	const name = "lognei"
+	c, err := newGPCore(name, cfg, coreOptions{})
+	if err != nil {
+		return nil, err
+	}
+	polish, err := logNEIPolishDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	delta, err := logNEIFailDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &LogNEI{gpCore: c, polish: polish == "bfgs", delta: delta}, nil
 }

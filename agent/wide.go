@@ -29,6 +29,9 @@ type wideSearch struct {
 	Top   int
 	From  [][]float64
 	Iters int // BFGS iterations per start
+	// MixedPolish: on a typed space, mixedSearch polishes the continuous
+	// coordinates by BFGS where its discrete steps stop.
+	MixedPolish bool
 }
 
 // search maximises acq from the candidates' scores (already masked), away
@@ -83,8 +86,12 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 		return nil
 	}
 	if box.Mixed() {
+		var polish func(sub *domain.Box, x []float64) ([]float64, error)
+		if w.MixedPolish {
+			polish = func(sub *domain.Box, x []float64) ([]float64, error) { return w.polish(sub, x, f, batch, val, grad) }
+		}
 		for _, s := range starts {
-			x, err := mixedSearch(box, s, ms, acq, ascentOptions(d), rep, moves)
+			x, err := mixedSearch(box, s, ms, acq, ascentOptions(d), rep, moves, polish)
 			if err != nil {
 				return bandit.Action{}, 0, err
 			}
@@ -118,7 +125,10 @@ func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch m
 	d := box.Dim()
 	ls := make([]float64, d)
 	for k := range ls {
-		ls[k] = box.Hi[k] - box.Lo[k]
+		// a pinned coordinate (a side of 0) stays put at any scale
+		if ls[k] = box.Hi[k] - box.Lo[k]; ls[k] == 0 {
+			ls[k] = 1
+		}
 	}
 	if a, ok := f.(interface{ Kernel() (gp.Kernel, float64) }); ok {
 		if k, _ := a.Kernel(); k != nil {
