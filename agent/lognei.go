@@ -17,14 +17,24 @@ import (
 // the best feasible observation; noisy, a smoothed one (the plug-in
 // approximation of noisy EI, Letham et al. 2019 Bayesian Analysis §2).
 // The acquisition is searched from the best candidates and the incumbent
-// with BFGS polish (wideSearch, after Optuna's GPSampler); from
-// TrustAutoDim dimensions inside SCBO's trust region (Eriksson & Poloczek
-// 2021; region=auto), the core's search there.
+// with BFGS polish (wideSearch, after Optuna's GPSampler: on a box from
+// each start, box-polish; on a typed space of the continuous coordinates
+// where the discrete steps stop, mixed-polish); from TrustAutoDim
+// dimensions inside SCBO's trust region (Eriksson & Poloczek 2021;
+// region=auto), the core's search there. Decisions keep the failure
+// model's P(fail) ≤ fail-limit.
 type LogNEI struct {
 	*gpCore
 	polish bool    // mixed-polish=bfgs
+	each   bool    // box-polish=each
 	delta  float64 // fail-limit
 }
+
+// logNEIBoxPolishDoc declares box-polish.
+var logNEIBoxPolishDoc = bandit.ChoiceParam{Name: "box-polish", Default: "each", Choices: []string{"each", "best"},
+	Doc:     "boxes: each: BFGS from the best 9 candidates, the incumbent and the batched ascent's best end (10+ local searches); best: from that end alone",
+	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: a local search from each of its starts); measured: docs/offline.md, \"Generation 11\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "best", Why: "lognei polishes every start of its search on a box by BFGS"}}}
 
 // logNEIFailDoc declares fail-limit, lognei's δ.
 var logNEIFailDoc = bandit.FloatParam{Name: "fail-limit", Default: 0.05, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Open, MaxEnd: bandit.Closed},
@@ -44,6 +54,9 @@ var logNEIPolishDoc = bandit.ChoiceParam{Name: "mixed-polish", Default: "bfgs", 
 const (
 	logNEITop   = 4
 	logNEIIters = 30
+	// logNEIEachTop: with box-polish=each, BFGS from the best 9 candidates
+	// and the incumbent, GPSampler v4.6's 10 local searches
+	logNEIEachTop = 9
 )
 
 // Decide implements bandit.Agent.
@@ -78,7 +91,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return logEI(mu, v, best) + lpf
 		}
-		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish}
+		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, EachTop: logNEIEachTop}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}
@@ -93,7 +106,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(withDefault(CoreParams, "region", "auto"), logNEIPolishDoc, logNEIFailDoc),
+		Params: append(withDefault(CoreParams, "region", "auto"), logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm}, Pending: PendingHallucinate,
@@ -112,9 +125,13 @@ func newLogNEI(cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	each, err := logNEIBoxPolishDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	delta, err := logNEIFailDoc.Read(name, cfg.Params)
 	if err != nil {
 		return nil, err
 	}
-	return &LogNEI{gpCore: c, polish: polish == "bfgs", delta: delta}, nil
+	return &LogNEI{gpCore: c, polish: polish == "bfgs", each: each == "each", delta: delta}, nil
 }
