@@ -32,8 +32,8 @@ type LogNEI struct {
 
 // logNEIBoxPolishDoc declares box-polish.
 var logNEIBoxPolishDoc = bandit.ChoiceParam{Name: "box-polish", Default: "each", Choices: []string{"each", "best"},
-	Doc:     "boxes: each: BFGS from the best 9 candidates, the incumbent and the batched ascent's best end (10+ local searches); best: from that end alone",
-	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: a local search from each of its starts); measured: docs/offline.md, \"Generation 11\"",
+	Doc:     "boxes: each: BFGS from every start of the search (the best 4 candidates and the incumbent) and from the batched ascent's best end; best: from that end alone",
+	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: a local search from each of its 10 starts); measured: docs/offline.md, \"Generation 11\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "best", Why: "lognei polishes every start of its search on a box by BFGS"}}}
 
 // logNEIFailDoc declares fail-limit, lognei's δ.
@@ -54,9 +54,6 @@ var logNEIPolishDoc = bandit.ChoiceParam{Name: "mixed-polish", Default: "bfgs", 
 const (
 	logNEITop   = 4
 	logNEIIters = 30
-	// logNEIEachTop: with box-polish=each, BFGS from the best 9 candidates
-	// and the incumbent, GPSampler v4.6's 10 local searches
-	logNEIEachTop = 9
 )
 
 // Decide implements bandit.Agent.
@@ -91,7 +88,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return logEI(mu, v, best) + lpf
 		}
-		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, EachTop: logNEIEachTop}
+		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}

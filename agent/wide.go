@@ -23,7 +23,7 @@ import (
 // gradient ascent from every start, then BFGS from its best end point
 // (BFGS evaluates one point at a time: one polish keeps a decision within
 // its time budget, BenchmarkOfflineDecide), and with PolishEach BFGS from
-// each start and the best EachTop candidates as well; on a typed space
+// each start as well; on a typed space
 // mixedSearch from each start (every value of a categorical is one move
 // away; with MixedPolish, BFGS on its continuous coordinates). The best
 // end point wins over the best candidate when it scores higher.
@@ -37,7 +37,6 @@ type wideSearch struct {
 	// PolishEach: on a box, BFGS also from every start (GPSampler's local
 	// searches), not only from the batched ascent's best end.
 	PolishEach bool
-	EachTop    int // with PolishEach, the best EachTop candidates start a BFGS polish too
 }
 
 // search maximises acq from the candidates' scores (already masked), away
@@ -121,13 +120,7 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 		if w.PolishEach {
 			// BFGS from every start too, so that a basin away from the
 			// best candidate competes at its own maximum.
-			each := slices.Clone(starts)
-			for _, k := range maximise.TopK(score, w.EachTop) {
-				if x := f.Action(k).X; score[k] > -math.MaxFloat64 && !slices.ContainsFunc(each, func(s []float64) bool { return slices.Equal(s, x) }) {
-					each = append(each, x)
-				}
-			}
-			for _, s := range each {
+			for _, s := range starts {
 				y, err := w.polish(box, s, f, batch, val, grad)
 				if err != nil {
 					return bandit.Action{}, 0, err
