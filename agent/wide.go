@@ -23,10 +23,10 @@ import (
 // gradient ascent from every start, then BFGS from its best end point
 // (BFGS evaluates one point at a time: one polish keeps a decision within
 // its time budget, BenchmarkOfflineDecide), and with PolishEach BFGS from
-// each start as well; on a typed space
-// mixedSearch from each start (every value of a categorical is one move
-// away; with MixedPolish, BFGS on its continuous coordinates). The best
-// end point wins over the best candidate when it scores higher.
+// each start as well; on a typed space mixedSearch from each start (every
+// value of a categorical is one move away; with MixedPolish, BFGS on its
+// continuous coordinates). The best end point wins over the best candidate
+// when it scores higher.
 type wideSearch struct {
 	Top   int
 	From  [][]float64
