@@ -258,6 +258,8 @@ type turn struct {
 	after  func(act bandit.Action, i int) (bandit.Action, error)
 	draw   func(pend pending) (bandit.Action, error)
 	blind  bool
+	// failLimit is δ of the failure model for this decision (0: FailLimit)
+	failLimit float64
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -294,7 +296,7 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 			reg.points = tn.points
 		}
 		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind}
+			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind, failLimit: tn.failLimit}
 		act, i, err = ch.pick(c.rng, c.info.Domain)
 	}
 	if err != nil {

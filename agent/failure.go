@@ -130,18 +130,22 @@ func admissible(dom domain.Domain, xs [][]float64, pend pending) (ok []bool, pfa
 }
 
 // avoidFailures extends a choice with the failure model h: the acquisition
-// loses excluded·(p − FailLimit) where the estimated probability p of
-// failure exceeds FailLimit — far more than any acquisition's range, so
-// such points lose to every other, and among them the least likely to fail
-// wins.
+// loses excluded·(p − δ) where the estimated probability p of failure
+// exceeds δ (the choice's failLimit, else FailLimit) — far more than any
+// acquisition's range, so such points lose to every other, and among them
+// the least likely to fail wins.
 func (c choice) avoidFailures(h model.Model) choice {
 	n := len(c.ms)
+	delta := FailLimit
+	if c.failLimit > 0 {
+		delta = c.failLimit
+	}
 	c.ms = append(append([]model.Model(nil), c.ms...), h)
 	inner := c.acq
 	c.acq = func(mv []float64) float64 {
 		v := inner(mv[:2*n])
-		if p := mv[2*n]; p > FailLimit {
-			v -= excluded * (p - FailLimit)
+		if p := mv[2*n]; p > delta {
+			v -= excluded * (p - delta)
 		}
 		return v
 	}

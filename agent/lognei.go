@@ -18,15 +18,40 @@ import (
 // the best feasible observation; noisy, a smoothed one (the plug-in
 // approximation of noisy EI, Letham et al. 2019 Bayesian Analysis §2).
 // The acquisition is searched from the best candidates and the incumbent
-// with BFGS polish (wideSearch, after Optuna's GPSampler); from
-// TrustAutoDim dimensions inside SCBO's trust region (Eriksson & Poloczek
-// 2021; region=auto), the core's search there. In the last rounds it
-// replicates the recommendation-to-be (confirmTurn, parameter confirm).
+// with BFGS polish (wideSearch, after Optuna's GPSampler: on a box from
+// each start, box-polish; on a typed space of the continuous coordinates
+// where the discrete steps stop, mixed-polish); from TrustAutoDim
+// dimensions inside SCBO's trust region (Eriksson & Poloczek 2021;
+// region=auto), the core's search there. Decisions keep the failure
+// model's P(fail) ≤ fail-limit.
+// In the last rounds it replicates the recommendation-to-be (confirmTurn,
+// parameter confirm).
 type LogNEI struct {
 	*gpCore
 	region     *regionUCB // region-acq=ucb: CONFIG's rule in the trust region (hidim.go)
 	lastRounds            // the confirmation and the noisy incumbent (incumbent.go)
+	polish     bool       // mixed-polish=bfgs
+	each       bool       // box-polish=each
+	delta      float64    // fail-limit
 }
+
+// logNEIBoxPolishDoc declares box-polish.
+var logNEIBoxPolishDoc = bandit.ChoiceParam{Name: "box-polish", Default: "each", Choices: []string{"each", "best"},
+	Doc:     "boxes: each: BFGS from every start of the search (the best 4 candidates and the incumbent) and from the batched ascent's best end; best: from that end alone",
+	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: a local search from each of its 10 starts); measured: docs/offline.md, \"Generation 11\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "best", Why: "lognei polishes every start of its search on a box by BFGS"}}}
+
+// logNEIFailDoc declares fail-limit, lognei's δ.
+var logNEIFailDoc = bandit.FloatParam{Name: "fail-limit", Default: 0.05, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Open, MaxEnd: bandit.Closed},
+	Doc:     "δ: decisions keep the failure model's estimated probability of failure at most δ (FailLimit = 0.1 for every other policy)",
+	Source:  "Gelbart, Snoek & Adams 2014 UAI (Pr(x runs) ≥ 1 − δ); measured: docs/offline.md, \"Generation 11\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "0.1", Why: "lognei keeps P(fail) at most 0.05: EI pushed to the crash frontier"}}}
+
+// logNEIPolishDoc declares mixed-polish.
+var logNEIPolishDoc = bandit.ChoiceParam{Name: "mixed-polish", Default: "bfgs", Choices: []string{"bfgs", "ascent"},
+	Doc:     "typed spaces: bfgs: where no discrete step improves, BFGS polishes the continuous coordinates (scaled by f's lengthscales) and the steps are tried again; ascent: the gradient ascent alone (shortest step 1/8 of its first)",
+	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: L-BFGS-B on the floats, discrete values fixed); measured: docs/offline.md, \"Generation 11\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "ascent", Why: "lognei polishes the continuous coordinates of a typed space by BFGS"}}}
 
 // lognei's search: the best logNEITop candidates and the incumbent start a
 // local search of at most logNEIIters BFGS iterations (our choice; GPSampler
@@ -43,7 +68,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			return tn, nil
 		}
 		if acq, ok := a.region.acq(a.gpCore, r.T); ok {
-			return turn{acq: acq, points: a.region.count(a.gpCore)}, nil
+			return turn{acq: acq, points: a.region.count(a.gpCore), failLimit: a.delta}, nil
 		}
 		ev, ok := a.evaluated()
 		best, at := plugInIncumbent(ev, ok, len(a.g))
@@ -61,11 +86,11 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return logImprovement(mu, v, best, bests) + lpf
 		}
-		w := &wideSearch{Top: logNEITop, Iters: logNEIIters}
+		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}
-		return turn{acq: acq, wide: w}, nil
+		return turn{acq: acq, wide: w, failLimit: a.delta}, nil
 	})
 }
 
@@ -76,7 +101,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -99,6 +124,20 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	polish, err := logNEIPolishDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	each, err := logNEIBoxPolishDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	delta, err := logNEIFailDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}
-	return policyOn(func(c *gpCore) *LogNEI { return &LogNEI{gpCore: c, region: u, lastRounds: last} })(name, cfg)
+	return policyOn(func(c *gpCore) *LogNEI {
+		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta}
+	})(name, cfg)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/problem"
 )
 
@@ -175,5 +176,20 @@ func TestLogNEIFindsFeasibleOptimum(t *testing.T) {
 	opt := p.Optimum(&bandit.Round{T: 41})
 	if g[0] > 0 || opt-f > 0.02*math.Abs(opt) {
 		t.Errorf("recommended %v: f = %v (optimum %v), g = %v", rec.Action.X, f, opt, g)
+	}
+}
+
+// A choice's failLimit is its δ (lognei's fail-limit): with one model (f)
+// the acquisition is μ_f, and the failure model's estimate p = 0.07 costs
+// excluded·(p − δ) under δ = 0.05 and nothing under FailLimit = 0.1.
+func TestAvoidFailuresLimit(t *testing.T) {
+	acq := func(mv []float64) float64 { return mv[0] }
+	for _, c := range []struct {
+		limit, want float64
+	}{{0, 1.5}, {0.1, 1.5}, {0.05, 1.5 - excluded*(0.07-0.05)}} {
+		ch := choice{ms: []model.Model{nil}, acq: acq, failLimit: c.limit}.avoidFailures(nil)
+		if got := ch.acq([]float64{1.5, 1, 0.07, 0.01}); math.Abs(got-c.want) > 1e-9*math.Abs(c.want) {
+			t.Errorf("failLimit %v: acquisition %v, want %v", c.limit, got, c.want)
+		}
 	}
 }

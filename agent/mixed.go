@@ -30,9 +30,13 @@ var mixedMovesDoc = bandit.IntParam{Name: "mixed-moves", Default: 2, Range: band
 // the discrete neighbours (each int ±1, each other choice of a
 // categorical; with moves = 2, when none of them improves, the points two
 // such changes away) is taken while it improves. Points rep marks (pending
-// decisions) lose excluded. It returns nil when the models cannot be
-// evaluated off their candidates.
-func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool, moves int) ([]float64, error) {
+// decisions) lose excluded. polish, when set, refines the continuous part
+// on the pinned box (sub) once at each discrete value where no discrete
+// step improves, and the steps are tried again from its end (wideSearch's
+// BFGS: the ascent's shortest step, Step/8 of the box, is too long where a
+// constraint bounds the acquisition closely). It returns nil when the
+// models cannot be evaluated off their candidates.
+func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisition, grad maximise.GradOptions, rep func(bandit.Action) bool, moves int, polish func(sub *domain.Box, x []float64) ([]float64, error)) ([]float64, error) {
 	bps := make([]model.BatchPredictor, len(ms))
 	for j, m := range ms {
 		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil {
@@ -54,6 +58,7 @@ func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisi
 		return nil, err
 	}
 	best := v[0]
+	polished := false // at x's discrete values
 	for range mixedRounds {
 		if sub := box.Pinned(x); sub != nil && grad.Iters > 0 {
 			y, err := refineAcqX(sub, [][]float64{x}, ms, score, grad)
@@ -86,9 +91,31 @@ func mixedSearch(box *domain.Box, start []float64, ms []model.Model, acq acquisi
 			}
 		}
 		if len(ns) == 0 || !(w[k] > best) || math.IsInf(w[k], 0) {
-			break
+			if polish == nil || polished {
+				break
+			}
+			// No discrete step improves: polish the continuous part once
+			// at these discrete values, then look at the steps again.
+			polished = true
+			sub := box.Pinned(x)
+			if sub == nil {
+				break
+			}
+			y, err := polish(sub, x)
+			if err != nil {
+				return nil, err
+			}
+			v, err := value([][]float64{y})
+			if err != nil {
+				return nil, err
+			}
+			if !(v[0] > best) {
+				break
+			}
+			x, best = y, v[0]
+			continue
 		}
-		x, best = ns[k], w[k]
+		x, best, polished = ns[k], w[k], false
 	}
 	return x, nil
 }

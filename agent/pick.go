@@ -51,6 +51,8 @@ type choice struct {
 	moves  int         // on a typed space: mixedSearch's largest step, in discrete coordinates
 	wide   *wideSearch // a policy's wider search on the whole box (nil: pickAction's)
 	blind  bool        // the failure model does not steer the choice (turn.blind)
+	// failLimit is δ of the failure model (0: FailLimit)
+	failLimit float64
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -190,7 +192,7 @@ func pickAction(rng *rand.Rand, f model.Model, dom domain.Domain, score []float6
 		if g.Iters == 0 { // refine=step: the ascent's options for the continuous part
 			g = ascentOptions(box.Dim())
 		}
-		x, err := mixedSearch(box, f.Action(i).X, ms, acq, g, rep, moves)
+		x, err := mixedSearch(box, f.Action(i).X, ms, acq, g, rep, moves, nil)
 		if err != nil || x == nil || (rep != nil && rep(bandit.PointAction(x))) {
 			return f.Action(i), i, err
 		}

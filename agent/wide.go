@@ -22,13 +22,21 @@ import (
 // preconditioning of GPSampler's L-BFGS-B) — on a box, one batched
 // gradient ascent from every start, then BFGS from its best end point
 // (BFGS evaluates one point at a time: one polish keeps a decision within
-// its time budget, BenchmarkOfflineDecide); on a typed space mixedSearch
-// from each start (every value of a categorical is one move away). The
-// best end point wins over the best candidate when it scores higher.
+// its time budget, BenchmarkOfflineDecide), and with PolishEach BFGS from
+// each start as well; on a typed space mixedSearch from each start (every
+// value of a categorical is one move away; with MixedPolish, BFGS on its
+// continuous coordinates). The best end point wins over the best candidate
+// when it scores higher.
 type wideSearch struct {
 	Top   int
 	From  [][]float64
 	Iters int // BFGS iterations per start
+	// MixedPolish: on a typed space, mixedSearch polishes the continuous
+	// coordinates by BFGS where its discrete steps stop.
+	MixedPolish bool
+	// PolishEach: on a box, BFGS also from every start (GPSampler's local
+	// searches), not only from the batched ascent's best end.
+	PolishEach bool
 }
 
 // search maximises acq from the candidates' scores (already masked), away
@@ -83,8 +91,12 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 		return nil
 	}
 	if box.Mixed() {
+		var polish func(sub *domain.Box, x []float64) ([]float64, error)
+		if w.MixedPolish {
+			polish = func(sub *domain.Box, x []float64) ([]float64, error) { return w.polish(sub, x, f, batch, val, grad) }
+		}
 		for _, s := range starts {
-			x, err := mixedSearch(box, s, ms, acq, ascentOptions(d), rep, moves)
+			x, err := mixedSearch(box, s, ms, acq, ascentOptions(d), rep, moves, polish)
 			if err != nil {
 				return bandit.Action{}, 0, err
 			}
@@ -105,6 +117,19 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 		if err := consider(x); err != nil {
 			return bandit.Action{}, 0, err
 		}
+		if w.PolishEach {
+			// BFGS from every start too, so that a basin away from the
+			// best candidate competes at its own maximum.
+			for _, s := range starts {
+				y, err := w.polish(box, s, f, batch, val, grad)
+				if err != nil {
+					return bandit.Action{}, 0, err
+				}
+				if err := consider(y); err != nil {
+					return bandit.Action{}, 0, err
+				}
+			}
+		}
 	}
 	if bestX == nil {
 		return f.Action(i), i, nil
@@ -118,7 +143,10 @@ func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch m
 	d := box.Dim()
 	ls := make([]float64, d)
 	for k := range ls {
-		ls[k] = box.Hi[k] - box.Lo[k]
+		// a pinned coordinate (a side of 0) stays put at any scale
+		if ls[k] = box.Hi[k] - box.Lo[k]; ls[k] == 0 {
+			ls[k] = 1
+		}
 	}
 	if a, ok := f.(interface{ Kernel() (gp.Kernel, float64) }); ok {
 		if k, _ := a.Kernel(); k != nil {
