@@ -260,6 +260,10 @@ type turn struct {
 	blind  bool
 	// failLimit is δ of the failure model for this decision (0: FailLimit)
 	failLimit float64
+	// fresh: configurations the decision should not repeat (within
+	// RepeatRadius); when the pick repeats one, it is made again away from
+	// them all
+	fresh []bandit.Action
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -298,6 +302,10 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
 			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind, failLimit: tn.failLimit}
 		act, i, err = ch.pick(c.rng, c.info.Domain)
+		if rep := repeatsWithin(c.info.Domain, tn.fresh, RepeatRadius); err == nil && rep != nil && rep(act) {
+			ch.avoid = rep
+			act, i, err = ch.pick(c.rng, c.info.Domain)
+		}
 	}
 	if err != nil {
 		return bandit.Decision{}, fmt.Errorf("%s: round %d: %w", c.name, r.T, err)

@@ -15,21 +15,27 @@ import (
 // points whose posterior means hold every limit, and its index in ev (−1
 // when none does or ok is false): noise-free it is the best feasible
 // observation, noisy a smoothed one (the plug-in approximation of noisy EI
-// that Letham et al. 2019 Bayesian Analysis §2 discuss).
-func plugInIncumbent(ev evaluated, ok bool, m int) (best float64, at int) {
+// that Letham et al. 2019 Bayesian Analysis §2 discuss). Where a metric is
+// exact (exact[j], nil: none is), its observation stands for its posterior
+// mean: a point observed exactly on a limit (g = 0, whose smoothed mean may
+// be 1e-9 above it) holds it, and f's observations choose the point.
+func plugInIncumbent(ev evaluated, ok bool, m int, exact []bool) (best float64, at int) {
 	best, at = math.Inf(-1), -1
 	if !ok {
 		return best, at
 	}
 	for k, mv := range ev.mv {
-		p := Posterior{mv}
 		feasible := true
-		for j := range m {
-			if mu, _ := p.G(j); !(mu <= 0) {
+		for j := 1; j <= m; j++ {
+			y := mv[2*j]
+			if j < len(exact) && exact[j] && !math.IsNaN(ev.obs[k][j]) {
+				y = ev.obs[k][j]
+			}
+			if !(y <= 0) {
 				feasible = false
 			}
 		}
-		if feasible && mv[0] > best {
+		if feasible && (at < 0 || ev.value(k, exact) > ev.value(at, exact)) {
 			best, at = mv[0], k
 		}
 	}

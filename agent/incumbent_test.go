@@ -111,7 +111,7 @@ func TestNEIZeroNoiseIsEI(t *testing.T) {
 	if !ok {
 		t.Fatal("not evaluated")
 	}
-	best, at := plugInIncumbent(ev, ok, 1)
+	best, at := plugInIncumbent(ev, ok, 1, nil)
 	bests := a.incumbents(ev, at, 4)
 	if at != 1 || math.Abs(best-2) > 1e-6 || len(bests) != NEIDraws {
 		t.Fatalf("plug-in %v at %d, %d draws", best, at, len(bests))
@@ -141,7 +141,7 @@ func TestNEIOnePointHandSolved(t *testing.T) {
 	if !ok {
 		t.Fatal("not evaluated")
 	}
-	best, at := plugInIncumbent(ev, ok, 1)
+	best, at := plugInIncumbent(ev, ok, 1, nil)
 	bests := a.incumbents(ev, at, 2)
 	if at != 0 || math.Abs(best-2) > 1e-9 || len(bests) != NEIDraws {
 		t.Fatalf("plug-in %v at %d, %d draws", best, at, len(bests))

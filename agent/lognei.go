@@ -25,7 +25,9 @@ import (
 // region=auto), the core's search there. Decisions keep the failure
 // model's P(fail) ≤ fail-limit.
 // In the last rounds it replicates the recommendation-to-be (confirmTurn,
-// parameter confirm).
+// parameter confirm). Where the metrics are deterministic (parameter
+// deterministic) it reads their observations, not their smoothed means,
+// and does not repeat an evaluated configuration.
 type LogNEI struct {
 	*gpCore
 	region     *regionUCB // region-acq=ucb: CONFIG's rule in the trust region (hidim.go)
@@ -33,7 +35,15 @@ type LogNEI struct {
 	polish     bool       // mixed-polish=bfgs
 	each       bool       // box-polish=each
 	delta      float64    // fail-limit
+	observed   bool       // deterministic=observed
 }
+
+// logNEIDeterministicDoc declares deterministic: what lognei reads at the
+// evaluated configurations of a metric whose fitted noise is at its floor.
+var logNEIDeterministicDoc = bandit.ChoiceParam{Name: "deterministic", Default: "observed", Choices: []string{"observed", "posterior"},
+	Doc:     "where a metric's fitted noise variance is below 1e-4 of its standardised data (ConfirmNoise): observed: its observations at the evaluated configurations are its values there (the incumbent holds a limit it was observed to hold, g = 0 included), and where every metric is so a decision that would repeat an evaluated configuration (within 1e-4 of the box's diameter) is made again away from them; posterior: the posterior means alone, repeats allowed",
+	Source:  "Optuna v4.6 GPSampler (deterministic_objective: the observed value is the true one); a noise-free repeat carries no information (Srinivas et al. 2010 ICML, Lemma 5.3: the information gain ½log(1 + σ²/λ) with σ² ≈ λ at the floor); measured: docs/offline.md, \"Deterministic metrics\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "posterior", Why: "lognei takes a deterministic metric's observations as its values and does not repeat an evaluated configuration of a deterministic study"}}}
 
 // logNEIBoxPolishDoc declares box-polish.
 var logNEIBoxPolishDoc = bandit.ChoiceParam{Name: "box-polish", Default: "each", Choices: []string{"each", "best"},
@@ -71,7 +81,11 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			return turn{acq: acq, points: a.region.count(a.gpCore), failLimit: a.delta}, nil
 		}
 		ev, ok := a.evaluated()
-		best, at := plugInIncumbent(ev, ok, len(a.g))
+		var ex []bool
+		if a.observed {
+			ex = a.exact()
+		}
+		best, at := plugInIncumbent(ev, ok, len(a.g), ex)
 		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
@@ -90,7 +104,11 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}
-		return turn{acq: acq, wide: w, failLimit: a.delta}, nil
+		tn := turn{acq: acq, wide: w, failLimit: a.delta}
+		if ok && len(ex) > 0 && !slices.Contains(ex, false) {
+			tn.fresh = ev.acts // every metric deterministic: a repeat tells nothing
+		}
+		return tn, nil
 	})
 }
 
@@ -101,7 +119,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -136,8 +154,12 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	det, err := logNEIDeterministicDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
-		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta}
+		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed"}
 	})(name, cfg)
 }

@@ -193,3 +193,120 @@ func TestAvoidFailuresLimit(t *testing.T) {
 		}
 	}
 }
+
+// lockInRun is lognei (deterministic as given) for 30 rounds on [0, 1]²
+// maximising −(x − .9)² − (y − .9)² under g = x + y − 1 ≤ 0, noise-free,
+// with the service's prior for that box (SE, lengthscale 0.2, noise 0.01);
+// it returns the decisions' points and the best feasible observation.
+func lockInRun(t *testing.T, det string) ([][]float64, float64) {
+	t.Helper()
+	dom, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := gp.NewSE(0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: 30},
+		Horizon: 30, Seed: 1, Params: bandit.Params{"deterministic": det}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs [][]float64
+	best := math.Inf(-1)
+	for r := 1; r <= 30; r++ {
+		d, err := ag.Decide(&bandit.Round{T: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y := d.Action.X[0], d.Action.X[1]
+		f, g := -((x-0.9)*(x-0.9) + (y-0.9)*(y-0.9)), x+y-1
+		if g <= 0 {
+			best = math.Max(best, f)
+		}
+		xs = append(xs, d.Action.X)
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return xs, best
+}
+
+// TestLogNEILeavesABoundaryPoint: the second decision lands at (1, 0),
+// exactly on the limit (g = 0). Its posterior mean of g is 1e-9 above 0,
+// so with deterministic=posterior (generation 10) no evaluated point
+// counts as feasible and log P(g ≤ 0) alone, ½ there and below ½ wherever
+// the model extrapolates g > 0, keeps the search on it: 29 of 30 decisions.
+// With deterministic=observed, once the fit puts the noise at its floor
+// the observation g = 0 holds the limit, EI takes over, and the best
+// feasible value reaches the optimum −0.32 (x = y = ½) within 1e-3.
+func TestLogNEILeavesABoundaryPoint(t *testing.T) {
+	corner := func(xs [][]float64) int {
+		n := 0
+		for _, x := range xs {
+			if x[0] == 1 && x[1] == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	xs, best := lockInRun(t, "posterior")
+	if n := corner(xs); n < 25 || math.Abs(best+0.82) > 1e-9 {
+		t.Errorf("posterior: (1, 0) in %d of 30 decisions, best %v; want the generation-10 lock-in (≥ 25, −0.82)", n, best)
+	}
+	xs, best = lockInRun(t, "observed")
+	if n := corner(xs); n > 10 || best < -0.321 {
+		t.Errorf("observed: (1, 0) in %d of 30 decisions, best %v; want ≤ 10 and ≥ −0.321", n, best)
+	}
+}
+
+// TestRecommendDeterministicHandSolved: on [0, 1], f(x) = x and g(x) =
+// x − ½ observed without noise at x = 0, 0.1, …, 0.9 (the fit puts both
+// noises at their floor: exact). x = ½ lies on the limit, where the
+// posterior's Φ(−μ/σ) is about ½; its observation g = 0 holds the limit,
+// so at level 0.95 the recommendation is x = ½ (decision 6, the best
+// feasible observation) with P = 1, and x ≥ 0.6 (observed g > 0) has P = 0
+// (not recommended at any level above 0). The posterior alone (generation 10's reading) would not
+// recommend x = ½ at 0.95.
+func TestRecommendDeterministicHandSolved(t *testing.T) {
+	dom, err := domain.NewBox([]float64{0}, []float64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := gp.NewSE(0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1}, Horizon: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 10 {
+		x := float64(r) / 10
+		d, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r + 1}, bandit.PointAction([]float64{x}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: x, HasReward: true, Costs: []float64{x - 0.5}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := ag.(*LogNEI)
+	if ex := a.exact(); !ex[0] || !ex[1] {
+		t.Fatalf("fitted noises %v, %v: want both below ConfirmNoise", fittedNoise(a.ms[0]), fittedNoise(a.ms[1]))
+	}
+	ev, ok := a.evaluated()
+	if !ok {
+		t.Fatal("no posterior at the evaluated points")
+	}
+	if pf := probFeasible(Posterior{ev.mv[5]}, 1); pf >= 0.95 {
+		t.Fatalf("posterior P(g ≤ 0) at x = ½ is %v: the case needs it below 0.95", pf)
+	}
+	for _, level := range []float64{0.95, 1e-9} {
+		rec, ok := a.Recommend(level)
+		if !ok || rec.Decision != 6 || rec.Feasible != 1 || math.Abs(rec.Action.X[0]-0.5) > 0 {
+			t.Errorf("level %v: %+v, %v; want decision 6 (x = ½) with P = 1", level, rec, ok)
+		}
+	}
+}

@@ -159,6 +159,20 @@ const DuplicateRadius = 1e-3
 // pending point (docs/parallel.md). The maximiser excludes those balls
 // (arms) and takes the acquisition's best outside them.
 func repeats(dom domain.Domain, pend []bandit.Action) func(bandit.Action) bool {
+	return repeatsWithin(dom, pend, DuplicateRadius)
+}
+
+// RepeatRadius: a point closer to an evaluated configuration of a
+// deterministic study than this fraction of the box's diameter repeats it
+// (turn.fresh; the same arm, on a finite domain). Our choice, 10 times
+// below DuplicateRadius, so that a search polishing a boundary optimum
+// still lands next to its incumbent.
+const RepeatRadius = 1e-4
+
+// repeatsWithin marks the points within radius·diameter of one of pend
+// on a box, pend's arms elsewhere (nil: none, or every arm of a finite
+// domain).
+func repeatsWithin(dom domain.Domain, pend []bandit.Action, radius float64) func(bandit.Action) bool {
 	if len(pend) == 0 {
 		return nil
 	}
@@ -177,7 +191,7 @@ func repeats(dom domain.Domain, pend []bandit.Action) func(bandit.Action) bool {
 	for i := range box.Lo {
 		diam += (box.Hi[i] - box.Lo[i]) * (box.Hi[i] - box.Lo[i])
 	}
-	r2 := DuplicateRadius * DuplicateRadius * diam
+	r2 := radius * radius * diam
 	return func(a bandit.Action) bool {
 		for _, p := range pend {
 			d := 0.0

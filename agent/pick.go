@@ -53,6 +53,7 @@ type choice struct {
 	blind  bool        // the failure model does not steer the choice (turn.blind)
 	// failLimit is δ of the failure model (0: FailLimit)
 	failLimit float64
+	avoid     func(bandit.Action) bool // points excluded beside the pending repeats (turn.fresh)
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -105,7 +106,7 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	if acqHook != nil && refine != nil {
 		acqHook(ms, acq, score)
 	}
-	rep := repeats(dom, pend.acts)
+	rep := either(repeats(dom, pend.acts), c.avoid)
 	if reg != nil && drawn && !anyInside(ms[0], len(score), reg.box, rep) {
 		reg = nil // a draw has values on the candidates only, and none it may play lies in the region
 	}
@@ -266,6 +267,17 @@ func regionRestart(rng *rand.Rand, box *domain.Box, ms []model.Model, acq acquis
 		}
 	}
 	return bandit.Action{}, 0, errRegionFull
+}
+
+// either marks what a or b marks (nil when both are).
+func either(a, b func(bandit.Action) bool) func(bandit.Action) bool {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(x bandit.Action) bool { return a(x) || b(x) }
 }
 
 // awayFrom is acq less excluded at the points rep marks.

@@ -6,16 +6,68 @@ import (
 	"math"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/model"
 )
 
 // evaluated are the fully observed, not failed decisions of a core (in ID
 // order) and the posterior means and variances of f, g_1..g_m there, in
-// the models' (standardised) units: mv[k] = [μ_f, σ²_f, μ_1, σ²_1, …].
+// the models' (standardised) units: mv[k] = [μ_f, σ²_f, μ_1, σ²_1, …];
+// obs[k] = [f, g_1..g_m] are the values observed there, in the agent's
+// units (NaN where a value was not given).
 type evaluated struct {
 	ids  []int64
 	acts []bandit.Action
 	mv   [][]float64
+	obs  [][]float64
+}
+
+// exact reports, for f and each g_j (the order of c.ms), whether its
+// model's fitted noise variance is below ConfirmNoise: a deterministic
+// metric, whose observation at an evaluated configuration is its value
+// there (Optuna v4.6 GPSampler's deterministic_objective; a model that
+// reports no noise is not exact).
+func (c *gpCore) exact() []bool {
+	ex := make([]bool, len(c.ms))
+	for j, m := range c.ms {
+		if w, ok := m.(*model.Window); ok {
+			m = w.Model
+		}
+		if k, ok := m.(interface{ Kernel() (gp.Kernel, float64) }); ok {
+			_, lam := k.Kernel()
+			ex[j] = lam < ConfirmNoise
+		}
+	}
+	return ex
+}
+
+// feasible is P(every limit holds) at the k-th evaluated configuration:
+// where g_j is exact (exact[1+j]) its observation's, 1 when g_j ≤ 0 and 0
+// otherwise, elsewhere Φ(−μ_j/σ_j), the constraints independent (as
+// probFeasible). A nil exact is the posterior's alone.
+func (ev evaluated) feasible(k int, exact []bool) float64 {
+	pf := 1.0
+	for j := 1; 2*j < len(ev.mv[k]); j++ {
+		if y := ev.obs[k][j]; j < len(exact) && exact[j] && !math.IsNaN(y) {
+			if y > 0 {
+				return 0
+			}
+			continue
+		}
+		mu, v := ev.mv[k][2*j], ev.mv[k][2*j+1]
+		pf *= normCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
+	}
+	return pf
+}
+
+// value is the objective's score of the k-th evaluated configuration: its
+// observation where f is exact, else its posterior mean (only compared
+// with others of the same evaluated).
+func (ev evaluated) value(k int, exact []bool) float64 {
+	if y := ev.obs[k][0]; len(exact) > 0 && exact[0] && !math.IsNaN(y) {
+		return y
+	}
+	return ev.mv[k][0]
 }
 
 // evaluated reads the ledger's observed decisions and predicts every model
@@ -28,6 +80,14 @@ func (c *gpCore) evaluated() (evaluated, bool) {
 		e := &c.ledger.entries[id-1]
 		ev.ids = append(ev.ids, id)
 		ev.acts = append(ev.acts, e.action)
+		o := make([]float64, len(c.ms))
+		o[0] = e.reward
+		for j := 1; j < len(o); j++ {
+			if o[j] = math.NaN(); j <= len(e.costs) {
+				o[j] = e.costs[j-1]
+			}
+		}
+		ev.obs = append(ev.obs, o)
 	}
 	n := len(ev.ids)
 	ev.mv = make([][]float64, n)
@@ -88,7 +148,12 @@ func (c *gpCore) units(m model.Model, constraint bool) (offset, scale float64, o
 // among the evaluated configurations (observed, not failed), the one of
 // largest posterior mean of f among those whose probability that every
 // limit holds, Π_j Φ(−μ_j/σ_j) (constraints independent, as probFeasible),
-// is at least level; ties go to the earliest decision. The moments are in
+// is at least level; ties go to the earliest decision. Where a metric is
+// deterministic (its fitted noise below ConfirmNoise: exact), an evaluated
+// configuration's observation is its true value, so its P(g_j ≤ 0) is 1 or
+// 0 by the observation and the objective ranks by the observations (a
+// boundary optimum observed feasible, where Φ(−μ_j/σ_j) ≈ ½, is
+// recommended); noisy metrics keep the posterior. The moments are in
 // the metrics' units as the agent sees them: the reward maximised (a
 // caller that minimises a metric negates it, and negates the objective's
 // mean back), each constraint g_j = metric − limit ≤ 0 (a caller adds the
@@ -102,9 +167,10 @@ func (c *gpCore) Recommend(level float64) (bandit.Recommendation, bool) {
 	}
 	best := -1
 	var bestPF float64
-	for k, mv := range ev.mv {
-		pf := probFeasible(Posterior{mv}, len(c.g))
-		if pf >= level && (best < 0 || mv[0] > ev.mv[best][0]) {
+	ex := c.exact()
+	for k := range ev.mv {
+		pf := ev.feasible(k, ex)
+		if pf >= level && (best < 0 || ev.value(k, ex) > ev.value(best, ex)) {
 			best, bestPF = k, pf
 		}
 	}
