@@ -42,7 +42,7 @@ type LogNEI struct {
 // evaluated configurations of a metric whose fitted noise is at its floor.
 var logNEIDeterministicDoc = bandit.ChoiceParam{Name: "deterministic", Default: "observed", Choices: []string{"observed", "posterior"},
 	Doc:     "where a metric's fitted noise variance is below 1e-4 of its standardised data (ConfirmNoise): observed: its observations at the evaluated configurations are its values there (the incumbent holds a limit it was observed to hold, g = 0 included), and where every metric is so a decision that would repeat an evaluated configuration (within 1e-6 of the box's diameter) is made again away from them; posterior: the posterior means alone, repeats allowed",
-	Source:  "Optuna v4.6 GPSampler (deterministic_objective: the observed value is the true one); a noise-free repeat carries no information (Srinivas et al. 2010 ICML, Lemma 5.3: the information gain ½log(1 + σ²/λ) with σ² ≈ λ at the floor); measured: docs/offline.md, \"Deterministic metrics\"",
+	Source:  "Optuna v4.6 GPSampler (deterministic_objective: the observed value is the true one); a noise-free repeat returns the value already observed and leaves the posterior of the true function unchanged; measured: docs/offline.md, \"Deterministic metrics\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "posterior", Why: "lognei takes a deterministic metric's observations as its values and does not repeat an evaluated configuration of a deterministic study"}}}
 
 // logNEIBoxPolishDoc declares box-polish.
