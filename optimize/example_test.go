@@ -41,7 +41,7 @@ func ExampleRun() {
 		res.Best.Objective, res.Best.Metrics[0] <= 50, late)
 	// Output:
 	// lognei stage-wise
-	// best throughput 1068 at latency ≤ 50: true; violating rounds in the last 20: 0
+	// best throughput 1068 at latency ≤ 50: true; violating rounds in the last 20: 1
 }
 
 // Two ints, a log-scaled float and a categorical, four evaluations at a
@@ -75,7 +75,7 @@ func ExampleRun_parameters() {
 	// Output:
 	// lognei, the offline default for stage-wise limits
 	// 60 trials, 1 failed: out of memory
-	// best accuracy 0.966: layers 4, width 160, lr 3.1e-03, adam; latency 40 ms
+	// best accuracy 0.966: layers 4, width 160, lr 3.2e-03, adam; latency 40 ms
 }
 
 // Four workers, each asking for its next point as soon as its own
