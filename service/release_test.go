@@ -19,8 +19,9 @@ import (
 // 96e52f3: 35, adding generation 8's typed spaces of 3 and 7 parameters,
 // 7-D boxes and failed evaluations; 4fec3d4: 43, adding generation 10's
 // offline studies — lognei on boxes of 2, 3 and 10 dims and typed spaces,
-// the offline default — and config's safe stage in 3 and 7 dims; 25 rounds with a partial observation
-// and two pending decisions each, no snapshots, so the whole log replays),
+// the offline default — and config's safe stage in 3 and 7 dims; 25
+// rounds with a partial observation and two pending decisions each, no
+// snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
 // next.json holds the two decisions each study made next there. A copy of
 // the database, opened by this release, must make the same ones.
