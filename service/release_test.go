@@ -19,7 +19,9 @@ import (
 // 96e52f3: 35, adding generation 8's typed spaces of 3 and 7 parameters,
 // 7-D boxes and failed evaluations; 4fec3d4: 43, adding generation 10's
 // offline studies — lognei on boxes of 2, 3 and 10 dims and typed spaces,
-// the offline default — and config's safe stage in 3 and 7 dims; 25
+// the offline default — and config's safe stage in 3 and 7 dims;
+// 7ab38bb: 46, adding generation 11's noisy offline studies asked in their
+// confirmation rounds and lognei's trust region in 12 dims; 25
 // rounds with a partial observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
