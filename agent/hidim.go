@@ -65,23 +65,25 @@ func (u *regionUCB) count(c *gpCore) int {
 }
 
 // acq is the acquisition of round t when the next decision of c searches a
-// trust region (ok false: the whole box, where the policy keeps its own).
-func (u *regionUCB) acq(c *gpCore, t int) (acq Acquisition, ok bool) {
+// trust region (ok false: the whole box, where the policy keeps its own),
+// and where it does not read f (turn.skipF).
+func (u *regionUCB) acq(c *gpCore, t int) (acq Acquisition, skipF func(mv []float64) bool, ok bool) {
 	if u == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	var p pending // regionIf only asks whether any decision is pending
 	if c.halluc.on && c.ledger.Open() > 0 {
 		p.acts = c.ledger.Pending(false, 1)
 	}
 	if regionIf(c.trust, c.info.Domain, c.ledger, p) == nil {
-		return nil, false
+		return nil, nil, false
 	}
+	bs := -TrustBetaG
 	if t >= u.safeFrom && c.ledger.anyFeasible() {
-		return safeFirst(PracticalBetaF, configBetaSafe.Default, len(c.g)), true
+		bs = configBetaSafe.Default
 	}
 	// safeFirst with −β_g is CONFIG's rule: UCB of f where every LCB of g
 	// is ≤ 0, and below every such point the least largest LCB (which is
 	// the whole ranking when no point is optimistically feasible).
-	return safeFirst(PracticalBetaF, -TrustBetaG, len(c.g)), true
+	return safeFirst(PracticalBetaF, bs, len(c.g)), safeFirstSkipsF(bs, len(c.g)), true
 }

@@ -47,7 +47,7 @@ func TestLogNEIRegionUCB(t *testing.T) {
 	}
 	a := agentOn(10, nil)
 	at := func(t int) Acquisition {
-		acq, ok := a.region.acq(a.gpCore, t)
+		acq, _, ok := a.region.acq(a.gpCore, t)
 		if !ok {
 			return nil
 		}
@@ -102,7 +102,7 @@ func TestLogNEIRegionUCB(t *testing.T) {
 		t.Error("region-acq=logei: the trust-region rule is set")
 	}
 	if b := agentOn(4, nil); b.region != nil {
-		if _, ok := b.region.acq(b.gpCore, 30); ok {
+		if _, _, ok := b.region.acq(b.gpCore, 30); ok {
 			t.Error("4 dims with region=auto: the trust-region rule applies")
 		}
 	}

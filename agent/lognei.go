@@ -77,8 +77,8 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
 			return tn, nil
 		}
-		if acq, ok := a.region.acq(a.gpCore, r.T); ok {
-			return turn{acq: acq, points: a.region.count(a.gpCore), failLimit: a.delta}, nil
+		if acq, skipF, ok := a.region.acq(a.gpCore, r.T); ok {
+			return turn{acq: acq, skipF: skipF, points: a.region.count(a.gpCore), failLimit: a.delta}, nil
 		}
 		ev, ok := a.evaluated()
 		var ex []bool
