@@ -25,7 +25,7 @@ var regionPointsDoc = bandit.IntParam{Name: "region-points", Default: RegionPoin
 // regionPointsBeforeDoc declares region-points-before.
 var regionPointsBeforeDoc = bandit.IntParam{Name: "region-points-before", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("region-acq", "ucb"),
 	Doc:    "candidates drawn in the trust region at each decision before the gradient ascent while no evaluation met every limit (0: SCBO's min(5000, max(2000, 200d)))",
-	Source: "Eriksson & Poloczek 2021 §3 (SCBO's count); measured: docs/offline.md, \"Cost\""}
+	Source: "Eriksson & Poloczek 2021 §3 (SCBO's count); measured: docs/offline.md, \"Cost\" (2,000 at d = 20: half the CPU, a feasible point on 6 of 10 seeds of levy20 against 8)"}
 
 // RegionPoints is lognei's count of fresh candidates in the trust region
 // once an evaluation met every limit: SCBO's 2,000–5,000 serve Thompson
