@@ -227,6 +227,10 @@ func TestPredictBatchErrors(t *testing.T) {
 	if err := g.PredictBatch([][]float64{{math.NaN()}}, m, v, nil, nil); err == nil {
 		t.Fatal("NaN point: want an error")
 	}
+	m2, v2 := make([]float64, 2), make([]float64, 2)
+	if err := g.PredictBatch([][]float64{{1}, {math.Inf(1)}}, m2, v2, nil, nil); err == nil || err.Error() != "gp: PredictBatch xs[1] x[0] is not finite: +Inf" {
+		t.Fatalf("infinite second point: %v, want it named", err)
+	}
 }
 
 // TestSeedSolve: a candidate's column of W seeds the solve cache; values

@@ -164,7 +164,7 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 	var fresh []*cacheEntry
 	var rhs [][]float64
 	for j, x := range xs {
-		if err := checkPoint(fmt.Sprintf("PredictBatch xs[%d]", j), x); err != nil {
+		if err := checkPointAt("PredictBatch xs", j, x); err != nil {
 			return nil, err
 		}
 		if t > 0 && len(x) != len(f.pts[0]) {
