@@ -162,17 +162,30 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 // of g, which leads the refinement back into the set.
 func safeFirst(bf, bs float64, m int) Acquisition {
 	return func(p Posterior) float64 {
-		gm := math.Inf(-1)
-		for j := range m {
-			mu, v := p.G(j)
-			gm = math.Max(gm, mu+bs*math.Sqrt(v))
-		}
+		gm := safeGate(bs, m, p)
 		if gm > 0 {
 			return -safeMargin * (1 + gm)
 		}
 		mu, v := p.F()
 		return mu + bf*math.Sqrt(v)
 	}
+}
+
+// safeGate is the largest μ_j + bs·σ_j of the m constraints at p: where it
+// is > 0, safeFirst's score does not read f.
+func safeGate(bs float64, m int, p Posterior) float64 {
+	gm := math.Inf(-1)
+	for j := range m {
+		mu, v := p.G(j)
+		gm = math.Max(gm, mu+bs*math.Sqrt(v))
+	}
+	return gm
+}
+
+// safeFirstSkipsF reports where safeFirst(·, bs, m) does not read f's
+// posterior (turn.skipF): there freshStart predicts g alone.
+func safeFirstSkipsF(bs float64, m int) func(mv []float64) bool {
+	return func(mv []float64) bool { return safeGate(bs, m, Posterior{mv}) > 0 }
 }
 
 // keepSafe returns act when the constraints' models hold it safe (every

@@ -255,9 +255,13 @@ type turn struct {
 	wide  *wideSearch // opt-in: the wider search on the whole box (wide.go)
 	// points: how many candidates a trust region draws (0: SCBO's count, freshStart)
 	points int
-	after  func(act bandit.Action, i int) (bandit.Action, error)
-	draw   func(pend pending) (bandit.Action, error)
-	blind  bool
+	// skipF, when set, reports at the posteriors mv where acq does not read
+	// f's (mv[0], mv[1], whatever wraps acq): the trust region's fresh
+	// candidates there are scored without predicting f (freshStart).
+	skipF func(mv []float64) bool
+	after func(act bandit.Action, i int) (bandit.Action, error)
+	draw  func(pend pending) (bandit.Action, error)
+	blind bool
 	// failLimit is δ of the failure model for this decision (0: FailLimit)
 	failLimit float64
 	// fresh: configurations the decision should not repeat (within
@@ -300,7 +304,7 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 			reg.points = tn.points
 		}
 		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind, failLimit: tn.failLimit}
+			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind, failLimit: tn.failLimit, skipF: tn.skipF}
 		act, i, err = ch.pick(c.rng, c.info.Domain)
 		if rep := repeatsWithin(c.info.Domain, tn.fresh, RepeatRadius); err == nil && rep != nil && rep(act) {
 			ch.avoid = rep

@@ -22,6 +22,11 @@ var regionPointsDoc = bandit.IntParam{Name: "region-points", Default: RegionPoin
 	Source:  "BoTorch's tutorials: 512 raw samples before the restarts of optimize_acqf; measured: docs/offline.md, \"10–20 parameters and cost\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei draws 512 candidates in the trust region once an evaluation met every limit (SCBO's 2,000–5,000 before)"}}}
 
+// regionPointsBeforeDoc declares region-points-before.
+var regionPointsBeforeDoc = bandit.IntParam{Name: "region-points-before", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("region-acq", "ucb"),
+	Doc:    "candidates drawn in the trust region at each decision before the gradient ascent while no evaluation met every limit (0: SCBO's min(5000, max(2000, 200d)))",
+	Source: "Eriksson & Poloczek 2021 §3 (SCBO's count); measured: docs/offline.md, \"Cost\" (2,000 at d = 20: half the CPU, a feasible point on 6 of 10 seeds of levy20 against 8)"}
+
 // RegionPoints is lognei's count of fresh candidates in the trust region
 // once an evaluation met every limit: SCBO's 2,000–5,000 serve Thompson
 // draws, which have no gradient to climb; a UCB ascended from the best of
@@ -39,6 +44,7 @@ const RegionPoints = 512
 type regionUCB struct {
 	safeFrom int // the first round of the safe stage: ⌈T/2⌉ (configSafeFrom)
 	points   int // region-points
+	before   int // region-points-before
 }
 
 // newRegionUCB reads region-acq and region-points: nil for logei.
@@ -51,37 +57,43 @@ func newRegionUCB(name string, cfg Config) (*regionUCB, error) {
 	if err != nil || v == "logei" {
 		return nil, err
 	}
-	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n}, nil
+	nb, err := regionPointsBeforeDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &regionUCB{safeFrom: int(math.Ceil(configSafeFrom.Default * float64(cfg.Horizon))), points: n, before: nb}, nil
 }
 
 // count is how many candidates the next decision draws in the trust
-// region: region-points once an evaluation met every limit, SCBO's count
-// (0) before.
+// region: region-points once an evaluation met every limit,
+// region-points-before until then (0: SCBO's count).
 func (u *regionUCB) count(c *gpCore) int {
 	if !c.ledger.anyFeasible() {
-		return 0
+		return u.before
 	}
 	return u.points
 }
 
 // acq is the acquisition of round t when the next decision of c searches a
-// trust region (ok false: the whole box, where the policy keeps its own).
-func (u *regionUCB) acq(c *gpCore, t int) (acq Acquisition, ok bool) {
+// trust region (ok false: the whole box, where the policy keeps its own),
+// and where it does not read f (turn.skipF).
+func (u *regionUCB) acq(c *gpCore, t int) (acq Acquisition, skipF func(mv []float64) bool, ok bool) {
 	if u == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	var p pending // regionIf only asks whether any decision is pending
 	if c.halluc.on && c.ledger.Open() > 0 {
 		p.acts = c.ledger.Pending(false, 1)
 	}
 	if regionIf(c.trust, c.info.Domain, c.ledger, p) == nil {
-		return nil, false
+		return nil, nil, false
 	}
+	bs := -TrustBetaG
 	if t >= u.safeFrom && c.ledger.anyFeasible() {
-		return safeFirst(PracticalBetaF, configBetaSafe.Default, len(c.g)), true
+		bs = configBetaSafe.Default
 	}
 	// safeFirst with −β_g is CONFIG's rule: UCB of f where every LCB of g
 	// is ≤ 0, and below every such point the least largest LCB (which is
 	// the whole ranking when no point is optimistically feasible).
-	return safeFirst(PracticalBetaF, -TrustBetaG, len(c.g)), true
+	return safeFirst(PracticalBetaF, bs, len(c.g)), safeFirstSkipsF(bs, len(c.g)), true
 }

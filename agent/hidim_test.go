@@ -2,6 +2,8 @@ package agent
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -47,7 +49,7 @@ func TestLogNEIRegionUCB(t *testing.T) {
 	}
 	a := agentOn(10, nil)
 	at := func(t int) Acquisition {
-		acq, ok := a.region.acq(a.gpCore, t)
+		acq, _, ok := a.region.acq(a.gpCore, t)
 		if !ok {
 			return nil
 		}
@@ -102,8 +104,76 @@ func TestLogNEIRegionUCB(t *testing.T) {
 		t.Error("region-acq=logei: the trust-region rule is set")
 	}
 	if b := agentOn(4, nil); b.region != nil {
-		if _, ok := b.region.acq(b.gpCore, 30); ok {
+		if _, _, ok := b.region.acq(b.gpCore, 30); ok {
 			t.Error("4 dims with region=auto: the trust-region rule applies")
 		}
+	}
+}
+
+// The trust region's fresh candidates scored without f where CONFIG's rule
+// does not read it (skipF) score as with f everywhere, to the bit; and
+// some points skip f, some do not.
+func TestFreshScoresSkipF(t *testing.T) {
+	const d = 10
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range hi {
+		hi[i] = 1
+	}
+	box, err := domain.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 2}, Horizon: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 1; r <= 40; r++ {
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = float64((r*7+i*3)%11) / 10
+		}
+		dec, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r}, bandit.PointAction(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: dec.ID, Reward: x[0], HasReward: true, Costs: []float64{5 + x[1], x[2] - 0.5}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := ag.(*LogNEI)
+	acq, skipF, ok := a.region.acq(a.gpCore, 30)
+	if !ok || skipF == nil {
+		t.Fatal("no trust-region rule with its skip")
+	}
+	reg := trustRegion(box, a.ledger)
+	if reg == nil {
+		t.Fatal("no trust region")
+	}
+	bps := make([]model.BatchPredictor, len(a.ms))
+	for j, m := range a.ms {
+		bps[j] = model.AsBatchPredictor(m)
+	}
+	xs := scboPoints(rand.New(rand.NewPCG(3, 4)), reg.box, reg, 500)
+	score := func(_ []float64, mv []float64) float64 { return acq.raw()(mv) }
+	var skipped int
+	count := func(mv []float64) bool {
+		s := skipF(mv)
+		if s {
+			skipped++
+		}
+		return s
+	}
+	with, without := make([]float64, len(xs)), make([]float64, len(xs))
+	if err := scoreSkippingF(bps, score, count)(xs, with, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := batchScore(bps, score, d)(xs, without, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(with, without) {
+		t.Fatal("the scores without f where it is not read differ from the scores with it")
+	}
+	if skipped == 0 || skipped == len(xs) {
+		t.Fatalf("%d of %d points skipped f: want some, not all", skipped, len(xs))
 	}
 }

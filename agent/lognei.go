@@ -77,8 +77,8 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
 			return tn, nil
 		}
-		if acq, ok := a.region.acq(a.gpCore, r.T); ok {
-			return turn{acq: acq, points: a.region.count(a.gpCore), failLimit: a.delta}, nil
+		if acq, skipF, ok := a.region.acq(a.gpCore, r.T); ok {
+			return turn{acq: acq, skipF: skipF, points: a.region.count(a.gpCore), failLimit: a.delta}, nil
 		}
 		ev, ok := a.evaluated()
 		var ex []bool
@@ -119,7 +119,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},

@@ -54,6 +54,7 @@ type choice struct {
 	// failLimit is δ of the failure model (0: FailLimit)
 	failLimit float64
 	avoid     func(bandit.Action) bool // points excluded beside the pending repeats (turn.fresh)
+	skipF     func(mv []float64) bool  // where acq does not read f (turn.skipF)
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -138,7 +139,7 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	}
 	var extra [][]float64
 	if reg.fresh && !drawn {
-		extra = freshStart(rng, reg, ms, inner, rep)
+		extra = freshStart(rng, reg, ms, inner, c.skipF, rep)
 	}
 	act, i, err := pickAction(rng, ms[0], reg.box, score, ms, inner, &g, rep, c.moves, reg.centre, extra...)
 	if err == errRegionFull { // every point of the region repeats a pending one: the whole box

@@ -108,6 +108,56 @@ func batchScore(bps []model.BatchPredictor, acq func(x, mv []float64) float64, d
 	}
 }
 
+// scoreSkippingF is batchScore's values (no gradients) with f, bps[0],
+// predicted only at the points where skipF says acq reads it: the same
+// numbers (a point's prediction does not depend on the batch it is in), a
+// model fewer at the others, where f's entries of mv are 0 and unread.
+func scoreSkippingF(bps []model.BatchPredictor, acq func(x, mv []float64) float64, skipF func(mv []float64) bool) maximise.BatchScore {
+	nm := len(bps)
+	mv := make([]float64, 2*nm)
+	return func(xs [][]float64, val []float64, _ [][]float64) error {
+		b := len(xs)
+		mean, vr := make([][]float64, nm), make([][]float64, nm)
+		for j, p := range bps {
+			mean[j], vr[j] = make([]float64, b), make([]float64, b)
+			if j > 0 {
+				if err := p.PredictBatch(xs, mean[j], vr[j], nil, nil); err != nil {
+					return err
+				}
+			}
+		}
+		fill := func(k int) {
+			for j := range bps {
+				mv[2*j], mv[2*j+1] = mean[j][k], vr[j][k]
+			}
+		}
+		var need []int
+		for k := range xs {
+			if fill(k); !skipF(mv) {
+				need = append(need, k)
+			}
+		}
+		if len(need) > 0 {
+			fx := make([][]float64, len(need))
+			fm, fv := make([]float64, len(need)), make([]float64, len(need))
+			for i, k := range need {
+				fx[i] = xs[k]
+			}
+			if err := bps[0].PredictBatch(fx, fm, fv, nil, nil); err != nil {
+				return err
+			}
+			for i, k := range need {
+				mean[0][k], vr[0][k] = fm[i], fv[i]
+			}
+		}
+		for k := range xs {
+			fill(k)
+			val[k] = acq(xs[k], mv)
+		}
+		return nil
+	}
+}
+
 // predictors returns the Predictor views of f and g_1..g_m, or nil when the
 // models cannot be evaluated off their candidates (finite domains).
 func predictors(f model.Model, g []model.Model) (model.Predictor, []model.Predictor) {

@@ -204,10 +204,11 @@ func ascentOptions(d int) maximise.GradOptions {
 // uniform draw in the region (at least one coordinate; Eriksson & Poloczek
 // 2021, §3, after TuRBO's perturbation) — reg.points of them, or SCBO's
 // min(5000, max(2000, 200d)) when it is 0 — scores them with acq over the models ms (less excluded where rep
-// marks a pending point), and returns the best as a start for the
+// marks a pending point; f, ms[0], predicted only where skipF, when set,
+// says acq reads it), and returns the best as a start for the
 // refinement (nil when the models cannot be evaluated off their
 // candidates).
-func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, rep func(bandit.Action) bool) [][]float64 {
+func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, skipF func(mv []float64) bool, rep func(bandit.Action) bool) [][]float64 {
 	bps := make([]model.BatchPredictor, len(ms))
 	for j, m := range ms {
 		if bps[j] = model.AsBatchPredictor(m); bps[j] == nil {
@@ -225,7 +226,11 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 		score = awayFrom(acq, rep)
 	}
 	val := make([]float64, n)
-	if err := batchScore(bps, score, d)(xs, val, nil); err != nil {
+	eval := batchScore(bps, score, d)
+	if skipF != nil {
+		eval = scoreSkippingF(bps, score, skipF)
+	}
+	if err := eval(xs, val, nil); err != nil {
 		return nil
 	}
 	best := 0

@@ -104,6 +104,26 @@ func evalCol(k Kernel, xs [][]float64, p []float64, dst []float64) {
 	}
 }
 
+// evalColShape is evalCol for an ARD kernel that also writes into c[j]
+// the factor of k(xs[j], p)'s gradient (shape's second value): the values
+// are evalRow's to the bit (shape's first value is at's arithmetic), and a
+// gradient at p then needs no exponential (solve's cached entries).
+func evalColShape(a ARD, xs [][]float64, p []float64, dst, c []float64) {
+	ls := a.Lengthscales
+	for j, x := range xs {
+		if len(x) != len(ls) {
+			dst[j], c[j] = math.NaN(), math.NaN()
+			continue
+		}
+		var s float64
+		for i, l := range ls {
+			d := (p[i] - x[i]) / l
+			s += d * d
+		}
+		dst[j], c[j] = a.shape(s)
+	}
+}
+
 // shape returns k/Variance and the factor c with ∂k/∂(ℓ_d⁻²(x_d−y_d)²)… in
 // the form used by the gradients: ∂k/∂log ℓ_d = c·(x_d−y_d)²/ℓ_d² and
 // ∂k/∂y_d = c·(x_d−y_d)/ℓ_d².

@@ -202,6 +202,15 @@ func checkPoint(name string, x []float64) error {
 	return nil
 }
 
+// checkPointAt is checkPoint of the point what[j], its name formatted only
+// for an error (a batch of thousands checks every point).
+func checkPointAt(what string, j int, x []float64) error {
+	if checkPoint(what, x) == nil {
+		return nil
+	}
+	return checkPoint(fmt.Sprintf("%s[%d]", what, j), x)
+}
+
 // Add appends the observation (x, y), extending L by one row in O(t²)
 // (O(t) when a sharing output has already added x at this position). x is
 // copied.

@@ -227,6 +227,10 @@ func TestPredictBatchErrors(t *testing.T) {
 	if err := g.PredictBatch([][]float64{{math.NaN()}}, m, v, nil, nil); err == nil {
 		t.Fatal("NaN point: want an error")
 	}
+	m2, v2 := make([]float64, 2), make([]float64, 2)
+	if err := g.PredictBatch([][]float64{{1}, {math.Inf(1)}}, m2, v2, nil, nil); err == nil || err.Error() != "gp: PredictBatch xs[1] x[0] is not finite: +Inf" {
+		t.Fatalf("infinite second point: %v, want it named", err)
+	}
 }
 
 // TestSeedSolve: a candidate's column of W seeds the solve cache; values
@@ -273,5 +277,60 @@ func TestSeedSolve(t *testing.T) {
 		if !closeTo(a, e, 1e-12) || !closeTo(b, f, 1e-12) {
 			t.Fatalf("after Add of the seeded candidate: (%v, %v), fresh (%v, %v)", a, b, e, f)
 		}
+	}
+}
+
+// A point first predicted alone and then with gradients (a line search's
+// accepted point) takes its gradients from the kernel factors kept at the
+// first prediction: the same numbers, to the bit, as a GP that never saw
+// it; after an Add the kept factors are stale and Grad serves instead.
+func TestPredictBatchKeptFactorsAreGrad(t *testing.T) {
+	for _, nu := range []float64{0, 2.5} {
+		k, err := NewARD(nu, []float64{0.6, 1.3, 0.4}, 1.7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		g, _ := NewExact(k, 0.01)
+		ref, _ := NewExact(k, 0.01)
+		for _, x := range randPoints(rng, 40, 3) {
+			y := math.Sin(3*x[0]) + x[1]*x[2]
+			if err := g.Add(x, y); err != nil {
+				t.Fatal(err)
+			}
+			_ = ref.Add(x, y)
+		}
+		check := func(x []float64, stage string) {
+			m, v := make([]float64, 1), make([]float64, 1)
+			if err := g.PredictBatch([][]float64{x}, m, v, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			e := g.f.sc.find(x)
+			if stage == "kept" && (e == nil || len(e.c) != len(g.f.pts)) {
+				t.Fatalf("nu %v: the single point's kernel factors were not kept", nu)
+			}
+			dm, dv := [][]float64{make([]float64, 3)}, [][]float64{make([]float64, 3)}
+			rm, rv := [][]float64{make([]float64, 3)}, [][]float64{make([]float64, 3)}
+			if err := g.PredictBatch([][]float64{x}, m, v, dm, dv); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.PredictBatch([][]float64{x}, make([]float64, 1), make([]float64, 1), rm, rv); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				if dm[0][i] != rm[0][i] || dv[0][i] != rv[0][i] {
+					t.Fatalf("nu %v, %s: gradient %d = (%v, %v), Grad's (%v, %v)", nu, stage, i, dm[0][i], dv[0][i], rm[0][i], rv[0][i])
+				}
+			}
+		}
+		x := []float64{0.3, 0.55, 0.7}
+		check(x, "kept")
+		y := []float64{0.1, 0.2, 0.9}
+		if err := g.PredictBatch([][]float64{y}, make([]float64, 1), make([]float64, 1), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		_ = g.Add([]float64{0.5, 0.5, 0.5}, 0.2)
+		_ = ref.Add([]float64{0.5, 0.5, 0.5}, 0.2)
+		check(y, "stale") // extended by one row: Grad's arithmetic
 	}
 }

@@ -20,7 +20,18 @@ type cacheEntry struct {
 	kxx  float64
 	dkxx []float64 // ∂k(x, x)/∂x
 	bad  bool      // the kernel returned a non-finite value
+	// c, for an ARD kernel and a point solved without gradients in a
+	// small batch: the factors of ∂k(X, x)/∂x (ARD.shape), so that its
+	// gradients later reuse the exponentials (a line search's accepted
+	// point); valid while len(c) = n. Not in snapshots: a restored entry
+	// computes its gradients by Grad, the same numbers.
+	c []float64 `snap:"-"`
 }
+
+// shapeBatch is the largest batch whose points keep their gradient factors
+// (cacheEntry.c): a line search's single points, not a trust region's
+// thousands of fresh candidates.
+const shapeBatch = 8
 
 // solveCache holds the last solved points of a factor, so that outputs
 // sharing the factor solve a batch once, and Add reuses the solve of the
@@ -153,7 +164,7 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 	var fresh []*cacheEntry
 	var rhs [][]float64
 	for j, x := range xs {
-		if err := checkPoint(fmt.Sprintf("PredictBatch xs[%d]", j), x); err != nil {
+		if err := checkPointAt("PredictBatch xs", j, x); err != nil {
 			return nil, err
 		}
 		if t > 0 && len(x) != len(f.pts[0]) {
@@ -173,6 +184,16 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 				e.dkxx = make([]float64, d)
 				gk.Grad(x, x, e.dkxx)
 				floats.Scale(2, e.dkxx)
+				if a, ok := f.k.(ARD); ok && len(e.c) == t && len(a.Lengthscales) == d {
+					// Grad's arithmetic from the kept factors
+					for s, p := range f.pts {
+						for i, l := range a.Lengthscales {
+							e.dw[i][s] = e.c[s] * (p[i] - x[i]) / (l * l)
+						}
+					}
+					rhs = append(rhs, e.dw...)
+					continue
+				}
 				g := make([]float64, d)
 				for s, p := range f.pts {
 					kv := gk.Grad(p, x, g)
@@ -206,7 +227,10 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		if math.IsNaN(e.kxx) || math.IsInf(e.kxx, 0) {
 			return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x,x) = %v at xs[%d]", f.k, e.kxx, j)
 		}
-		if !grad {
+		if a, ok := f.k.(ARD); ok && !grad && len(xs) <= shapeBatch && len(a.Lengthscales) == d {
+			e.c = make([]float64, t)
+			evalColShape(a, f.pts, x, e.w, e.c)
+		} else if !grad {
 			evalCol(f.k, f.pts, x, e.w)
 		}
 		for s, p := range f.pts {

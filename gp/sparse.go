@@ -348,7 +348,7 @@ func (s *Sparse) PredictBatch(xs [][]float64, mean, variance []float64, dmean, d
 	t1, t2 := make([]float64, m), make([]float64, m)
 	var dk [][]float64
 	for j, x := range xs {
-		if err := checkPoint(fmt.Sprintf("Sparse.PredictBatch xs[%d]", j), x); err != nil {
+		if err := checkPointAt("Sparse.PredictBatch xs", j, x); err != nil {
 			return err
 		}
 		if len(x) != len(s.z[0]) {

@@ -108,24 +108,23 @@ func (l *live) takeSnapshot(build string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	state, err := snap.Encode(l.agent)
-	if err != nil {
-		return nil, err
-	}
 	meta, err := json.Marshal(snapshotMeta{Version: snapshotVersion, Study: l.id, Seq: l.n, Chain: hex.EncodeToString(l.chain[:]),
 		Epoch: l.epoch, Decisions: len(l.decs), Algorithm: l.spec.Algorithm, Shape: shape, Build: build})
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	b.Grow(len(snapshotMagic) + 4 + len(meta) + len(state) + sha256.Size)
-	b.WriteString(snapshotMagic)
-	binary.Write(&b, binary.BigEndian, uint32(len(meta)))
-	b.Write(meta)
-	b.Write(state)
-	sum := sha256.Sum256(b.Bytes())
-	b.Write(sum[:])
-	return b.Bytes(), nil
+	// Room for the last snapshot's length and an eighth more (the state
+	// grows with the observations): the state is encoded in place, not
+	// copied through a growing buffer and then into the frame.
+	b := make([]byte, 0, max(l.bytes+l.bytes/8, 4096))
+	b = append(b, snapshotMagic...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(meta)))
+	b = append(b, meta...)
+	if b, err = snap.AppendEncode(b, l.agent); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...), nil
 }
 
 // parseSnapshot checks the framing and checksum and returns the meta and

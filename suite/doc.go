@@ -34,8 +34,9 @@
 // with g_j = metric_j − threshold_j and the ranges taken over the box
 // (problem.SuiteFacts). Results are reported per (problem, algorithm): the
 // mean over seeds in each unit system, the difference scaled − natural, and
-// the wall time per round (ask + tell, client side). They do not depend on
-// the number of workers: each run is a pure function of (problem,
+// the wall time per round (ask + tell, client side); summary.json also has
+// each run's CPU time per round (the process's: the run's own with one
+// worker). The scores do not depend on the number of workers: each run is a pure function of (problem,
 // algorithm, seed, units, T), and runs are aggregated in a fixed order.
 //
 // The systems set (Options.Set = SetSystems, `cbandit suite --set

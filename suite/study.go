@@ -148,6 +148,7 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 	cons := make([]float64, m)
 	stream := seed.NewStream()
 	var spent time.Duration
+	cpu0 := processCPU()
 	// ask asks for n decisions; each is compared with the pending ones.
 	ask := func(n int) error {
 		start := time.Now()
@@ -234,8 +235,10 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 			}
 		}
 	}
+	cpu := processCPU() - cpu0
 	reg, vio := ScoreRun(&p, fa, xs, LongTerm(job.Algorithm))
-	res := RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon)}
+	res := RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon),
+		CPUPerRound: cpu.Seconds() / float64(horizon)}
 	if id, _, _ := ParseEntry(job.Algorithm); id == Default {
 		res.Resolved = study.Spec.Algorithm
 	}

@@ -137,6 +137,11 @@ type RunResult struct {
 	Points [][]float64 `json:"-"`
 	// SecondsPerRound is the wall time of ask + tell per round.
 	SecondsPerRound float64 `json:"seconds_per_round"`
+	// CPUPerRound is the process's user + system time over the study's
+	// rounds per round (service, agent and evaluations): the study's own
+	// with --workers 1, which the machine's load does not inflate as it
+	// does wall time; 0 where the platform gives none.
+	CPUPerRound float64 `json:"cpu_seconds_per_round,omitempty"`
 	// Resolved is the algorithm the service chose for a Default study (the
 	// study's recorded algorithm); empty for a named one.
 	Resolved string `json:"resolved,omitempty"`

@@ -45,7 +45,14 @@ type encoder struct {
 // Encode serialises the object graph reachable from root, a non-nil
 // pointer.
 func Encode(root any) (out []byte, err error) {
-	e, err := encode(root, false)
+	return AppendEncode(nil, root)
+}
+
+// AppendEncode appends Encode(root) to dst: given room for it (the last
+// encoding's length), the encoding is written in place, without the copies
+// of a growing buffer.
+func AppendEncode(dst []byte, root any) ([]byte, error) {
+	e, err := encode(root, false, dst)
 	if err != nil {
 		return nil, err
 	}
@@ -57,14 +64,14 @@ func Encode(root any) (out []byte, err error) {
 // capacity, every string, every pointed-to value once), without the
 // allocator's rounding and the maps' overhead.
 func Size(root any) (int64, error) {
-	e, err := encode(root, true)
+	e, err := encode(root, true, nil)
 	if err != nil {
 		return 0, err
 	}
 	return int64(len(e.buf)) + e.size, nil
 }
 
-func encode(root any, sizing bool) (e *encoder, err error) {
+func encode(root any, sizing bool, dst []byte) (e *encoder, err error) {
 	rv := reflect.ValueOf(root)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil, fmt.Errorf("snap: Encode of %T: want a non-nil pointer", root)
@@ -81,7 +88,7 @@ func encode(root any, sizing bool) (e *encoder, err error) {
 	if err := e.scan(holder); err != nil {
 		return nil, err
 	}
-	e.buf = append(e.buf, header...)
+	e.buf = append(dst, header...)
 	e.typeRef(rv.Type())
 	if err := e.value(holder); err != nil {
 		return nil, err

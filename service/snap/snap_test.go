@@ -1,6 +1,7 @@
 package snap
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"reflect"
@@ -84,6 +85,30 @@ func TestRoundTrip(t *testing.T) {
 		if a, b := orig.rng.Float64(), fresh.rng.Float64(); a != b {
 			t.Fatalf("draw %d: original %v, decoded %v", i, a, b)
 		}
+	}
+}
+
+// AppendEncode writes Encode's bytes after the caller's, in the room the
+// caller gave when it suffices.
+func TestAppendEncode(t *testing.T) {
+	orig := build(1)
+	grow(orig, 5)
+	data, err := Encode(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []byte("frame")
+	dst := make([]byte, len(head), len(head)+len(data))
+	copy(dst, head)
+	out, err := AppendEncode(dst, orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, append(head, data...)) {
+		t.Fatal("AppendEncode differs from the prefix and Encode")
+	}
+	if &out[0] != &dst[0] {
+		t.Fatal("AppendEncode did not encode in the room given")
 	}
 }
 
