@@ -297,10 +297,10 @@ func (a *ConfigAgent) incumbent() (act bandit.Action, ok bool) {
 
 // MeanFrom is where before-feasible=mean starts, as a share of the
 // horizon: after the round by which the optimistic search had met every
-// limit on 19 of 20 runs (spring, 10 seeds, one at a time and in batches of
-// 4, round 64 at the latest), so that it changes only a search that failed;
-// from 0.25 it also changed a spring seed that found one at round 61
-// (docs/live_limits.md, "Feasibility first").
+// limit on 39 of 40 runs (spring and welded beam, 10 seeds each, one at a
+// time and in batches of 4; round 61 at the latest), so that it changes
+// only a search that failed; from 0.25 it also changed a spring run that
+// found one at round 61 (docs/live_limits.md, "Feasibility first").
 const MeanFrom = 0.35
 
 // safeMargin puts every point outside the safe set below every point in it
