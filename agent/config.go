@@ -36,7 +36,18 @@ var (
 	// batch's later decision must be.
 	configBatchBeta = bandit.FloatParam{Name: "safe-batch-beta", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("safe-pending", "observed"),
 		Doc: "β of the constraints' UCB a batch's later decision must hold ≤ 0 in the safe stage to be played; else it repeats a safe pending decision or the best feasible evaluation (safe-pending)", Source: "measured: docs/live_limits.md, \"Where g11 still breaks\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending, configBatchBeta}, "refine", "step", "region", "trust")
+	// configBeforeFeasible declares before-feasible, the search while no
+	// evaluation has met every limit late in the first stage.
+	configBeforeFeasible = bandit.ChoiceParam{Name: "before-feasible", Default: "optimistic", Choices: []string{"optimistic", "mean"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:    "optimistic: CONFIG's LCB set until an evaluation met every limit; mean (opt-in): from round ⌈0.35·T⌉ while none has, points whose posterior mean of every g is ≤ 0 first, by f's UCB, else the least largest LCB of g (feasibility first: it kept every late limit of the spring in batches of 4 but found its first feasible point in a worse basin on 2 of 3 runs it changed)",
+		Source: "feasibility first, as SCBO (Eriksson & Poloczek 2021, §3) and FuRBO (Ascia et al. 2025); measured: docs/live_limits.md, \"Feasibility first\""}
+	// configSafeObserved declares safe-observed, whether an observation
+	// vouches for the point keepSafe repeats.
+	configSafeObserved = bandit.ChoiceParam{Name: "safe-observed", Default: "exact", Choices: []string{"exact", "model"}, When: bandit.Is("safe-pending", "observed"),
+		Doc:     "what makes the best feasible evaluation safe for a batch's later decision outside the safe set to repeat: exact: its observations, when every constraint's fitted noise variance is below 1e-4 of its standardised data (deterministic metrics), else the constraints' UCBs at beta-safe; model: those UCBs alone",
+		Source:  "a deterministic metric's observation is its value (as Recommend reads it, ConfirmNoise); measured: docs/live_limits.md, \"Generation 12\"",
+		Earlier: []bandit.Change{{Until: 11, Value: "model", Why: "a batch's later decision outside the safe set repeats the best feasible evaluation when deterministic observations met every limit there"}}}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -53,6 +64,9 @@ type ConfigAgent struct {
 	safeFrom    int  // the first round of the safe stage
 	observedG   bool // safe-pending=observed
 	batchBeta   float64
+	firstMean   bool // before-feasible=mean
+	meanFrom    int  // its first round: ⌈MeanFrom·T⌉
+	obsSafe     bool // safe-observed=exact
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -94,11 +108,19 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	bfe, err := configBeforeFeasible.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	so, err := configSafeObserved.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, observedG: sp == "observed", batchBeta: bb,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact",
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -123,6 +145,12 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 			return tn, nil
 		})
+	}
+	if a.pessimistic && a.firstMean && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+		// Feasibility first: CONFIG's LCB set puts the search on the
+		// infeasible side of a boundary by the constraints' width, where it
+		// can crawl for the rest of the horizon (docs/live_limits.md).
+		return a.decide(r, func() Acquisition { return meanFirst(bf, bg) })
 	}
 	return a.decide(r, func() Acquisition {
 		// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
@@ -188,6 +216,23 @@ func safeFirstSkipsF(bs float64, m int) func(mv []float64) bool {
 	return func(mv []float64) bool { return safeGate(bs, m, Posterior{mv}) > 0 }
 }
 
+// meanFirst ranks the points whose posterior mean of every g_j is ≤ 0
+// first, by f's UCB, and below them the least largest LCB of g.
+func meanFirst(bf float64, bg []float64) Acquisition {
+	return func(p Posterior) float64 {
+		gm, gl := math.Inf(-1), math.Inf(-1)
+		for j := range bg {
+			mu, v := p.G(j)
+			gm, gl = math.Max(gm, mu), math.Max(gl, mu-bg[j]*math.Sqrt(v))
+		}
+		if gm > 0 {
+			return -safeMargin * math.Exp(math.Min(gl, 50)) // below every point inside, ordered by gl (finite)
+		}
+		mu, v := p.F()
+		return mu + bf*math.Sqrt(v)
+	}
+}
+
 // keepSafe returns act when the constraints' models hold it safe (every
 // UCB μ_j + safe-batch-beta·σ_j ≤ 0), else, of the pending decisions and
 // the best feasible evaluation, the one of the largest UCB of f among those
@@ -222,12 +267,18 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	if !isP {
 		return act
 	}
+	// With deterministic constraints (safe-observed=exact) the best
+	// feasible evaluation's observations vouch for it.
+	vouched := len(pend) + 1
 	if inc, ok := a.incumbent(); ok {
 		pend = append(pend, inc)
+		if a.obsSafe && !slices.Contains(a.exact()[1:], false) {
+			vouched = len(pend) - 1
+		}
 	}
 	best, bestU := -1, math.Inf(-1)
 	for i, pa := range pend {
-		if _, isSafe := safe(pa.X, a.betaSafe); !isSafe {
+		if _, isSafe := safe(pa.X, a.betaSafe); !isSafe && i != vouched {
 			continue
 		}
 		mu, v := fp.Predict(pa.X)
@@ -256,6 +307,14 @@ func (a *ConfigAgent) incumbent() (act bandit.Action, ok bool) {
 	}
 	return act, ok
 }
+
+// MeanFrom is where before-feasible=mean starts, as a share of the
+// horizon: after the round by which the optimistic search had met every
+// limit on 39 of 40 runs (spring and welded beam, 10 seeds each, one at a
+// time and in batches of 4; round 61 at the latest), so that it changes
+// only a search that failed; from 0.25 it also changed a spring run that
+// found one at round 61 (docs/live_limits.md, "Feasibility first").
+const MeanFrom = 0.35
 
 // safeMargin puts every point outside the safe set below every point in it
 // (standardised UCBs of f are far smaller), at a magnitude where the

@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/model"
 )
 
 // The safe stage ranks every point whose constraint UCBs are ≤ 0 above
@@ -172,5 +174,97 @@ func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
 	in := []float64{0.2, 0.1, 0.1}
 	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: in}); !slices.Equal(got.X, in) {
 		t.Errorf("a safe member %v played %v", in, got.X)
+	}
+}
+
+// With deterministic constraints (safe-observed=exact) the best feasible
+// evaluation is safe to repeat by its observation, also on the boundary,
+// where the constraint's UCB is above 0; safe-observed=model leaves an
+// unsafe member as it is when no point the models hold safe is left.
+func TestKeepSafeRepeatsAnObservedFeasiblePoint(t *testing.T) {
+	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"exact", "model"} {
+		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 60, Params: bandit.Params{"safe-from": "0", "safe-observed": mode}, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ag.(*ConfigAgent)
+		// g = x₀ − 0.5, reward x₀: the best feasible evaluations lie on the boundary x₀ = 0.5.
+		r := 0
+		for _, x0 := range []float64{0.1, 0.5, 0.9} {
+			for _, x1 := range []float64{0.1, 0.5, 0.9} {
+				for _, x2 := range []float64{0.1, 0.5, 0.9} {
+					r++
+					d := a.ledger.Record(r, bandit.Action{Arm: -1, X: []float64{x0, x1, x2}}, a.epoch)
+					if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: x0, HasReward: true, Costs: []float64{x0 - 0.5}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		a.ledger.Record(r+1, bandit.Action{Arm: -1, X: []float64{0.9, 0.5, 0.5}}, a.epoch) // pending, unsafe
+		a.unpendG = true
+		undo, _, err := a.condition(r + 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inc, _ := a.incumbent()
+		if inc.X[0] != 0.5 {
+			t.Fatalf("incumbent %v: want one on the boundary x₀ = 0.5", inc.X)
+		}
+		if mu, v := a.g[0].(model.Predictor).Predict(inc.X); mu+a.betaSafe*math.Sqrt(v) <= 0 {
+			t.Fatalf("the model holds the boundary point safe (μ = %v, σ² = %v): the case needs it unsure", mu, v)
+		}
+		if slices.Contains(a.exact()[1:], false) {
+			t.Fatal("a noise-free linear constraint does not count as deterministic")
+		}
+		act := bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}
+		got := a.keepSafe(1, act)
+		if want := map[string][]float64{"exact": inc.X, "model": act.X}[mode]; !slices.Equal(got.X, want) {
+			t.Errorf("safe-observed=%s: an unsafe member played %v, want %v", mode, got.X, want)
+		}
+		undo()
+	}
+}
+
+// before-feasible=mean ranks the points whose constraint means are ≤ 0
+// first, by f's UCB, above a point only optimistic (LCB ≤ 0 < mean) with a
+// far larger f; below them the least largest LCB comes first.
+func TestMeanFirstRanksMeanFeasiblePoints(t *testing.T) {
+	acq := meanFirst(2, []float64{1})
+	at := func(fmu, gmu, gvar float64) float64 { return acq(Posterior{[]float64{fmu, 0.01, gmu, gvar}}) }
+	low, high := at(0, -0.01, 0.25), at(1, -0.01, 0.25)
+	optimistic := at(10, 0.1, 0.25) // LCB −0.4 ≤ 0 < mean: CONFIG would take it
+	if !(high > low && low > optimistic) {
+		t.Fatalf("mean-feasible f=1 %v, f=0 %v, optimistic f=10 %v: want the mean-feasible points first, by f", high, low, optimistic)
+	}
+	if a, b := at(0, 0.1, 1), at(10, 0.5, 0.25); !(a > b) { // LCB −0.9 against 0
+		t.Fatalf("outside, the smaller LCB (%v) does not come first (%v)", a, b)
+	}
+	if v := at(0, 1e6, 1); math.IsInf(v, 0) || math.IsNaN(v) {
+		t.Fatalf("a far infeasible point scores %v: want a finite score", v)
+	}
+}
+
+// before-feasible=mean applies from ⌈MeanFrom·T⌉ while no evaluation met
+// every limit, and not before it.
+func TestBeforeFeasibleMeanStarts(t *testing.T) {
+	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 40, Params: bandit.Params{"before-feasible": "mean"}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*ConfigAgent)
+	if !a.firstMean || a.meanFrom != 14 {
+		t.Fatalf("before-feasible=mean %v from %d, want from ⌈0.35·40⌉ = 14", a.firstMean, a.meanFrom)
+	}
+	if ag, err = New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 40, Seed: 1}); err != nil || ag.(*ConfigAgent).firstMean {
+		t.Fatalf("the default applies the mean rule (err %v)", err)
 	}
 }

@@ -229,3 +229,30 @@ func TestDefaultsGeneration11(t *testing.T) {
 		}
 	}
 }
+
+// A config study of generation 11 or earlier keeps safe-observed = model
+// unless it sets it (generation 10's too, where safe-pending = hallucinated
+// leaves it unread); generation 12 gets the default (nothing pinned).
+func TestDefaultsGeneration12(t *testing.T) {
+	for _, c := range []struct {
+		gen  int
+		ps   map[string]any
+		want string
+	}{
+		{11, nil, "model"}, {12, nil, ""}, {10, nil, "model"},
+		{11, map[string]any{"safe-observed": "exact"}, "exact"},
+	} {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": "config", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("defaults %d: %v", c.gen, e)
+		}
+		if got := bs.Def.Params["safe-observed"]; got != c.want {
+			t.Errorf("defaults %d params %v: safe-observed %q, want %q", c.gen, c.ps, got, c.want)
+		}
+	}
+}
