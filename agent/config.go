@@ -23,6 +23,12 @@ var (
 	// configBetaSafe declares beta-safe, the width of the safe set's UCB.
 	configBetaSafe = bandit.FloatParam{Name: "beta-safe", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
 		Doc: "β of the constraints' UCB that decides the safe set", Source: "measured: docs/defaults.md, \"Generation 10\""}
+	// configBetaSafeNoisy declares beta-safe-noisy, the safe set's width on
+	// a noisy constraint.
+	configBetaSafeNoisy = bandit.FloatParam{Name: "beta-safe-noisy", Default: 3, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "β of the safe set's UCB on a constraint whose fitted noise variance is at least 1e-4 of its standardised data (noisy, ConfirmNoise; beta-safe on the others); 0: beta-safe on every constraint. The safe stage picks the best of many candidates, so a noisy model's UCB at β = 1 is too often optimistic there",
+		Source:  "SafeOpt's β_t grows with the noise (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Noisy constraints\"",
+		Earlier: []bandit.Change{{Until: 11, Value: "0", Why: "config's safe set at β = 3 on noisy constraints"}}}
 	// configSafeFrom declares safe-from, when the safe stage starts.
 	configSafeFrom = bandit.FloatParam{Name: "safe-from", Default: 0.5, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc: "the safe stage starts at round ⌈safe-from·T⌉ (T the horizon, or the first epoch's): CONFIG's optimistic search before it", Source: "StageOpt's two stages, Sui et al. 2018 §4; measured: docs/defaults.md, \"Generation 10\""}
@@ -47,7 +53,7 @@ var (
 		Doc:     "what makes the best feasible evaluation safe for a batch's later decision outside the safe set to repeat: exact: its observations, when every constraint's fitted noise variance is below 1e-4 of its standardised data (deterministic metrics), else the constraints' UCBs at beta-safe; model: those UCBs alone",
 		Source:  "a deterministic metric's observation is its value (as Recommend reads it, ConfirmNoise); measured: docs/live_limits.md, \"Generation 12\"",
 		Earlier: []bandit.Change{{Until: 11, Value: "model", Why: "a batch's later decision outside the safe set repeats the best feasible evaluation when deterministic observations met every limit there"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -61,8 +67,9 @@ type ConfigAgent struct {
 	// pessimistic: feasibility=pessimistic with the practical widths.
 	pessimistic bool
 	betaSafe    float64
-	safeFrom    int  // the first round of the safe stage
-	observedG   bool // safe-pending=observed
+	betaNoisy   float64 // beta-safe-noisy (0: betaSafe)
+	safeFrom    int     // the first round of the safe stage
+	observedG   bool    // safe-pending=observed
 	batchBeta   float64
 	firstMean   bool // before-feasible=mean
 	meanFrom    int  // its first round: ⌈MeanFrom·T⌉
@@ -96,6 +103,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	bn, err := configBetaSafeNoisy.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	from, err := configSafeFrom.Read(name, ps)
 	if err != nil {
 		return nil, err
@@ -120,7 +131,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact",
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact",
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -139,7 +150,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.unpendG = a.observedG
 		defer func() { a.unpendG = false }()
 		return a.decideTurn(r, func() (turn, error) {
-			tn := turn{acq: safeFirst(bf, a.betaSafe, len(a.g))}
+			tn := turn{acq: safeFirst(bf, a.safeBetas())}
 			if a.observedG {
 				tn.after = func(act bandit.Action, _ int) (bandit.Action, error) { return a.keepSafe(bf, act), nil }
 			}
@@ -188,9 +199,9 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 // StageOpt's safe set (Berkenkamp et al. 2016 §3; Sui et al. 2018 §4) —
 // ranked above every other point, and among those the least largest UCB
 // of g, which leads the refinement back into the set.
-func safeFirst(bf, bs float64, m int) Acquisition {
+func safeFirst(bf float64, bs []float64) Acquisition {
 	return func(p Posterior) float64 {
-		gm := safeGate(bs, m, p)
+		gm := safeGate(bs, p)
 		if gm > 0 {
 			return -safeMargin * (1 + gm)
 		}
@@ -199,21 +210,21 @@ func safeFirst(bf, bs float64, m int) Acquisition {
 	}
 }
 
-// safeGate is the largest μ_j + bs·σ_j of the m constraints at p: where it
+// safeGate is the largest μ_j + bs_j·σ_j of the constraints at p: where it
 // is > 0, safeFirst's score does not read f.
-func safeGate(bs float64, m int, p Posterior) float64 {
+func safeGate(bs []float64, p Posterior) float64 {
 	gm := math.Inf(-1)
-	for j := range m {
+	for j, b := range bs {
 		mu, v := p.G(j)
-		gm = math.Max(gm, mu+bs*math.Sqrt(v))
+		gm = math.Max(gm, mu+b*math.Sqrt(v))
 	}
 	return gm
 }
 
-// safeFirstSkipsF reports where safeFirst(·, bs, m) does not read f's
+// safeFirstSkipsF reports where safeFirst(·, bs) does not read f's
 // posterior (turn.skipF): there freshStart predicts g alone.
-func safeFirstSkipsF(bs float64, m int) func(mv []float64) bool {
-	return func(mv []float64) bool { return safeGate(bs, m, Posterior{mv}) > 0 }
+func safeFirstSkipsF(bs []float64) func(mv []float64) bool {
+	return func(mv []float64) bool { return safeGate(bs, Posterior{mv}) > 0 }
 }
 
 // meanFirst ranks the points whose posterior mean of every g_j is ≤ 0
@@ -245,22 +256,22 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	if len(pend) == 0 || act.X == nil {
 		return act
 	}
-	// isSafe: every μ_j + β·σ_j ≤ 0 at x; ok false: a model that does not
-	// predict off its candidates.
-	safe := func(x []float64, beta float64) (ok, isSafe bool) {
-		for _, m := range a.g {
+	// isSafe: every μ_j + β_j·σ_j ≤ 0 at x; ok false: a model that does
+	// not predict off its candidates.
+	safe := func(x []float64, beta []float64) (ok, isSafe bool) {
+		for j, m := range a.g {
 			p, isP := m.(model.Predictor)
 			if !isP {
 				return false, false
 			}
 			mu, v := p.Predict(x)
-			if mu+beta*math.Sqrt(math.Max(v, 0)) > 0 {
+			if mu+beta[j]*math.Sqrt(math.Max(v, 0)) > 0 {
 				return true, false
 			}
 		}
 		return true, true
 	}
-	if ok, isSafe := safe(act.X, a.batchBeta); !ok || isSafe {
+	if ok, isSafe := safe(act.X, uniform(a.batchBeta, len(a.g))); !ok || isSafe {
 		return act
 	}
 	fp, isP := a.f.(model.Predictor)
@@ -276,9 +287,9 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 			vouched = len(pend) - 1
 		}
 	}
-	best, bestU := -1, math.Inf(-1)
+	best, bestU, bs := -1, math.Inf(-1), a.safeBetas()
 	for i, pa := range pend {
-		if _, isSafe := safe(pa.X, a.betaSafe); !isSafe && i != vouched {
+		if _, isSafe := safe(pa.X, bs); !isSafe && i != vouched {
 			continue
 		}
 		mu, v := fp.Predict(pa.X)
@@ -290,6 +301,27 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 		return act
 	}
 	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
+}
+
+// safeBetas are the safe set's β_j: beta-safe-noisy on a noisy constraint
+// (its fitted noise at least ConfirmNoise), beta-safe on the others.
+func (a *ConfigAgent) safeBetas() []float64 {
+	bs, ex := uniform(a.betaSafe, len(a.g)), a.exact()
+	for j := range bs {
+		if a.betaNoisy > 0 && !ex[1+j] {
+			bs[j] = a.betaNoisy
+		}
+	}
+	return bs
+}
+
+// uniform is m copies of b.
+func uniform(b float64, m int) []float64 {
+	bs := make([]float64, m)
+	for j := range bs {
+		bs[j] = b
+	}
+	return bs
 }
 
 // incumbent is the action of the evaluation of the largest reward that met

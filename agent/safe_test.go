@@ -13,7 +13,7 @@ import (
 // The safe stage ranks every point whose constraint UCBs are ≤ 0 above
 // every other, by f's UCB among them; the rest by their largest UCB of g.
 func TestSafeFirstRanksTheSafeSet(t *testing.T) {
-	acq := safeFirst(2, 1, 1)
+	acq := safeFirst(2, []float64{1})
 	at := func(fmu, gmu, gvar float64) float64 { return acq(Posterior{[]float64{fmu, 0.01, gmu, gvar}}) }
 	safeLow, safeHigh := at(0, -1, 0.25), at(1, -1, 0.25)
 	unsafe := at(10, -0.1, 0.25) // LCB < 0 < UCB: optimistic, not safe
@@ -266,5 +266,45 @@ func TestBeforeFeasibleMeanStarts(t *testing.T) {
 	}
 	if ag, err = New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 40, Seed: 1}); err != nil || ag.(*ConfigAgent).firstMean {
 		t.Fatalf("the default applies the mean rule (err %v)", err)
+	}
+}
+
+// The safe set's β is beta-safe-noisy on a constraint whose fitted noise
+// is at least ConfirmNoise, beta-safe on a deterministic one, and
+// beta-safe everywhere with beta-safe-noisy = 0 (generation 11's).
+func TestSafeBetasNoisy(t *testing.T) {
+	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		noise float64
+		noisy string
+		want  float64
+	}{{0, "3", 1}, {0.2, "3", 3}, {0.2, "0", 1}} {
+		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 2}, Horizon: 60, Params: bandit.Params{"beta-safe-noisy": c.noisy}, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ag.(*ConfigAgent)
+		r := 0
+		for _, x0 := range []float64{0.1, 0.3, 0.5, 0.7, 0.9} {
+			for _, x1 := range []float64{0.1, 0.5, 0.9} {
+				for _, x2 := range []float64{0.1, 0.5, 0.9} {
+					r++
+					d := a.ledger.Record(r, bandit.Action{Arm: -1, X: []float64{x0, x1, x2}}, a.epoch)
+					e := c.noise * math.Sin(1e3*float64(r)) // a fixed pseudo-random noise on g₁ alone
+					if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: x0, HasReward: true, Costs: []float64{x0 - 0.5 + e, x1 - 0.5}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		if _, err := a.Decide(&bandit.Round{T: r + 1}); err != nil { // fits the hyperparameters
+			t.Fatal(err)
+		}
+		if got := a.safeBetas(); !slices.Equal(got, []float64{c.want, 1}) {
+			t.Errorf("noise %v, beta-safe-noisy=%s: β = %v (fitted noise %v, %v), want [%v 1]", c.noise, c.noisy, got, fittedNoise(a.g[0]), fittedNoise(a.g[1]), c.want)
+		}
 	}
 }
