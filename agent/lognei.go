@@ -36,6 +36,7 @@ type LogNEI struct {
 	each       bool       // box-polish=each
 	delta      float64    // fail-limit
 	observed   bool       // deterministic=observed
+	exploit    int        // exploit: every k-th decision of a deterministic study (0: never)
 }
 
 // logNEIDeterministicDoc declares deterministic: what lognei reads at the
@@ -86,6 +87,18 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			ex = a.exact()
 		}
 		best, at := plugInIncumbent(ev, ok, len(a.g), ex)
+		deterministic := ok && len(ex) > 0 && !slices.Contains(ex, false)
+		if deterministic && at >= 0 && a.exploit > 0 && r.T%a.exploit == 0 {
+			x, ok, err := a.exploitPoint(ev.acts[at].X, ev.acts, a.delta, &ev)
+			if err != nil {
+				return turn{}, err
+			}
+			if ok {
+				act := bandit.PointAction(x)
+				return turn{acq: func(Posterior) float64 { return 0 }, fixed: true,
+					after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, nil
+			}
+		}
 		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
@@ -105,7 +118,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			w.From = [][]float64{ev.acts[at].X}
 		}
 		tn := turn{acq: acq, wide: w, failLimit: a.delta}
-		if ok && len(ex) > 0 && !slices.Contains(ex, false) {
+		if deterministic {
 			tn.fresh = ev.acts // every metric deterministic: a repeat tells nothing
 		}
 		return tn, nil
@@ -119,7 +132,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -158,8 +171,12 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	exploit, err := exploitDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
-		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed"}
+		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed", exploit: exploit}
 	})(name, cfg)
 }
