@@ -89,7 +89,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		best, at := plugInIncumbent(ev, ok, len(a.g), ex)
 		deterministic := ok && len(ex) > 0 && !slices.Contains(ex, false)
 		if deterministic && at >= 0 && a.exploit > 0 && r.T%a.exploit == 0 {
-			x, ok, err := a.exploitPoint(ev.acts[at].X, ev.acts, a.delta, &ev)
+			x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta)
 			if err != nil {
 				return turn{}, err
 			}
