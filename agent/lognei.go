@@ -27,7 +27,9 @@ import (
 // In the last rounds it replicates the recommendation-to-be (confirmTurn,
 // parameter confirm). Where the metrics are deterministic (parameter
 // deterministic) it reads their observations, not their smoothed means,
-// and does not repeat an evaluated configuration.
+// does not repeat an evaluated configuration, and on a box every k-th
+// decision evaluates the posterior means' constrained optimum near the
+// incumbent (exploitPoint, parameter exploit: COBRA's step, Regis 2014).
 type LogNEI struct {
 	*gpCore
 	region     *regionUCB // region-acq=ucb: CONFIG's rule in the trust region (hidim.go)
