@@ -27,7 +27,9 @@ import (
 // In the last rounds it replicates the recommendation-to-be (confirmTurn,
 // parameter confirm). Where the metrics are deterministic (parameter
 // deterministic) it reads their observations, not their smoothed means,
-// and does not repeat an evaluated configuration.
+// does not repeat an evaluated configuration, and on a box every k-th
+// decision evaluates the posterior means' constrained optimum near the
+// incumbent (exploitPoint, parameter exploit: COBRA's step, Regis 2014).
 type LogNEI struct {
 	*gpCore
 	region     *regionUCB // region-acq=ucb: CONFIG's rule in the trust region (hidim.go)
@@ -36,6 +38,7 @@ type LogNEI struct {
 	each       bool       // box-polish=each
 	delta      float64    // fail-limit
 	observed   bool       // deterministic=observed
+	exploit    int        // exploit: every k-th decision of a deterministic study (0: never)
 }
 
 // logNEIDeterministicDoc declares deterministic: what lognei reads at the
@@ -86,6 +89,18 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			ex = a.exact()
 		}
 		best, at := plugInIncumbent(ev, ok, len(a.g), ex)
+		deterministic := ok && len(ex) > 0 && !slices.Contains(ex, false)
+		if deterministic && at >= 0 && a.exploit > 0 && r.T%a.exploit == 0 {
+			x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta)
+			if err != nil {
+				return turn{}, err
+			}
+			if ok {
+				act := bandit.PointAction(x)
+				return turn{acq: func(Posterior) float64 { return 0 }, fixed: true,
+					after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, nil
+			}
+		}
 		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
@@ -105,7 +120,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			w.From = [][]float64{ev.acts[at].X}
 		}
 		tn := turn{acq: acq, wide: w, failLimit: a.delta}
-		if ok && len(ex) > 0 && !slices.Contains(ex, false) {
+		if deterministic {
 			tn.fresh = ev.acts // every metric deterministic: a repeat tells nothing
 		}
 		return tn, nil
@@ -119,7 +134,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -158,8 +173,12 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	exploit, err := exploitDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
-		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed"}
+		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed", exploit: exploit}
 	})(name, cfg)
 }

@@ -137,9 +137,16 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	return bandit.PointAction(bestX), -1, nil
 }
 
-// polish is projected BFGS ascent of the batch score from x in z = (x −
-// lo)/ℓ, ℓ f's fitted lengthscales (the box's sides when f has none).
+// polish is projected BFGS ascent of the batch score from x (scaledBFGS,
+// at most w.Iters iterations).
 func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64) ([]float64, error) {
+	return scaledBFGS(box, x, f, batch, val, grad, w.Iters)
+}
+
+// scaledBFGS is projected BFGS ascent (at most iters iterations) of the
+// batch score from x in z = (x − lo)/ℓ, ℓ f's fitted lengthscales (the
+// box's sides when f has none); val and grad are its scratch.
+func scaledBFGS(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64, iters int) ([]float64, error) {
 	d := box.Dim()
 	ls := make([]float64, d)
 	for k := range ls {
@@ -180,7 +187,7 @@ func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch m
 		}
 		return val[0], nil
 	}
-	zz, _, err := maximise.BFGS(obj, z, lo, hi, maximise.BFGSTol{Iters: w.Iters, GTol: 1e-8, FTol: 1e-12})
+	zz, _, err := maximise.BFGS(obj, z, lo, hi, maximise.BFGSTol{Iters: iters, GTol: 1e-8, FTol: 1e-12})
 	if err != nil {
 		return nil, err
 	}

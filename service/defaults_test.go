@@ -236,23 +236,30 @@ func TestDefaultsGeneration11(t *testing.T) {
 func TestDefaultsGeneration12(t *testing.T) {
 	for _, c := range []struct {
 		gen  int
+		alg  string
 		ps   map[string]any
-		want string
+		want map[string]string
 	}{
-		{11, nil, "model"}, {12, nil, ""}, {10, nil, "model"},
-		{11, map[string]any{"safe-observed": "exact"}, "exact"},
+		{11, "config", nil, map[string]string{"safe-observed": "model", "beta-safe-noisy": "0"}},
+		{12, "config", nil, map[string]string{"safe-observed": "", "beta-safe-noisy": ""}},
+		{10, "config", nil, map[string]string{"safe-observed": "model", "beta-safe-noisy": "0"}},
+		{11, "config", map[string]any{"safe-observed": "exact"}, map[string]string{"safe-observed": "exact", "beta-safe-noisy": "0"}},
+		{11, "lognei", nil, map[string]string{"exploit": "0"}},
+		{12, "lognei", nil, map[string]string{"exploit": ""}},
 	} {
 		b, _ := json.Marshal(map[string]any{
 			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
 			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": "config", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+			"algorithm": c.alg, "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
 		})
 		_, bs, e := decodeStudy(b)
 		if e != nil {
 			t.Fatalf("defaults %d: %v", c.gen, e)
 		}
-		if got := bs.Def.Params["safe-observed"]; got != c.want {
-			t.Errorf("defaults %d params %v: safe-observed %q, want %q", c.gen, c.ps, got, c.want)
+		for k, want := range c.want {
+			if got := bs.Def.Params[k]; got != want {
+				t.Errorf("%s, defaults %d params %v: %s %q, want %q", c.alg, c.gen, c.ps, k, got, want)
+			}
 		}
 	}
 }
