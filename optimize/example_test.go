@@ -41,7 +41,7 @@ func ExampleRun() {
 		res.Best.Objective, res.Best.Metrics[0] <= 50, late)
 	// Output:
 	// lognei stage-wise
-	// best throughput 1068 at latency ≤ 50: true; violating rounds in the last 20: 1
+	// best throughput 1068 at latency ≤ 50: true; violating rounds in the last 20: 0
 }
 
 // Two ints, a log-scaled float and a categorical, four evaluations at a
