@@ -271,7 +271,7 @@ func TestBeforeFeasibleMeanStarts(t *testing.T) {
 
 // The safe set's β is beta-safe-noisy on a constraint whose fitted noise
 // is at least ConfirmNoise, beta-safe on a deterministic one, and
-// beta-safe everywhere with beta-safe-noisy = 0 (generation 11's).
+// beta-safe everywhere with beta-safe-noisy = 0 (the default).
 func TestSafeBetasNoisy(t *testing.T) {
 	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
 	if err != nil {
@@ -281,8 +281,12 @@ func TestSafeBetasNoisy(t *testing.T) {
 		noise float64
 		noisy string
 		want  float64
-	}{{0, "3", 1}, {0.2, "3", 3}, {0.2, "0", 1}} {
-		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 2}, Horizon: 60, Params: bandit.Params{"beta-safe-noisy": c.noisy}, Seed: 1})
+	}{{0, "3", 1}, {0.2, "3", 3}, {0.2, "0", 1}, {0.2, "", 1}} {
+		ps := bandit.Params{}
+		if c.noisy != "" {
+			ps["beta-safe-noisy"] = c.noisy
+		}
+		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 2}, Horizon: 60, Params: ps, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

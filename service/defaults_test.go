@@ -240,10 +240,10 @@ func TestDefaultsGeneration12(t *testing.T) {
 		ps   map[string]any
 		want map[string]string
 	}{
-		{11, "config", nil, map[string]string{"safe-observed": "model", "beta-safe-noisy": "0"}},
-		{12, "config", nil, map[string]string{"safe-observed": "", "beta-safe-noisy": ""}},
-		{10, "config", nil, map[string]string{"safe-observed": "model", "beta-safe-noisy": "0"}},
-		{11, "config", map[string]any{"safe-observed": "exact"}, map[string]string{"safe-observed": "exact", "beta-safe-noisy": "0"}},
+		{11, "config", nil, map[string]string{"safe-observed": "model"}},
+		{12, "config", nil, map[string]string{"safe-observed": ""}},
+		{10, "config", nil, map[string]string{"safe-observed": "model"}},
+		{11, "config", map[string]any{"safe-observed": "exact"}, map[string]string{"safe-observed": "exact"}},
 		{11, "lognei", nil, map[string]string{"exploit": "0"}},
 		{12, "lognei", nil, map[string]string{"exploit": ""}},
 	} {
