@@ -95,5 +95,6 @@ func (u *regionUCB) acq(c *gpCore, t int) (acq Acquisition, skipF func(mv []floa
 	// safeFirst with −β_g is CONFIG's rule: UCB of f where every LCB of g
 	// is ≤ 0, and below every such point the least largest LCB (which is
 	// the whole ranking when no point is optimistically feasible).
-	return safeFirst(PracticalBetaF, uniform(bs, len(c.g))), safeFirstSkipsF(uniform(bs, len(c.g))), true
+	b := uniform(bs, len(c.g))
+	return safeFirst(PracticalBetaF, b), safeFirstSkipsF(b), true
 }

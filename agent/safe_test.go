@@ -131,28 +131,10 @@ func TestSafeSetIgnoresPending(t *testing.T) {
 // a safe pending decision or the best feasible evaluation instead; a safe
 // one stays, and so does any decision with none pending.
 func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
-	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 60, Params: bandit.Params{"safe-from": "0"}, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := ag.(*ConfigAgent)
 	// g = x₀ − 0.7 observed on a 3×3×3 grid: safe where x₀ is well below 0.7.
-	r := 0
-	for _, x0 := range []float64{0.1, 0.5, 0.9} {
-		for _, x1 := range []float64{0.1, 0.5, 0.9} {
-			for _, x2 := range []float64{0.1, 0.5, 0.9} {
-				r++
-				d := a.ledger.Record(r, bandit.Action{Arm: -1, X: []float64{x0, x1, x2}}, a.epoch)
-				if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -x1, HasReward: true, Costs: []float64{x0 - 0.7}}); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
+	a, r := safeCube(t, 1, bandit.Params{"safe-from": "0"}, []float64{0.1, 0.5, 0.9}, func(_ int, x []float64) (float64, []float64) {
+		return -x[1], []float64{x[0] - 0.7}
+	})
 	if got := a.keepSafe(1, bandit.Action{Arm: -1, X: []float64{0.95, 0.1, 0.1}}); got.X[0] != 0.95 {
 		t.Errorf("with no decision pending the decision moved to %v", got.X)
 	}
@@ -182,29 +164,11 @@ func TestKeepSafeRepeatsASafePendingPoint(t *testing.T) {
 // where the constraint's UCB is above 0; safe-observed=model leaves an
 // unsafe member as it is when no point the models hold safe is left.
 func TestKeepSafeRepeatsAnObservedFeasiblePoint(t *testing.T) {
-	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, mode := range []string{"exact", "model"} {
-		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 60, Params: bandit.Params{"safe-from": "0", "safe-observed": mode}, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := ag.(*ConfigAgent)
 		// g = x₀ − 0.5, reward x₀: the best feasible evaluations lie on the boundary x₀ = 0.5.
-		r := 0
-		for _, x0 := range []float64{0.1, 0.5, 0.9} {
-			for _, x1 := range []float64{0.1, 0.5, 0.9} {
-				for _, x2 := range []float64{0.1, 0.5, 0.9} {
-					r++
-					d := a.ledger.Record(r, bandit.Action{Arm: -1, X: []float64{x0, x1, x2}}, a.epoch)
-					if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: x0, HasReward: true, Costs: []float64{x0 - 0.5}}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}
+		a, r := safeCube(t, 1, bandit.Params{"safe-from": "0", "safe-observed": mode}, []float64{0.1, 0.5, 0.9}, func(_ int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.5}
+		})
 		a.ledger.Record(r+1, bandit.Action{Arm: -1, X: []float64{0.9, 0.5, 0.5}}, a.epoch) // pending, unsafe
 		a.unpendG = true
 		undo, _, err := a.condition(r + 2)
@@ -273,10 +237,6 @@ func TestBeforeFeasibleMeanStarts(t *testing.T) {
 // is at least ConfirmNoise, beta-safe on a deterministic one, and
 // beta-safe everywhere with beta-safe-noisy = 0 (the default).
 func TestSafeBetasNoisy(t *testing.T) {
-	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		noise float64
 		noisy string
@@ -286,24 +246,10 @@ func TestSafeBetasNoisy(t *testing.T) {
 		if c.noisy != "" {
 			ps["beta-safe-noisy"] = c.noisy
 		}
-		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 2}, Horizon: 60, Params: ps, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := ag.(*ConfigAgent)
-		r := 0
-		for _, x0 := range []float64{0.1, 0.3, 0.5, 0.7, 0.9} {
-			for _, x1 := range []float64{0.1, 0.5, 0.9} {
-				for _, x2 := range []float64{0.1, 0.5, 0.9} {
-					r++
-					d := a.ledger.Record(r, bandit.Action{Arm: -1, X: []float64{x0, x1, x2}}, a.epoch)
-					e := c.noise * math.Sin(1e3*float64(r)) // a fixed pseudo-random noise on g₁ alone
-					if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: x0, HasReward: true, Costs: []float64{x0 - 0.5 + e, x1 - 0.5}}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}
+		a, r := safeCube(t, 2, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
+			e := c.noise * math.Sin(1e3*float64(r)) // a fixed pseudo-random noise on g₁ alone
+			return x[0], []float64{x[0] - 0.5 + e, x[1] - 0.5}
+		})
 		if _, err := a.Decide(&bandit.Round{T: r + 1}); err != nil { // fits the hyperparameters
 			t.Fatal(err)
 		}
@@ -311,4 +257,35 @@ func TestSafeBetasNoisy(t *testing.T) {
 			t.Errorf("noise %v, beta-safe-noisy=%s: β = %v (fitted noise %v, %v), want [%v 1]", c.noise, c.noisy, got, fittedNoise(a.g[0]), fittedNoise(a.g[1]), c.want)
 		}
 	}
+}
+
+// safeCube is config on the unit cube with 3-D points observed at the
+// grid x₀ ∈ xs0, x₁, x₂ ∈ {0.1, 0.5, 0.9}, reward and costs from tell at
+// the r-th point; it returns the agent and the number of rounds played.
+func safeCube(t *testing.T, m int, ps bandit.Params, xs0 []float64, tell func(r int, x []float64) (float64, []float64)) (*ConfigAgent, int) {
+	t.Helper()
+	b, err := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: m}, Horizon: 60, Params: ps, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*ConfigAgent)
+	r := 0
+	for _, x0 := range xs0 {
+		for _, x1 := range []float64{0.1, 0.5, 0.9} {
+			for _, x2 := range []float64{0.1, 0.5, 0.9} {
+				r++
+				x := []float64{x0, x1, x2}
+				d := a.ledger.Record(r, bandit.Action{Arm: -1, X: x}, a.epoch)
+				f, g := tell(r, x)
+				if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: g}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return a, r
 }
