@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -155,6 +156,7 @@ func TestKill9Durability(t *testing.T) {
 		c := client.New(p.url, client.WithHTTPClient(hc))
 		stop := make(chan struct{})
 		done := make(chan int)
+		var played atomic.Int64 // complete rounds of this cycle
 		go func() {
 			rounds := 0
 			defer func() { done <- rounds }()
@@ -179,9 +181,24 @@ func TestKill9Durability(t *testing.T) {
 					ack(o.DecisionID, o)
 				}
 				rounds++
+				played.Store(int64(rounds))
 			}
 		}()
-		time.Sleep(time.Duration(100+rng.IntN(300)) * time.Millisecond)
+		// Killed at a random moment after a random number of complete
+		// rounds, counted rather than timed so that a loaded machine plays
+		// as many; the first cycle's 8+ rounds (24+ events) pass a snapshot.
+		want := int64(rng.IntN(12))
+		if cycle == 0 {
+			want = 8 + int64(rng.IntN(8))
+		}
+		for played.Load() < want {
+			select {
+			case n := <-done: // the client stopped on an error before the kill
+				t.Fatalf("cycle %d: the client stopped after %d rounds, before the kill", cycle, n)
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		p.kill9(t)
 		close(stop)
 		n := <-done
