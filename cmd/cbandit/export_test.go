@@ -1,42 +1,18 @@
 package main
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cbandit/cbandit/service"
 	"github.com/cbandit/cbandit/service/api"
-	"github.com/cbandit/cbandit/store"
 )
 
 func TestExport(t *testing.T) {
-	ctx := context.Background()
-	db := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := service.New(st, service.Options{})
-	hs := httptest.NewServer(srv)
-	post := func(path, body string) map[string]any {
-		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
-		}
-		return out
-	}
+	ts := newTestServer(t)
+	db, post := ts.DB, ts.post
 	s := post("/studies", `{"name":"exp","parameters":[{"name":"k","type":"int","low":1,"high":4}],
 		"objective":{"name":"f"},"constraints":[{"name":"g","threshold":1}],"algorithm":"ckb-ucb","seed":1}`)
 	id := s["id"].(string)
@@ -44,9 +20,7 @@ func TestExport(t *testing.T) {
 		post("/studies/"+id+"/suggestions", "")
 	}
 	post("/studies/"+id+"/observations", `{"decision_id":1,"reward":0.5,"costs":[0.25]}`)
-	hs.Close()
-	srv.Close()
-	st.Close()
+	ts.Close()
 
 	out, errb, code := exportCLI("export", "--db", db, "--study", "exp")
 	if code != 0 {

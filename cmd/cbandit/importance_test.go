@@ -1,48 +1,23 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/domain"
-	"github.com/cbandit/cbandit/service"
 	"github.com/cbandit/cbandit/service/api"
-	"github.com/cbandit/cbandit/store"
 )
 
 // cbandit importance ranks the parameter the objective ignores last, in
 // its table and its JSON, and gives the same numbers from the store (--db)
 // as from the running server (--url, the study found by name).
 func TestImportanceCLI(t *testing.T) {
-	ctx := context.Background()
-	db := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := service.New(st, service.Options{})
-	hs := httptest.NewServer(srv)
-	post := func(path, body string) map[string]any {
-		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
-		}
-		return out
-	}
+	ts := newTestServer(t)
+	db, post := ts.DB, ts.post
 	s := post("/studies", `{"name":"knobs","parameters":[{"name":"depth","type":"int","low":1,"high":10},
 		{"name":"rate","type":"float","low":0,"high":1},{"name":"ignored","type":"float","low":0,"high":1}],"objective":{"name":"f"}}`)
 	id := s["id"].(string)
@@ -51,10 +26,8 @@ func TestImportanceCLI(t *testing.T) {
 		post("/studies/"+id+"/trials", fmt.Sprintf(`{"params":{"depth":%v,"rate":%v,"ignored":%v},"reward":%v}`,
 			depth, u[1], u[2], math.Sin(3*u[1])+0.1*depth))
 	}
-	code, viaURL, errb := runCLI("importance", "--url", hs.URL, "--study", "knobs", "--format", "json")
-	hs.Close()
-	srv.Close()
-	st.Close()
+	code, viaURL, errb := runCLI("importance", "--url", ts.URL, "--study", "knobs", "--format", "json")
+	ts.Close()
 	if code != 0 {
 		t.Fatalf("importance --url: exit %d: %s", code, errb)
 	}

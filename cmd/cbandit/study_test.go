@@ -1,20 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/service"
 	"github.com/cbandit/cbandit/service/api"
-	"github.com/cbandit/cbandit/store"
 )
 
 // cbandit study shows the best observation and the recommendation of an
@@ -23,27 +17,8 @@ import (
 // inside the limit); the same summary from the store (--db) as from the
 // running server (--url, the study found by name).
 func TestStudyCLI(t *testing.T) {
-	ctx := context.Background()
-	db := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := service.New(st, service.Options{})
-	hs := httptest.NewServer(srv)
-	post := func(path, body string) map[string]any {
-		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, out)
-		}
-		return out
-	}
+	ts := newTestServer(t)
+	db, post := ts.DB, ts.post
 	s := post("/studies", `{"name":"knob","evaluations":"offline","parameters":[{"name":"x","type":"float","low":0,"high":1}],
 		"objective":{"name":"f"},"constraints":[{"name":"load","threshold":0.6}]}`)
 	id := s["id"].(string)
@@ -51,10 +26,8 @@ func TestStudyCLI(t *testing.T) {
 		x := float64(k) / 16
 		post("/studies/"+id+"/trials", fmt.Sprintf(`{"params":{"x":%v},"reward":%v,"costs":[%v]}`, x, -(x-0.3)*(x-0.3), x))
 	}
-	code, viaURL, errb := runCLI("study", "--url", hs.URL, "--study", "knob", "--format", "json")
-	hs.Close()
-	srv.Close()
-	st.Close()
+	code, viaURL, errb := runCLI("study", "--url", ts.URL, "--study", "knob", "--format", "json")
+	ts.Close()
 	if code != 0 {
 		t.Fatalf("study --url: exit %d: %s", code, errb)
 	}
