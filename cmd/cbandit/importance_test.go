@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -26,25 +24,7 @@ func TestImportanceCLI(t *testing.T) {
 		post("/studies/"+id+"/trials", fmt.Sprintf(`{"params":{"depth":%v,"rate":%v,"ignored":%v},"reward":%v}`,
 			depth, u[1], u[2], math.Sin(3*u[1])+0.1*depth))
 	}
-	code, viaURL, errb := runCLI("importance", "--url", ts.URL, "--study", "knobs", "--format", "json")
-	ts.Close()
-	if code != 0 {
-		t.Fatalf("importance --url: exit %d: %s", code, errb)
-	}
-	code, viaDB, errb := runCLI("importance", "--db", db, "--study", id, "--format", "json")
-	if code != 0 {
-		t.Fatalf("importance --db: exit %d: %s", code, errb)
-	}
-	var a, b api.Importance
-	if err := json.Unmarshal([]byte(viaURL), &a); err != nil {
-		t.Fatalf("--url --format json: %v: %s", err, viaURL)
-	}
-	if err := json.Unmarshal([]byte(viaDB), &b); err != nil {
-		t.Fatalf("--db --format json: %v: %s", err, viaDB)
-	}
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("--url and --db differ:\n%s\n%s", viaURL, viaDB)
-	}
+	a := sameViaURLAndDB[api.Importance](ts, "importance", "knobs", id)
 	if len(a.Parameters) != 3 || a.Parameters[2].Parameter != "ignored" || a.Observations != 24 {
 		t.Errorf("importance %+v: want 3 parameters, ignored last, 24 observations", a)
 	}

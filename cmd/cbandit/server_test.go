@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,4 +58,31 @@ func (s *testServer) Close() {
 	s.hs.Close()
 	s.srv.Close()
 	s.st.Close()
+}
+
+// sameViaURLAndDB runs `cbandit cmd --format json` on the running server
+// (the study by name), closes it, runs it on the store (the study by id),
+// and returns the decoded answer after checking that both agree.
+func sameViaURLAndDB[T any](s *testServer, cmd, name, id string) T {
+	s.t.Helper()
+	code, viaURL, errb := runCLI(cmd, "--url", s.URL, "--study", name, "--format", "json")
+	s.Close()
+	if code != 0 {
+		s.t.Fatalf("%s --url: exit %d: %s", cmd, code, errb)
+	}
+	code, viaDB, errb := runCLI(cmd, "--db", s.DB, "--study", id, "--format", "json")
+	if code != 0 {
+		s.t.Fatalf("%s --db: exit %d: %s", cmd, code, errb)
+	}
+	var a, b T
+	if err := json.Unmarshal([]byte(viaURL), &a); err != nil {
+		s.t.Fatalf("%s --url --format json: %v: %s", cmd, err, viaURL)
+	}
+	if err := json.Unmarshal([]byte(viaDB), &b); err != nil {
+		s.t.Fatalf("%s --db --format json: %v: %s", cmd, err, viaDB)
+	}
+	if !reflect.DeepEqual(a, b) {
+		s.t.Errorf("%s: --url and --db differ:\n%s\n%s", cmd, viaURL, viaDB)
+	}
+	return a
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -26,25 +25,7 @@ func TestStudyCLI(t *testing.T) {
 		x := float64(k) / 16
 		post("/studies/"+id+"/trials", fmt.Sprintf(`{"params":{"x":%v},"reward":%v,"costs":[%v]}`, x, -(x-0.3)*(x-0.3), x))
 	}
-	code, viaURL, errb := runCLI("study", "--url", ts.URL, "--study", "knob", "--format", "json")
-	ts.Close()
-	if code != 0 {
-		t.Fatalf("study --url: exit %d: %s", code, errb)
-	}
-	code, viaDB, errb := runCLI("study", "--db", db, "--study", id, "--format", "json")
-	if code != 0 {
-		t.Fatalf("study --db: exit %d: %s", code, errb)
-	}
-	var a, b api.Summary
-	if err := json.Unmarshal([]byte(viaURL), &a); err != nil {
-		t.Fatalf("--url --format json: %v: %s", err, viaURL)
-	}
-	if err := json.Unmarshal([]byte(viaDB), &b); err != nil {
-		t.Fatalf("--db --format json: %v: %s", err, viaDB)
-	}
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("--url and --db differ:\n%s\n%s", viaURL, viaDB)
-	}
+	a := sameViaURLAndDB[api.Summary](ts, "study", "knob", id)
 	if a.Best == nil || a.Best.Params["x"] != 0.3125 {
 		t.Fatalf("best %+v: want x = 0.3125", a.Best)
 	}
