@@ -47,9 +47,9 @@ type wideSearch struct {
 // polishSearchDoc declares polish-search: the line search and gradients of
 // lognei's BFGS polish on a box.
 var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "interp", Choices: []string{"interp", "halve"},
-	Doc:     "boxes: interp: BFGS's first step at most one lengthscale, its inverse Hessian scaled before the first update, a rejected step shrunk by quadratic interpolation, and the models' gradients in the adjoint form (two triangular solves a point instead of d + 1); halve: full steps halved, gradients by d + 1 solves (same optimiser, about 8 times the evaluations)",
+	Doc:     "boxes: interp: BFGS's first step at most one lengthscale, its inverse Hessian scaled before the first update, a rejected step shrunk by quadratic interpolation, and the models' gradients in the adjoint form (two triangular solves a point instead of d + 1); halve: full steps halved, gradients by d + 1 solves",
 	Source:  "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"Cost\"",
-	Earlier: []bandit.Change{{Until: 12, Value: "halve", Why: "lognei's box polish backtracks by interpolation and takes the models' gradients in the adjoint form: a third of the CPU time a decision"}}}
+	Earlier: []bandit.Change{{Until: 12, Value: "halve", Why: "lognei's box polish backtracks by interpolation and takes the models' gradients in the adjoint form: the same search at a fraction of the evaluations"}}}
 
 // search maximises acq from the candidates' scores (already masked), away
 // from the points rep marks; f is the candidates' model, ms every model.
