@@ -13,11 +13,14 @@ import (
 )
 
 // BenchmarkOfflineDecide: one decision of lognei on a d-dimensional box
-// with two constraints (Ackley with SCBO's constraints) after 200
-// observations, half of them imposed at random points so the fit sees the
-// box; fitted models in place, nothing pending. d = 4 and 7: the whole
-// box's search (BFGS from every start, box-polish=each); 10 and 20: the
-// trust region with an evaluation that met every limit (region-points
+// with m constraints (Ackley with SCBO's two constraints, and m − 2
+// half-spaces that hold at the origin) after 200 observations, half of
+// them imposed at random points so the fit sees the box; fitted models in
+// place, nothing pending. d = 4 with 5 constraints and 7 with 11 (the
+// shapes of the welded beam and the speed reducer): the whole box's search
+// (BFGS from every start, box-polish=each), by generation 13's polish and,
+// "/halve", by generation 12's (polish-search=halve); 10 and 20: the trust
+// region with an evaluation that met every limit (region-points
 // candidates); "20/none-feasible": ‖x‖ ≤ −1, which no point meets, so the
 // region draws SCBO's 4,000 candidates (levy20's rounds before its first
 // feasible evaluation). cpu-ns/op is the figure to hold against a third of
@@ -25,12 +28,18 @@ import (
 // "Cost").
 func BenchmarkOfflineDecide(b *testing.B) {
 	for _, c := range []struct {
-		d    int
-		none bool // no point feasible
-	}{{4, false}, {7, false}, {10, false}, {20, false}, {20, true}} {
-		name := fmt.Sprintf("d=%d", c.d)
+		d, m   int
+		none   bool // no point feasible
+		search string
+	}{{4, 5, false, ""}, {4, 5, false, "halve"}, {7, 11, false, ""}, {7, 11, false, "halve"}, {10, 2, false, ""}, {20, 2, false, ""}, {20, 2, true, ""}} {
+		name := fmt.Sprintf("d=%d/m=%d", c.d, c.m)
 		if c.none {
 			name += "/none-feasible"
+		}
+		var ps bandit.Params
+		if c.search != "" {
+			name += "/" + c.search
+			ps = bandit.Params{"polish-search": c.search}
 		}
 		b.Run(name, func(b *testing.B) {
 			d := c.d
@@ -52,9 +61,17 @@ func BenchmarkOfflineDecide(b *testing.B) {
 				}
 				n := float64(len(x))
 				ack := -20*math.Exp(-0.2*math.Sqrt(s2/n)) - math.Exp(sc/n) + 20 + math.E
-				return -ack, []float64{sum, math.Sqrt(s2) - limit}
+				g := []float64{sum, math.Sqrt(s2) - limit}
+				for j := 2; j < c.m; j++ { // Σ_i sin(j + i)·x_i ≤ 2
+					h := -2.0
+					for i, v := range x {
+						h += math.Sin(float64(j+i)) * v
+					}
+					g = append(g, h)
+				}
+				return -ack, g
 			}
-			ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 2}, Horizon: 400, Seed: 1})
+			ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: c.m}, Params: ps, Horizon: 400, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -54,29 +54,39 @@ func refineAcqX(box *domain.Box, starts [][]float64, ms []model.Model, acq func(
 // (∂μ_j/∂x_i, ∂σ²_j/∂x_i)_j taken by central differences (acq is cheap; the
 // kinks of max, clipping and rectifiers get their mean one-sided slope).
 func batchScore(bps []model.BatchPredictor, acq func(x, mv []float64) float64, d int) maximise.BatchScore {
+	return batchScoreWith(bps, nil, acq, d)
+}
+
+// batchScoreWith is batchScore with the models' gradients in the adjoint
+// form (model.AdjointPredictor) when aps is not nil: the same values, the
+// gradients equal to rounding.
+func batchScoreWith(bps []model.BatchPredictor, aps []model.AdjointPredictor, acq func(x, mv []float64) float64, d int) maximise.BatchScore {
 	nm := len(bps)
 	mv := make([]float64, 2*nm)
 	pm := make([]float64, 2*nm)
+	// the predictions' buffers, kept across calls (a polish evaluates one
+	// point at a time) and grown to the largest batch
+	mean, vr := make([][]float64, nm), make([][]float64, nm)
+	dm, dv := make([][][]float64, nm), make([][][]float64, nm)
 	return func(xs [][]float64, val []float64, grad [][]float64) error {
 		b := len(xs)
-		mean, vr := make([][]float64, nm), make([][]float64, nm)
-		var dm, dv [][][]float64
-		if grad != nil {
-			dm, dv = make([][][]float64, nm), make([][][]float64, nm)
-		}
 		for j, p := range bps {
-			mean[j], vr[j] = make([]float64, b), make([]float64, b)
+			mean[j], vr[j] = grow(mean[j], b), grow(vr[j], b)
 			if grad != nil {
-				dm[j], dv[j] = make([][]float64, b), make([][]float64, b)
-				for k := range xs {
-					dm[j][k], dv[j][k] = make([]float64, d), make([]float64, d)
+				for len(dm[j]) < b {
+					dm[j] = append(dm[j], make([]float64, d))
+					dv[j] = append(dv[j], make([]float64, d))
 				}
 			}
 			var dmj, dvj [][]float64
 			if grad != nil {
-				dmj, dvj = dm[j], dv[j]
+				dmj, dvj = dm[j][:b], dv[j][:b]
 			}
-			if err := p.PredictBatch(xs, mean[j], vr[j], dmj, dvj); err != nil {
+			predict := p.PredictBatch
+			if aps != nil && grad != nil {
+				predict = aps[j].PredictBatchAdjoint
+			}
+			if err := predict(xs, mean[j], vr[j], dmj, dvj); err != nil {
 				return err
 			}
 		}
@@ -106,6 +116,14 @@ func batchScore(bps []model.BatchPredictor, acq func(x, mv []float64) float64, d
 		}
 		return nil
 	}
+}
+
+// grow returns b with length n, reallocated only when its capacity is short.
+func grow(b []float64, n int) []float64 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]float64, n)
 }
 
 // scoreSkippingF is batchScore's values (no gradients) with f, bps[0],

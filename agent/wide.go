@@ -37,7 +37,19 @@ type wideSearch struct {
 	// PolishEach: on a box, BFGS also from every start (GPSampler's local
 	// searches), not only from the batched ascent's best end.
 	PolishEach bool
+	// Interp: on a box, BFGS's line search interpolates
+	// (maximise.BFGSTol.Interp) and the models' gradients come in the
+	// adjoint form (model.AdjointPredictor), in the ascent and the polish
+	// (polish-search=interp).
+	Interp bool
 }
+
+// polishSearchDoc declares polish-search: the line search and gradients of
+// lognei's BFGS polish on a box.
+var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "interp", Choices: []string{"interp", "halve"},
+	Doc:     "boxes: interp: BFGS's first step at most one lengthscale, its inverse Hessian scaled before the first update, a rejected step shrunk by quadratic interpolation, and the models' gradients in the adjoint form (two triangular solves a point instead of d + 1); halve: full steps halved, gradients by d + 1 solves",
+	Source:  "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"Cost\"",
+	Earlier: []bandit.Change{{Until: 12, Value: "halve", Why: "lognei's box polish backtracks by interpolation and takes the models' gradients in the adjoint form: the same search at a fraction of the evaluations"}}}
 
 // search maximises acq from the candidates' scores (already masked), away
 // from the points rep marks; f is the candidates' model, ms every model.
@@ -74,6 +86,7 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	}
 	d := box.Dim()
 	batch := batchScore(bps, sc, d)
+	tol := bfgsTol(w.Iters, false)
 	val := make([]float64, 1)
 	grad := [][]float64{make([]float64, d)}
 	var bestX []float64
@@ -105,13 +118,17 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 			}
 		}
 	} else {
+		if w.Interp {
+			batch = adjointScore(bps, ms, sc, d)
+			tol.Interp = true
+		}
 		// One batched ascent from every start (one pass over the factor per
 		// step for all of them), then the quasi-Newton polish of its best.
 		x, _, err := maximise.RefineGrad(batch, box.Lo, box.Hi, starts, ascentOptions(d))
 		if err != nil {
 			return bandit.Action{}, 0, err
 		}
-		if x, err = w.polish(box, x, f, batch, val, grad); err != nil {
+		if x, err = scaledBFGSTol(box, x, f, batch, val, grad, tol); err != nil {
 			return bandit.Action{}, 0, err
 		}
 		if err := consider(x); err != nil {
@@ -121,7 +138,7 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 			// BFGS from every start too, so that a basin away from the
 			// best candidate competes at its own maximum.
 			for _, s := range starts {
-				y, err := w.polish(box, s, f, batch, val, grad)
+				y, err := scaledBFGSTol(box, s, f, batch, val, grad, tol)
 				if err != nil {
 					return bandit.Action{}, 0, err
 				}
@@ -147,6 +164,30 @@ func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch m
 // batch score from x in z = (x − lo)/ℓ, ℓ f's fitted lengthscales (the
 // box's sides when f has none); val and grad are its scratch.
 func scaledBFGS(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64, iters int) ([]float64, error) {
+	return scaledBFGSTol(box, x, f, batch, val, grad, bfgsTol(iters, false))
+}
+
+// bfgsTol is the polish's stopping rule: iters iterations, a gradient
+// below 1e-8 or a gain below 1e-12 (relative); interp: the interpolating
+// line search.
+func bfgsTol(iters int, interp bool) maximise.BFGSTol {
+	return maximise.BFGSTol{Iters: iters, GTol: 1e-8, FTol: 1e-12, Interp: interp}
+}
+
+// adjointScore is batchScore over ms with their gradients in the adjoint
+// form, or batchScore's own when a model has none (a sparse GP).
+func adjointScore(bps []model.BatchPredictor, ms []model.Model, sc func(x, mv []float64) float64, d int) maximise.BatchScore {
+	aps := make([]model.AdjointPredictor, len(ms))
+	for j, m := range ms {
+		if aps[j] = model.AsAdjointPredictor(m); aps[j] == nil {
+			return batchScore(bps, sc, d)
+		}
+	}
+	return batchScoreWith(bps, aps, sc, d)
+}
+
+// scaledBFGSTol is scaledBFGS under the stopping rule and line search tol.
+func scaledBFGSTol(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64, tol maximise.BFGSTol) ([]float64, error) {
 	d := box.Dim()
 	ls := make([]float64, d)
 	for k := range ls {
@@ -187,7 +228,7 @@ func scaledBFGS(box *domain.Box, x []float64, f model.Model, batch maximise.Batc
 		}
 		return val[0], nil
 	}
-	zz, _, err := maximise.BFGS(obj, z, lo, hi, maximise.BFGSTol{Iters: iters, GTol: 1e-8, FTol: 1e-12})
+	zz, _, err := maximise.BFGS(obj, z, lo, hi, tol)
 	if err != nil {
 		return nil, err
 	}

@@ -109,6 +109,9 @@ type Exact struct {
 	gain float64
 	// pend pending points follow the first real observations (Pend).
 	pend, real int
+	// adj is α = K⁻¹y of PredictBatchAdjoint with the v and factor
+	// generation it was solved from; transient, recomputed on demand.
+	adj adjoint `snap:"-"`
 }
 
 // NewExact returns an empty GP with kernel k and noise variance noiseVar = λ > 0.

@@ -12,13 +12,20 @@ import (
 type BFGSTol struct {
 	Iters      int
 	GTol, FTol float64
+	// Interp: the line search's first trial step is at most one unit of
+	// the coordinates on the first iteration and after a restart, the
+	// inverse Hessian is scaled before its first update, and a rejected
+	// step shrinks by quadratic interpolation (to 0.1–0.5 of itself) and
+	// stops below 1e-10 of a unit; false: full steps halved (gp.FitHyper).
+	Interp bool
 }
 
 // BFGS is projected BFGS ascent of obj in the box [lo, hi] from start
 // (clamped into it): obj returns the value at theta and, when grad is not
 // nil, writes its gradient there; the line search backtracks from a full
-// step (Armijo, at most 50 halvings) and the inverse Hessian restarts from
-// the identity when the direction is not an ascent. It returns the last
+// step (Armijo, at most 50 halvings; with Interp, at most 50 quadratic
+// interpolations, Nocedal & Wright 2006 §3.5) and the inverse Hessian
+// restarts from the identity when the direction is not an ascent. It returns the last
 // accepted point and its value (gp.FitHyper: the log marginal likelihood,
 // plus a log prior).
 func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []float64, o BFGSTol) ([]float64, float64, error) {
@@ -58,8 +65,10 @@ func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []floa
 		for i := range dir {
 			slope += dir[i] * g[i]
 		}
+		fresh := it == 0
 		if !(slope > 0) { // not an ascent direction: restart from the gradient
 			H = identity(p)
+			fresh = true
 			for i := range dir {
 				dir[i] = 0
 				if free(i, g[i]) {
@@ -68,6 +77,13 @@ func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []floa
 			}
 		}
 		step, ok := 1.0, false
+		var dmax float64
+		for _, v := range dir {
+			dmax = math.Max(dmax, math.Abs(v))
+		}
+		if o.Interp && fresh && dmax > 1 {
+			step = 1 / dmax
+		}
 		var fn float64
 		for ls := 0; ls < 50; ls++ {
 			var ascent float64
@@ -80,7 +96,19 @@ func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []floa
 				fn, ok = v, true
 				break
 			}
-			step /= 2
+			if !o.Interp {
+				step /= 2
+				continue
+			}
+			// the maximiser of the quadratic through f, its slope along
+			// the step and v, kept within [0.1, 0.5] of the step
+			shrink := 0.1
+			if err == nil && ascent > 0 && v < f+ascent {
+				shrink = math.Min(math.Max(ascent/(2*(f+ascent-v)), 0.1), 0.5)
+			}
+			if step *= shrink; step*dmax < 1e-10 {
+				break
+			}
 		}
 		if !ok {
 			break
@@ -101,6 +129,18 @@ func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []floa
 		copy(g, gn)
 		f = fn
 		if sy > 1e-12 {
+			if o.Interp && fresh {
+				// H₀ = (sᵀy/yᵀy)·I before the first update (Nocedal &
+				// Wright 2006, eq. 6.20)
+				var yy float64
+				for i := range yv {
+					yy += yv[i] * yv[i]
+				}
+				H = identity(p)
+				for i := 0; i < p; i++ {
+					H[i*p+i] = sy / yy
+				}
+			}
 			Hy := make([]float64, p)
 			var yHy float64
 			for i := 0; i < p; i++ {

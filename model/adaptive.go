@@ -481,6 +481,16 @@ func (a *Adaptive) PredictBatch(xs [][]float64, mean, variance []float64, dmean,
 	return nil
 }
 
+// PredictBatchAdjoint implements AdjointPredictor when the inner model
+// does (check with AsAdjointPredictor).
+func (a *Adaptive) PredictBatchAdjoint(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	p, ok := a.inner.(AdjointPredictor)
+	if !ok {
+		return fmt.Errorf("model: %T has no adjoint gradients", a.inner)
+	}
+	return p.PredictBatchAdjoint(xs, mean, variance, dmean, dvar)
+}
+
 // Gradients implements BatchPredictor.
 func (a *Adaptive) Gradients() bool {
 	p, ok := a.inner.(BatchPredictor)

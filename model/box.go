@@ -30,6 +30,30 @@ type BatchPredictor interface {
 	Gradients() bool
 }
 
+// AdjointPredictor is a BatchPredictor whose gradients can also come in
+// the adjoint form (gp.Exact.PredictBatchAdjoint): the same means and
+// variances, the gradients equal to rounding, two triangular solves a point
+// instead of d + 1.
+type AdjointPredictor interface {
+	BatchPredictor
+	PredictBatchAdjoint(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error
+}
+
+// AsAdjointPredictor returns m as an AdjointPredictor (a Box, possibly in
+// an Adaptive), else nil.
+func AsAdjointPredictor(m Model) AdjointPredictor {
+	if a, ok := m.(*Adaptive); ok {
+		if _, ok := a.inner.(AdjointPredictor); !ok {
+			return nil
+		}
+		return a
+	}
+	if p, ok := m.(AdjointPredictor); ok {
+		return p
+	}
+	return nil
+}
+
 // DefaultCandidates is the number of candidate points For places in a box
 // (a grid with ⌈1024^{1/d}⌉ points per side; 32 × 32 in 2-D). Our choice:
 // Guo et al. do not say how (11) is maximised over [0,6]².
@@ -240,6 +264,20 @@ func (m *Box) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar
 		}
 	}
 	if err := m.g.PredictBatch(xs, mean, variance, dmean, dvar); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// PredictBatchAdjoint implements AdjointPredictor
+// (gp.Exact.PredictBatchAdjoint).
+func (m *Box) PredictBatchAdjoint(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	for _, x := range xs {
+		if i, ok := m.idx[pointKey(x)]; ok {
+			m.c.SeedSolve(i)
+		}
+	}
+	if err := m.g.PredictBatchAdjoint(xs, mean, variance, dmean, dvar); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	return nil
