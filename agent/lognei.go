@@ -39,6 +39,25 @@ type LogNEI struct {
 	delta      float64    // fail-limit
 	observed   bool       // deterministic=observed
 	exploit    int        // exploit: every k-th decision of a deterministic study (0: never)
+	// exploit-noisy: every k-th decision where a metric is noisy (0:
+	// never), noisy constraints held at μ + beta·σ (exploit-beta)
+	exploitNoisy int
+	beta         float64
+}
+
+// fittedNoisy reports whether every model has fitted its hyperparameters
+// and one's noise variance is at least ConfirmNoise: a noisy study (before
+// the first fit every model has the prior's noise, noise-free or not).
+func (a *LogNEI) fittedNoisy() bool {
+	noisy := false
+	for _, m := range a.ms {
+		f, ok := m.(interface{ Fitted() bool })
+		if !ok || !f.Fitted() {
+			return false
+		}
+		noisy = noisy || fittedNoise(m) >= ConfirmNoise
+	}
+	return noisy
 }
 
 // logNEIDeterministicDoc declares deterministic: what lognei reads at the
@@ -90,8 +109,10 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		best, at := plugInIncumbent(ev, ok, len(a.g), ex)
 		deterministic := ok && len(ex) > 0 && !slices.Contains(ex, false)
-		if deterministic && at >= 0 && a.exploit > 0 && r.T%a.exploit == 0 {
-			x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta)
+		exploit := deterministic && a.exploit > 0 && r.T%a.exploit == 0
+		noisy := !exploit && a.exploitNoisy > 0 && r.T%a.exploitNoisy == 0 && r.T < a.from && a.fittedNoisy()
+		if (exploit || noisy) && at >= 0 {
+			x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta, noisy, a.beta)
 			if err != nil {
 				return turn{}, err
 			}
@@ -134,7 +155,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -177,8 +198,17 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	exploitNoisy, err := exploitNoisyDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	beta, err := exploitBetaDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
-		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed", exploit: exploit}
+		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed", exploit: exploit,
+			exploitNoisy: exploitNoisy, beta: beta}
 	})(name, cfg)
 }
