@@ -131,6 +131,11 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 					after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, nil
 			}
 		}
+		if a.observedBar && at >= 0 && a.fittedNoisy() {
+			if b, ok := a.observedIncumbent(ev); ok {
+				best = b
+			}
+		}
 		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
@@ -215,7 +220,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", seed: cfg.Seed}
+	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", delta: delta, observed: det == "observed", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta}
