@@ -52,7 +52,7 @@ type LogNEI struct {
 // variance is at least ConfirmNoise: a noisy study. One noisy fit does not
 // make one: before the first fit every model has the prior's noise, and a
 // noise-free metric's fit can land above ConfirmNoise (the three-bar truss
-// noise-free: 2e-4 to 3e-3 at rounds 12 and 16; the spring's second
+// noise-free: 2e-4 to 3e-3 at rounds 12 and 16; the spring's deflection
 // constraint 1.5e-3 from round 41, the other four at 1e-6 to 5e-6).
 func (a *LogNEI) fittedNoisy() bool {
 	box, ok := a.info.Domain.(*domain.Box)
