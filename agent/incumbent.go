@@ -158,6 +158,7 @@ func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64, e
 type lastRounds struct {
 	from, horizon int
 	nei           bool
+	observedBar   bool // incumbent=observed
 	seed          uint64
 }
 
@@ -187,9 +188,32 @@ func logImprovement(mu, v, best float64, bests []float64) float64 {
 
 // incumbentDoc declares lognei's incumbent: the bar of its expected
 // improvement.
-var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei"},
-	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI)",
-	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); measured: docs/offline.md, \"Under noise\""}
+var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei", "observed"},
+	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI); observed: where a metric is noisy (as exploit-noisy reads it), EI over the best observed value of f among the evaluations observed to hold every limit (a bar raised by the noise), plug-in elsewhere",
+	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); observed: Optuna v4.6 GPSampler (samplers/_gp/sampler.py: threshold = the best observed feasible value, noisy or not); measured: docs/offline.md, \"Under noise\", \"Generation 13: under noise\""}
+
+// observedIncumbent is the best observation of f, in its model's
+// standardised units, among the evaluated points whose every constraint
+// observation is ≤ 0 (ok false: none): Optuna GPSampler's threshold.
+func (c *gpCore) observedIncumbent(ev evaluated) (best float64, ok bool) {
+	off, s, unitsOK := c.units(c.f, false)
+	if !unitsOK || s <= 0 {
+		return 0, false
+	}
+	best = math.Inf(-1)
+	for _, o := range ev.obs {
+		feasible := !math.IsNaN(o[0])
+		for _, y := range o[1:] {
+			if !(y <= 0) {
+				feasible = false
+			}
+		}
+		if feasible && (o[0]-off)/s > best {
+			best, ok = (o[0]-off)/s, true
+		}
+	}
+	return best, ok
+}
 
 // NEIDraws is the number of joint posterior draws of the noisy incumbent:
 // a fixed number, drawn from a stream seeded by the round, so a decision

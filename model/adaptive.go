@@ -296,6 +296,10 @@ func (a *Adaptive) Standardisation() (m, s float64) { return a.m, a.s }
 // after a fit).
 func (a *Adaptive) Kernel() (gp.Kernel, float64) { return a.k, a.lam }
 
+// Fitted reports whether the hyperparameters have been fitted to the data
+// (before the first fit the kernel and noise variance are the prior's).
+func (a *Adaptive) Fitted() bool { return a.theta != nil }
+
 // refreshed is what a refresh computes from the first n observations: m,
 // s, the hyperparameters (fitted or not) and a new inner GP holding those n
 // observations.

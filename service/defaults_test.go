@@ -265,19 +265,24 @@ func TestDefaultsGeneration12(t *testing.T) {
 }
 
 // TestDefaultsGeneration13: a lognei study of generation 12 or before keeps
-// the halving line search and forward gradients of its box polish
-// (polish-search=halve); one of generation 13 gets interp, and a study
-// that names polish-search keeps it.
+// each generation-13 parameter at its earlier value (the halving line search
+// of its box polish, no exploitation step under noise); one of generation 13
+// gets the default (nothing pinned), and a study that names one keeps it.
 func TestDefaultsGeneration13(t *testing.T) {
 	for _, c := range []struct {
-		gen  int
-		ps   map[string]any
-		want string
+		param string
+		gen   int
+		ps    map[string]any
+		want  string
 	}{
-		{12, nil, "halve"},
-		{11, nil, "halve"},
-		{13, nil, ""},
-		{12, map[string]any{"polish-search": "interp"}, "interp"},
+		{"polish-search", 12, nil, "halve"},
+		{"polish-search", 11, nil, "halve"},
+		{"polish-search", 13, nil, ""},
+		{"polish-search", 12, map[string]any{"polish-search": "interp"}, "interp"},
+		{"exploit-noisy", 12, nil, "0"},
+		{"exploit-noisy", 11, nil, "0"},
+		{"exploit-noisy", 13, nil, ""},
+		{"exploit-noisy", 12, map[string]any{"exploit-noisy": 2}, "2"},
 	} {
 		b, _ := json.Marshal(map[string]any{
 			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
@@ -288,8 +293,8 @@ func TestDefaultsGeneration13(t *testing.T) {
 		if e != nil {
 			t.Fatalf("defaults %d: %v", c.gen, e)
 		}
-		if got := bs.Def.Params["polish-search"]; got != c.want {
-			t.Errorf("defaults %d params %v: polish-search %q, want %q", c.gen, c.ps, got, c.want)
+		if got := bs.Def.Params[c.param]; got != c.want {
+			t.Errorf("defaults %d params %v: %s %q, want %q", c.gen, c.ps, c.param, got, c.want)
 		}
 	}
 }
