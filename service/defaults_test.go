@@ -263,3 +263,34 @@ func TestDefaultsGeneration12(t *testing.T) {
 		}
 	}
 }
+
+// Generation 13 changes config's constraint-warp, beta-safe-noisy and
+// beta-safe-noisy-seed; a study of generation 12 or before keeps their
+// earlier values pinned, one of 13 leaves them to the defaults.
+func TestDefaultsGeneration13(t *testing.T) {
+	for _, c := range []struct {
+		gen  int
+		ps   map[string]any
+		want map[string]string
+	}{
+		{12, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none"}},
+		{11, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none", "safe-observed": "model"}},
+		{13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": ""}},
+		{12, map[string]any{"beta-safe-noisy": 3}, map[string]string{"beta-safe-noisy": "3", "beta-safe-noisy-seed": "none"}},
+	} {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": "config", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("defaults %d: %v", c.gen, e)
+		}
+		for k, want := range c.want {
+			if got := bs.Def.Params[k]; got != want {
+				t.Errorf("defaults %d params %v: %s %q, want %q", c.gen, c.ps, k, got, want)
+			}
+		}
+	}
+}
