@@ -62,7 +62,7 @@ var (
 	// configWarp declares constraint-warp, the constraints' models in a
 	// feasibility search that has found nothing by ⌈MeanFrom·T⌉.
 	configWarp = bandit.ChoiceParam{Name: "constraint-warp", Default: "bilog", Choices: []string{"bilog", "none"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:     "bilog: from round ⌈0.35·T⌉ while no evaluation has met every limit, each constraint's model sees sign(g)·log(1 + |g|/k), k = WarpKnee times the spread of its observations, refitted at once, so that a limit whose values span orders of magnitude is resolved near 0; none: the values as they are",
+		Doc:     "bilog: from round ⌈0.35·T⌉ while no evaluation has met every limit, each constraint's model sees sign(g)·log(1 + |g|/k), k the standard deviation of its observations (WarpKnee = 1), refitted at once, so that a limit whose values span orders of magnitude is resolved near 0; none: the values as they are",
 		Source:  "SCBO's bilog transform of the constraints (Eriksson & Poloczek 2021, §3); measured: docs/live_limits.md, \"Generation 13\"",
 		Earlier: []bandit.Change{{Until: 12, Value: "none", Why: "a feasibility search that has found nothing by ⌈0.35·T⌉ fits the constraints on SCBO's bilog scale"}}}
 	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed}, "refine", "step", "region", "trust")
