@@ -25,10 +25,10 @@ var (
 		Doc: "β of the constraints' UCB that decides the safe set", Source: "measured: docs/defaults.md, \"Generation 10\""}
 	// configBetaSafeNoisy declares beta-safe-noisy, the safe set's width on
 	// a noisy constraint.
-	configBetaSafeNoisy = bandit.FloatParam{Name: "beta-safe-noisy", Computed: "3 from 7 dims (FreshDim), else 0", Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+	configBetaSafeNoisy = bandit.FloatParam{Name: "beta-safe-noisy", Computed: "3 in 7–19 dims (FreshDim to NoisyBetaBelow), else 0", Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
 		Doc:     "β of the safe set's UCB on a constraint whose fitted noise variance is at least 1e-4 of its standardised data (noisy, ConfirmNoise; beta-safe on the others), where beta-safe-noisy-seed allows; 0: beta-safe on every constraint",
 		Source:  "SafeOpt's β_t grows with the noise (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Noisy constraints\" and \"Generation 13\"",
-		Earlier: []bandit.Change{{Until: 12, Value: "0", Why: "in 7+ dims the safe set of noisy constraints at β = 3 where an evaluated point holds in it"}}}
+		Earlier: []bandit.Change{{Until: 12, Value: "0", Why: "in 7–19 dims the safe set of noisy constraints at β = 3 where an evaluated point holds in it"}}}
 	// configNoisySeed declares beta-safe-noisy-seed, where beta-safe-noisy
 	// applies.
 	configNoisySeed = bandit.ChoiceParam{Name: "beta-safe-noisy-seed", Default: "evaluated", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
@@ -390,15 +390,23 @@ func (a *ConfigAgent) seeded(bs []float64) bool {
 }
 
 // betaNoisyDefault is beta-safe-noisy's default: 3 on boxes of FreshDim (7)
-// or more dimensions, where it kept ackley10's late limits at 2 % noise,
-// 0 below, where the practical-defaults suite (2–6 dims) lost 4–8 % of its
-// regret to it (docs/live_limits.md, "Noisy constraints").
+// to NoisyBetaBelow dimensions, where it kept ackley10's late limits at 2 %
+// noise; 0 below, where the practical-defaults suite (2–6 dims) lost 4–8 %
+// of its regret to it, and from NoisyBetaBelow on (docs/live_limits.md,
+// "Noisy constraints" and "Generation 13").
 func betaNoisyDefault(dom domain.Domain) float64 {
-	if box, ok := dom.(*domain.Box); ok && box.Dim() >= FreshDim {
+	if box, ok := dom.(*domain.Box); ok && box.Dim() >= FreshDim && box.Dim() < NoisyBetaBelow {
 		return 3
 	}
 	return 0
 }
+
+// NoisyBetaBelow is the dimension from which beta-safe-noisy's default is
+// 0 again: on ackley20 at 2 % noise (10 seeds) β = 3 where an evaluated
+// point held in its set kept the late limits but gave up 0.5–0.7 of the
+// best feasible gap, one at a time and in batches of 4 (docs/live_limits.md,
+// "Generation 13").
+const NoisyBetaBelow = 20
 
 // uniform is m copies of b.
 func uniform(b float64, m int) []float64 {

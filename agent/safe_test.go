@@ -293,7 +293,8 @@ func safeCube(t *testing.T, m int, ps bandit.Params, xs0 []float64, tell func(r 
 // With beta-safe-noisy-seed=evaluated, beta-safe-noisy applies only while
 // an evaluated point lies in the safe set at it: at β = 10⁶ none does and
 // the safe set falls back to beta-safe; with none it applies regardless.
-// beta-safe-noisy's default is 3 from FreshDim dimensions, 0 below.
+// beta-safe-noisy's default is 3 from FreshDim to NoisyBetaBelow dimensions,
+// 0 elsewhere.
 func TestSafeBetasSeeded(t *testing.T) {
 	for _, c := range []struct {
 		beta, seed string
@@ -313,7 +314,7 @@ func TestSafeBetasSeeded(t *testing.T) {
 			t.Errorf("beta-safe-noisy=%s, seed %q: β = %v, want [%v 1]", c.beta, c.seed, got, c.want)
 		}
 	}
-	for d, want := range map[int]float64{3: 0, 6: 0, 7: 3, 20: 3} {
+	for d, want := range map[int]float64{3: 0, 6: 0, 7: 3, 19: 3, 20: 0} {
 		lo, hi := make([]float64, d), make([]float64, d)
 		for i := range hi {
 			hi[i] = 1
