@@ -25,9 +25,16 @@ var (
 		Doc: "β of the constraints' UCB that decides the safe set", Source: "measured: docs/defaults.md, \"Generation 10\""}
 	// configBetaSafeNoisy declares beta-safe-noisy, the safe set's width on
 	// a noisy constraint.
-	configBetaSafeNoisy = bandit.FloatParam{Name: "beta-safe-noisy", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
-		Doc:    "opt-in: β of the safe set's UCB on a constraint whose fitted noise variance is at least 1e-4 of its standardised data (noisy, ConfirmNoise; beta-safe on the others); 0: beta-safe on every constraint. 3 kept ackley10's late limits at 2 % noise on every seed but lost feasibility on ackley20's",
-		Source: "SafeOpt's β_t grows with the noise (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Noisy constraints\""}
+	configBetaSafeNoisy = bandit.FloatParam{Name: "beta-safe-noisy", Computed: "3 in 7–19 dims (FreshDim to NoisyBetaBelow), else 0", Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "β of the safe set's UCB on a constraint whose fitted noise variance is at least 1e-4 of its standardised data (noisy, ConfirmNoise; beta-safe on the others), where beta-safe-noisy-seed allows; 0: beta-safe on every constraint",
+		Source:  "SafeOpt's β_t grows with the noise (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Noisy constraints\" and \"Generation 13\"",
+		Earlier: []bandit.Change{{Until: 12, Value: "0", Why: "in 7–19 dims the safe set of noisy constraints at β = 3 where an evaluated point holds in it"}}}
+	// configNoisySeed declares beta-safe-noisy-seed, where beta-safe-noisy
+	// applies.
+	configNoisySeed = bandit.ChoiceParam{Name: "beta-safe-noisy-seed", Default: "evaluated", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "evaluated: beta-safe-noisy only while some evaluated point lies in the safe set at it (else beta-safe everywhere); none: always",
+		Source:  "SafeOpt's safe set grows from a seed set of evaluated points (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 13\"",
+		Earlier: []bandit.Change{{Until: 12, Value: "none", Why: "beta-safe-noisy only while an evaluated point lies in its safe set"}}}
 	// configSafeFrom declares safe-from, when the safe stage starts.
 	configSafeFrom = bandit.FloatParam{Name: "safe-from", Default: 0.5, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc: "the safe stage starts at round ⌈safe-from·T⌉ (T the horizon, or the first epoch's): CONFIG's optimistic search before it", Source: "StageOpt's two stages, Sui et al. 2018 §4; measured: docs/defaults.md, \"Generation 10\""}
@@ -52,7 +59,13 @@ var (
 		Doc:     "what makes the best feasible evaluation safe for a batch's later decision outside the safe set to repeat: exact: its observations, when every constraint's fitted noise variance is below 1e-4 of its standardised data (deterministic metrics), else the constraints' UCBs at beta-safe; model: those UCBs alone",
 		Source:  "a deterministic metric's observation is its value (as Recommend reads it, ConfirmNoise); measured: docs/live_limits.md, \"Generation 12\"",
 		Earlier: []bandit.Change{{Until: 11, Value: "model", Why: "a batch's later decision outside the safe set repeats the best feasible evaluation when deterministic observations met every limit there"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved}, "refine", "step", "region", "trust")
+	// configWarp declares constraint-warp, the constraints' models in a
+	// feasibility search that has found nothing by ⌈MeanFrom·T⌉.
+	configWarp = bandit.ChoiceParam{Name: "constraint-warp", Default: "bilog", Choices: []string{"bilog", "none"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "bilog: from round ⌈0.35·T⌉ while no evaluation has met every limit, each constraint's model sees sign(g)·log(1 + |g|/k), k the standard deviation of its observations (WarpKnee = 1), refitted at once, so that a limit whose values span orders of magnitude is resolved near 0; none: the values as they are",
+		Source:  "SCBO's bilog transform of the constraints (Eriksson & Poloczek 2021, §3); measured: docs/live_limits.md, \"Generation 13\"",
+		Earlier: []bandit.Change{{Until: 12, Value: "none", Why: "a feasibility search that has found nothing by ⌈0.35·T⌉ fits the constraints on SCBO's bilog scale"}}}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -67,12 +80,14 @@ type ConfigAgent struct {
 	pessimistic bool
 	betaSafe    float64
 	betaNoisy   float64 // beta-safe-noisy (0: betaSafe)
+	noisySeed   bool    // beta-safe-noisy-seed=evaluated
 	safeFrom    int     // the first round of the safe stage
 	observedG   bool    // safe-pending=observed
 	batchBeta   float64
 	firstMean   bool // before-feasible=mean
 	meanFrom    int  // its first round: ⌈MeanFrom·T⌉
 	obsSafe     bool // safe-observed=exact
+	warp        bool // constraint-warp=bilog
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -102,7 +117,11 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	bn, err := configBetaSafeNoisy.Read(name, ps)
+	bn, err := configBetaSafeNoisy.ReadOr(name, ps, betaNoisyDefault(in.Domain))
+	if err != nil {
+		return nil, err
+	}
+	ns, err := configNoisySeed.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +145,15 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	cw, err := configWarp.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact",
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog",
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -142,6 +165,11 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	bg := make([]float64, len(a.g))
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
+	}
+	if a.pessimistic && a.warp && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+		if err := a.warpConstraints(); err != nil {
+			return bandit.Decision{}, err
+		}
 	}
 	if a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible() {
 		// A batch's later decisions condition f alone on the pending ones
@@ -302,17 +330,83 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
 }
 
+// warpConstraints puts every constraint's model on the bilog scale
+// (model.Adaptive.Warp, knee WarpKnee): SCBO's remedy for constraints whose
+// values span orders of magnitude, where a noise floor that is a fixed share
+// of their spread leaves the models unable to tell a point just over the
+// limit from one under it (docs/live_limits.md, "Feasibility first").
+func (a *ConfigAgent) warpConstraints() error {
+	for _, g := range a.g {
+		if w, ok := g.(*model.Window); ok {
+			g = w.Model
+		}
+		if ad, ok := g.(*model.Adaptive); ok {
+			if err := ad.Warp(WarpKnee); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WarpKnee is the bilog transform's knee as a share of a constraint's
+// observed spread: values within about one spread of the limit stay on a
+// near-linear scale, those beyond it are compressed. On the spring's seed 1
+// (batches of 4, noise-free) 1 kept every late limit; 0.001, 0.01 and 0.1
+// left 44 %, 15 % and 7 % (docs/live_limits.md, "Generation 13").
+const WarpKnee = 1
+
 // safeBetas are the safe set's β_j: beta-safe-noisy on a noisy constraint
-// (its fitted noise at least ConfirmNoise), beta-safe on the others.
+// (its fitted noise at least ConfirmNoise), beta-safe on the others; with
+// beta-safe-noisy-seed=evaluated, beta-safe everywhere while no evaluated
+// point lies in the set at those β (in 20 dims it held none, and the
+// search left the feasible region: docs/live_limits.md, "Generation 13").
 func (a *ConfigAgent) safeBetas() []float64 {
 	bs, ex := uniform(a.betaSafe, len(a.g)), a.exact()
+	noisy := false
 	for j := range bs {
 		if a.betaNoisy > 0 && !ex[1+j] {
-			bs[j] = a.betaNoisy
+			bs[j], noisy = a.betaNoisy, true
 		}
+	}
+	if noisy && a.noisySeed && !a.seeded(bs) {
+		return uniform(a.betaSafe, len(a.g))
 	}
 	return bs
 }
+
+// seeded reports whether some evaluated point has every μ_j + bs_j·σ_j ≤ 0.
+func (a *ConfigAgent) seeded(bs []float64) bool {
+	ev, ok := a.evaluated()
+	if !ok {
+		return false
+	}
+	for _, mv := range ev.mv {
+		if safeGate(bs, Posterior{mv}) <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// betaNoisyDefault is beta-safe-noisy's default: 3 on boxes of FreshDim (7)
+// to NoisyBetaBelow dimensions, where it kept ackley10's late limits at 2 %
+// noise; 0 below, where the practical-defaults suite (2–6 dims) lost 4–8 %
+// of its regret to it, and from NoisyBetaBelow on (docs/live_limits.md,
+// "Noisy constraints" and "Generation 13").
+func betaNoisyDefault(dom domain.Domain) float64 {
+	if box, ok := dom.(*domain.Box); ok && box.Dim() >= FreshDim && box.Dim() < NoisyBetaBelow {
+		return 3
+	}
+	return 0
+}
+
+// NoisyBetaBelow is the dimension from which beta-safe-noisy's default is
+// 0 again: on ackley20 at 2 % noise (10 seeds) β = 3 where an evaluated
+// point held in its set kept the late limits but gave up 0.5–0.7 of the
+// best feasible gap, one at a time and in batches of 4 (docs/live_limits.md,
+// "Generation 13").
+const NoisyBetaBelow = 20
 
 // uniform is m copies of b.
 func uniform(b float64, m int) []float64 {

@@ -127,6 +127,13 @@ func (c *gpCore) evaluated() (evaluated, bool) {
 // (model.Adaptive: y ↦ (y − m)/s for an objective, y/s for a constraint).
 type standardiser interface{ Standardisation() (m, s float64) }
 
+// warper is a constraint model that may see its values through a
+// nonlinear transform (model.Adaptive.Warp), undone by Unwarp.
+type warper interface {
+	Warped() bool
+	Unwarp(mean, sd float64) (float64, float64)
+}
+
 // units are the offset and scale that map model m's posterior back to its
 // metric's units (mean·s + offset, std·s); ok is false when m is
 // standardised in a way the core cannot undo.
@@ -179,6 +186,10 @@ func (c *gpCore) Recommend(level float64) (bandit.Recommendation, bool) {
 	}
 	mv := ev.mv[best]
 	moments := func(m model.Model, j int, constraint bool) (bandit.Moments, bool) {
+		if w, isW := m.(warper); isW && w.Warped() {
+			mean, sd := w.Unwarp(mv[2*j], math.Sqrt(math.Max(mv[2*j+1], 0)))
+			return bandit.Moments{Mean: mean, Std: sd}, true
+		}
 		off, s, ok := c.units(m, constraint)
 		return bandit.Moments{Mean: off + s*mv[2*j], Std: s * math.Sqrt(math.Max(mv[2*j+1], 0))}, ok
 	}

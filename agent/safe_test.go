@@ -289,3 +289,71 @@ func safeCube(t *testing.T, m int, ps bandit.Params, xs0 []float64, tell func(r 
 	}
 	return a, r
 }
+
+// With beta-safe-noisy-seed=evaluated, beta-safe-noisy applies only while
+// an evaluated point lies in the safe set at it: at β = 10⁶ none does and
+// the safe set falls back to beta-safe; with none it applies regardless.
+// beta-safe-noisy's default is 3 from FreshDim to NoisyBetaBelow dimensions,
+// 0 elsewhere.
+func TestSafeBetasSeeded(t *testing.T) {
+	for _, c := range []struct {
+		beta, seed string
+		want       float64
+	}{{"3", "", 3}, {"1e6", "", 1}, {"1e6", "none", 1e6}} {
+		ps := bandit.Params{"beta-safe-noisy": c.beta}
+		if c.seed != "" {
+			ps["beta-safe-noisy-seed"] = c.seed
+		}
+		a, r := safeCube(t, 2, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.5 + 0.2*math.Sin(1e3*float64(r)), x[1] - 0.5}
+		})
+		if _, err := a.Decide(&bandit.Round{T: r + 1}); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.safeBetas(); !slices.Equal(got, []float64{c.want, 1}) {
+			t.Errorf("beta-safe-noisy=%s, seed %q: β = %v, want [%v 1]", c.beta, c.seed, got, c.want)
+		}
+	}
+	for d, want := range map[int]float64{3: 0, 6: 0, 7: 3, 19: 3, 20: 0} {
+		lo, hi := make([]float64, d), make([]float64, d)
+		for i := range hi {
+			hi[i] = 1
+		}
+		b, err := domain.NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := betaNoisyDefault(b); got != want {
+			t.Errorf("beta-safe-noisy's default in %d dims: %v, want %v", d, got, want)
+		}
+	}
+}
+
+// constraint-warp=bilog puts the constraints' models on the bilog scale
+// from ⌈MeanFrom·T⌉ while no evaluation met every limit: not before, not
+// with none, not once one has.
+func TestConstraintWarpStarts(t *testing.T) {
+	for _, c := range []struct {
+		warp     string
+		feasible bool
+		round    int
+		want     bool
+	}{{"", false, 60, true}, {"", false, 20, false}, {"none", false, 60, false}, {"", true, 60, false}} {
+		ps := bandit.Params{}
+		if c.warp != "" {
+			ps["constraint-warp"] = c.warp
+		}
+		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.5, 0.9}, func(r int, x []float64) (float64, []float64) {
+			if c.feasible && r == 5 {
+				return x[0], []float64{-1}
+			}
+			return x[0], []float64{1 + 100*x[1]*x[1]}
+		})
+		if _, err := a.Decide(&bandit.Round{T: c.round}); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.g[0].(*model.Adaptive).Warped(); got != c.want {
+			t.Errorf("constraint-warp=%q, a feasible evaluation %v, round %d: warped %v, want %v", c.warp, c.feasible, c.round, got, c.want)
+		}
+	}
+}

@@ -104,7 +104,10 @@ type Adaptive struct {
 	lam        float64
 	std, fit   bool
 	constraint bool
-	centredFit bool      // AdaptiveOptions.CentredFit
+	centredFit bool // AdaptiveOptions.CentredFit
+	// warp > 0 (a constraint, Warp): the inner GP sees bilog(y/knee)/s,
+	// knee = warp times the raw values' spread at the last refresh.
+	warp, knee float64
 	dimPrior   bool      // AdaptiveOptions.DimPrior
 	side       []float64 // box sides (lengthscale starts and bounds); nil on arms without a box
 	acts       []bandit.Action
@@ -277,15 +280,59 @@ func (a *Adaptive) Refreshes() bool {
 }
 
 // tr is y in the inner GP's units.
-func (a *Adaptive) tr(y float64) float64 { return unit(y, a.m, a.s, a.constraint) }
+func (a *Adaptive) tr(y float64) float64 { return unit(y, a.m, a.s, a.knee, a.constraint) }
 
 // unit is y in the units of standardisation m, s (a constraint is only
-// scaled).
-func unit(y, m, s float64, constraint bool) float64 {
+// scaled, after bilog(y/knee) when knee > 0).
+func unit(y, m, s, knee float64, constraint bool) float64 {
 	if constraint {
+		if knee > 0 {
+			y = Bilog(y / knee)
+		}
 		return y / s
 	}
 	return (y - m) / s
+}
+
+// Bilog is sign(y)·log(1 + |y|): the identity near 0, logarithmic far
+// from it, 0 kept at 0 (SCBO's transform of the constraints, Eriksson &
+// Poloczek 2021, §3).
+func Bilog(y float64) float64 {
+	return math.Copysign(math.Log1p(math.Abs(y)), y)
+}
+
+// Warp turns on (share > 0) the bilog transform of a constraint's
+// observations: from now on the inner GP sees bilog(y/knee)/s, with knee =
+// share times the raw values' standard deviation (so the transform is
+// unit-free) and s the transformed values' scale, both refreshed with m and
+// s; the model is rebuilt and refitted at once. The posterior is then on
+// the transformed scale, whose 0 is the threshold: a decision that compares
+// μ ± βσ with 0 reads it as before. A deferred refit under way is dropped
+// (the rebuild replaces it). A no-op on an objective or when already on.
+func (a *Adaptive) Warp(share float64) error {
+	if !a.constraint || a.warp == share || share <= 0 {
+		return nil
+	}
+	saved := *a
+	a.warp, a.job, a.from, a.due = share, nil, 0, 0
+	if err := a.refresh(); err != nil {
+		*a = saved
+		return err
+	}
+	return nil
+}
+
+// Warped reports whether the inner GP sees the constraint's values through
+// bilog (Warp): its posterior is then not in the metric's units.
+func (a *Adaptive) Warped() bool { return a.warp > 0 }
+
+// Unwarp maps a warped constraint's posterior mean and standard deviation
+// (the inner GP's units) to the metric's: the mean through the inverse
+// transform (the posterior's median maps to the median), the standard
+// deviation by the delta method, knee·s·e^{|s·mean|}·sd.
+func (a *Adaptive) Unwarp(mean, sd float64) (float64, float64) {
+	z := a.s * mean
+	return a.knee * math.Copysign(math.Expm1(math.Abs(z)), z), a.knee * a.s * math.Exp(math.Abs(z)) * sd
 }
 
 // Standardisation returns the current m and s (0 and 1 without
@@ -305,6 +352,7 @@ func (a *Adaptive) Fitted() bool { return a.theta != nil }
 // observations.
 type refreshed struct {
 	m, s  float64
+	knee  float64   // Warp's knee (0: no transform)
 	theta []float64 // nil: not fitted
 	k     gp.Kernel
 	lam   float64
@@ -329,7 +377,7 @@ func (a *Adaptive) refresh() error {
 
 // apply makes r the current state.
 func (a *Adaptive) apply(r *refreshed) {
-	a.m, a.s, a.k, a.lam, a.inner = r.m, r.s, r.k, r.lam, r.inner
+	a.m, a.s, a.knee, a.k, a.lam, a.inner = r.m, r.s, r.knee, r.k, r.lam, r.inner
 	if r.theta != nil {
 		a.theta = r.theta
 	}
@@ -346,8 +394,23 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 		r.m, r.s = Standardisation(raw)
 	}
 	ys := make([]float64, len(raw))
-	for i, y := range raw {
-		ys[i] = unit(y, r.m, r.s, a.constraint)
+	if a.warp > 0 && a.constraint {
+		_, sd := Standardisation(raw)
+		r.knee = a.warp * sd
+		for i, y := range raw {
+			ys[i] = Bilog(y / r.knee)
+		}
+		r.s = 1
+		if a.std {
+			_, r.s = Standardisation(ys)
+		}
+		for i := range ys {
+			ys[i] /= r.s
+		}
+	} else {
+		for i, y := range raw {
+			ys[i] = unit(y, r.m, r.s, 0, a.constraint)
+		}
 	}
 	if fit {
 		var err error
@@ -457,7 +520,7 @@ func (a *Adaptive) Reset() {
 		}
 		a.k, a.lam = a.k0, a.lam0
 	}
-	a.m, a.s, a.next, a.theta, a.fits, a.from, a.due, a.job = 0, 1, 1, nil, 0, 0, 0, nil
+	a.m, a.s, a.knee, a.next, a.theta, a.fits, a.from, a.due, a.job = 0, 1, 0, 1, nil, 0, 0, 0, nil
 	a.inner.Reset()
 }
 

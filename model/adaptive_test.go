@@ -239,3 +239,70 @@ func TestAdaptiveCentredFit(t *testing.T) {
 		t.Errorf("centred constraint's posterior mean %v at an observed point, the value there is %v (g/s)", mu, y)
 	}
 }
+
+// TestAdaptiveWarp: after Warp(share) a constraint's posterior is the exact
+// GP posterior of bilog(y/knee)/s, knee = share times the population std of
+// the observations at the last refresh and s the transformed values' std;
+// it is unchanged by y → 1000·y; Unwarp maps the inner units back (an
+// observation's transformed value to the observation); an objective is
+// left as it was.
+func TestAdaptiveWarp(t *testing.T) {
+	if b := Bilog(math.E - 1); math.Abs(b-1) > 1e-15 || Bilog(-(math.E-1)) != -b || Bilog(0) != 0 {
+		t.Fatalf("Bilog(e−1) = %v, Bilog(−(e−1)) = %v, Bilog(0) = %v: want 1, −1, 0", b, Bilog(-(math.E - 1)), Bilog(0))
+	}
+	a, _, k := adaptiveFixture(t, true, false, true)
+	b, _, _ := adaptiveFixture(t, true, false, true)
+	for _, x := range adaptiveXs[:8] {
+		if err := a.Observe(bandit.PointAction(x), adaptiveY(x)); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Observe(bandit.PointAction(x), 1000*adaptiveY(x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Warp(0.5); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Warp(0.5); err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]float64, 8)
+	for i, x := range adaptiveXs[:8] {
+		raw[i] = adaptiveY(x)
+	}
+	_, sd := Standardisation(raw)
+	knee := 0.5 * sd
+	zs := make([]float64, 8)
+	for i, y := range raw {
+		zs[i] = Bilog(y / knee)
+	}
+	_, s := Standardisation(zs)
+	for i := range zs {
+		zs[i] /= s
+	}
+	cands := GridPoints(a.inner.(*Box).Domain(), 5)
+	mu, cov := gp.BatchPosterior(k, adaptiveXs[:8], zs, 0.05, cands)
+	for i := range cands {
+		if d := math.Abs(a.Mean()[i] - mu[i]); d > 1e-10 {
+			t.Fatalf("mean[%d] off by %.3g", i, d)
+		}
+		if d := math.Abs(a.Var()[i] - cov[i*len(cands)+i]); d > 1e-10 {
+			t.Fatalf("var[%d] off by %.3g", i, d)
+		}
+		if d := math.Abs(a.Mean()[i] - b.Mean()[i]); d > 1e-9 {
+			t.Fatalf("units change the mean at %d by %.3g", i, d)
+		}
+	}
+	for i, y := range raw {
+		if got, _ := a.Unwarp(zs[i], 0); math.Abs(got-y) > 1e-12*math.Max(1, math.Abs(y)) {
+			t.Fatalf("Unwarp of observation %d's transformed value: %v, want %v", i, got, y)
+		}
+	}
+	if !a.Warped() {
+		t.Fatal("Warped is false after Warp")
+	}
+	o, _, _ := adaptiveFixture(t, true, false, false)
+	if err := o.Warp(0.5); err != nil || o.Warped() {
+		t.Fatalf("an objective warped (err %v)", err)
+	}
+}

@@ -140,6 +140,37 @@ func TestDefaultsGeneration5(t *testing.T) {
 	}
 }
 
+// pin is a stored 3-D box study's expected parameters: an algorithm at a
+// generation, with the parameters the study names; want maps a parameter to
+// the value its definition stores ("" where nothing is pinned).
+type pin struct {
+	algo string
+	gen  int
+	ps   map[string]any
+	want map[string]string
+}
+
+// checkPins decodes each case's study and compares its stored parameters.
+func checkPins(t *testing.T, cases []pin) {
+	t.Helper()
+	for _, c := range cases {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": c.algo, "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
+		}
+		for k, want := range c.want {
+			if got := bs.Def.Params[k]; got != want {
+				t.Errorf("%s defaults %d params %v: %s %q, want %q", c.algo, c.gen, c.ps, k, got, want)
+			}
+		}
+	}
+}
+
 // Generation 6 puts rpol-ucb and config in a trust region in
 // 3+ dims: a study of generation 5 keeps region = global unless it sets
 // region; igp-ucb, which takes no region, is given nothing. Generation 7
@@ -147,154 +178,68 @@ func TestDefaultsGeneration5(t *testing.T) {
 // earlier keeps region-pending = global (the whole box, as generation 6
 // searched it) unless it sets it.
 func TestDefaultsGeneration6(t *testing.T) {
-	for _, c := range []struct {
-		algo       string
-		gen        int
-		ps         map[string]any
-		want, pend string
-	}{
-		{"rpol-ucb", 5, nil, "global", "global"}, {"config", 2, nil, "global", "global"}, {"rpol-ucb", 6, nil, "", "global"},
-		{"rpol-ucb", 5, map[string]any{"region": "trust"}, "trust", "global"}, {"igp-ucb", 5, nil, "", ""},
-		{"config", 7, nil, "", ""}, {"ckb-ucb", 6, nil, "", "global"}, {"config", 6, map[string]any{"region-pending": "trust"}, "", "trust"},
-	} {
-		b, _ := json.Marshal(map[string]any{
-			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
-			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": c.algo, "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
-		})
-		_, bs, e := decodeStudy(b)
-		if e != nil {
-			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
-		}
-		if got := bs.Def.Params["region"]; got != c.want {
-			t.Errorf("%s defaults %d params %v: region %q, want %q", c.algo, c.gen, c.ps, got, c.want)
-		}
-		if got := bs.Def.Params["region-pending"]; got != c.pend {
-			t.Errorf("%s defaults %d params %v: region-pending %q, want %q", c.algo, c.gen, c.ps, got, c.pend)
-		}
+	r := func(region, pending string) map[string]string {
+		return map[string]string{"region": region, "region-pending": pending}
 	}
+	checkPins(t, []pin{
+		{"rpol-ucb", 5, nil, r("global", "global")}, {"config", 2, nil, r("global", "global")}, {"rpol-ucb", 6, nil, r("", "global")},
+		{"rpol-ucb", 5, map[string]any{"region": "trust"}, r("trust", "global")}, {"igp-ucb", 5, nil, r("", "")},
+		{"config", 7, nil, r("", "")}, {"ckb-ucb", 6, nil, r("", "global")}, {"config", 6, map[string]any{"region-pending": "trust"}, r("", "trust")},
+	})
 }
 
 // Generation 10 gives config a safe stage in 3+ dims: a study of
 // generation 9 or earlier keeps feasibility = optimistic unless it sets
 // it; rpol-ucb, which takes no feasibility, is given nothing.
 func TestDefaultsGeneration10(t *testing.T) {
-	for _, c := range []struct {
-		algo string
-		gen  int
-		ps   map[string]any
-		want string
-	}{
-		{"config", 9, nil, "optimistic"}, {"config", 2, nil, "optimistic"}, {"config", 10, nil, ""},
-		{"config", 9, map[string]any{"feasibility": "pessimistic"}, "pessimistic"}, {"rpol-ucb", 9, nil, ""},
-	} {
-		b, _ := json.Marshal(map[string]any{
-			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
-			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": c.algo, "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
-		})
-		_, bs, e := decodeStudy(b)
-		if e != nil {
-			t.Fatalf("%s defaults %d: %v", c.algo, c.gen, e)
-		}
-		if got := bs.Def.Params["feasibility"]; got != c.want {
-			t.Errorf("%s defaults %d params %v: feasibility %q, want %q", c.algo, c.gen, c.ps, got, c.want)
-		}
-	}
+	f := func(v string) map[string]string { return map[string]string{"feasibility": v} }
+	checkPins(t, []pin{
+		{"config", 9, nil, f("optimistic")}, {"config", 2, nil, f("optimistic")}, {"config", 10, nil, f("")},
+		{"config", 9, map[string]any{"feasibility": "pessimistic"}, f("pessimistic")}, {"rpol-ucb", 9, nil, f("")},
+	})
 }
 
 // A config study of generation 10 or earlier keeps safe-pending =
 // hallucinated unless it sets it; generation 11 gets the default (nothing
 // pinned).
 func TestDefaultsGeneration11(t *testing.T) {
-	for _, c := range []struct {
-		gen  int
-		ps   map[string]any
-		want string
-	}{
-		{10, nil, "hallucinated"}, {9, nil, "hallucinated"}, {11, nil, ""},
-		{10, map[string]any{"safe-pending": "observed"}, "observed"},
-	} {
-		b, _ := json.Marshal(map[string]any{
-			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
-			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": "config", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
-		})
-		_, bs, e := decodeStudy(b)
-		if e != nil {
-			t.Fatalf("defaults %d: %v", c.gen, e)
-		}
-		if got := bs.Def.Params["safe-pending"]; got != c.want {
-			t.Errorf("defaults %d params %v: safe-pending %q, want %q", c.gen, c.ps, got, c.want)
-		}
-	}
+	sp := func(v string) map[string]string { return map[string]string{"safe-pending": v} }
+	checkPins(t, []pin{
+		{"config", 10, nil, sp("hallucinated")}, {"config", 9, nil, sp("hallucinated")}, {"config", 11, nil, sp("")},
+		{"config", 10, map[string]any{"safe-pending": "observed"}, sp("observed")},
+	})
 }
 
 // A config study of generation 11 or earlier keeps safe-observed = model
 // unless it sets it (generation 10's too, where safe-pending = hallucinated
 // leaves it unread); generation 12 gets the default (nothing pinned).
+// A lognei study of generation 11 keeps exploit = 0.
 func TestDefaultsGeneration12(t *testing.T) {
-	for _, c := range []struct {
-		gen  int
-		alg  string
-		ps   map[string]any
-		want map[string]string
-	}{
-		{11, "config", nil, map[string]string{"safe-observed": "model"}},
-		{12, "config", nil, map[string]string{"safe-observed": ""}},
-		{10, "config", nil, map[string]string{"safe-observed": "model"}},
-		{11, "config", map[string]any{"safe-observed": "exact"}, map[string]string{"safe-observed": "exact"}},
-		{11, "lognei", nil, map[string]string{"exploit": "0"}},
-		{12, "lognei", nil, map[string]string{"exploit": ""}},
-	} {
-		b, _ := json.Marshal(map[string]any{
-			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
-			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": c.alg, "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
-		})
-		_, bs, e := decodeStudy(b)
-		if e != nil {
-			t.Fatalf("defaults %d: %v", c.gen, e)
-		}
-		for k, want := range c.want {
-			if got := bs.Def.Params[k]; got != want {
-				t.Errorf("%s, defaults %d params %v: %s %q, want %q", c.alg, c.gen, c.ps, k, got, want)
-			}
-		}
-	}
+	checkPins(t, []pin{
+		{"config", 11, nil, map[string]string{"safe-observed": "model"}},
+		{"config", 12, nil, map[string]string{"safe-observed": ""}},
+		{"config", 10, nil, map[string]string{"safe-observed": "model"}},
+		{"config", 11, map[string]any{"safe-observed": "exact"}, map[string]string{"safe-observed": "exact"}},
+		{"lognei", 11, nil, map[string]string{"exploit": "0"}},
+		{"lognei", 12, nil, map[string]string{"exploit": ""}},
+	})
 }
 
-// TestDefaultsGeneration13: a lognei study of generation 12 or before keeps
-// each generation-13 parameter at its earlier value (the halving line search
-// of its box polish, no exploitation step under noise); one of generation 13
-// gets the default (nothing pinned), and a study that names one keeps it.
+// Generation 13: a study of generation 12 or before keeps each change at
+// its earlier value unless it names it — lognei's box polish the halving
+// line search (polish-search), no exploitation step under noise
+// (exploit-noisy); config's constraint-warp, beta-safe-noisy and
+// beta-safe-noisy-seed —; one of generation 13 gets the defaults (nothing
+// pinned).
 func TestDefaultsGeneration13(t *testing.T) {
-	for _, c := range []struct {
-		param string
-		gen   int
-		ps    map[string]any
-		want  string
-	}{
-		{"polish-search", 12, nil, "halve"},
-		{"polish-search", 11, nil, "halve"},
-		{"polish-search", 13, nil, ""},
-		{"polish-search", 12, map[string]any{"polish-search": "interp"}, "interp"},
-		{"exploit-noisy", 12, nil, "0"},
-		{"exploit-noisy", 11, nil, "0"},
-		{"exploit-noisy", 13, nil, ""},
-		{"exploit-noisy", 12, map[string]any{"exploit-noisy": 2}, "2"},
-	} {
-		b, _ := json.Marshal(map[string]any{
-			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
-			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": "lognei", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
-		})
-		_, bs, e := decodeStudy(b)
-		if e != nil {
-			t.Fatalf("defaults %d: %v", c.gen, e)
-		}
-		if got := bs.Def.Params[c.param]; got != c.want {
-			t.Errorf("defaults %d params %v: %s %q, want %q", c.gen, c.ps, c.param, got, c.want)
-		}
-	}
+	checkPins(t, []pin{
+		{"lognei", 12, nil, map[string]string{"polish-search": "halve", "exploit-noisy": "0"}},
+		{"lognei", 11, nil, map[string]string{"polish-search": "halve", "exploit-noisy": "0", "exploit": "0"}},
+		{"lognei", 13, nil, map[string]string{"polish-search": "", "exploit-noisy": ""}},
+		{"lognei", 12, map[string]any{"polish-search": "interp", "exploit-noisy": 2}, map[string]string{"polish-search": "interp", "exploit-noisy": "2"}},
+		{"config", 12, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none"}},
+		{"config", 11, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none", "safe-observed": "model"}},
+		{"config", 13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": ""}},
+		{"config", 12, map[string]any{"beta-safe-noisy": 3}, map[string]string{"beta-safe-noisy": "3", "beta-safe-noisy-seed": "none"}},
+	})
 }
