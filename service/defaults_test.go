@@ -263,29 +263,3 @@ func TestDefaultsGeneration12(t *testing.T) {
 		}
 	}
 }
-
-// A lognei study of generation 12 or earlier keeps exploit-noisy = 0
-// unless it sets it; generation 13 gets the default (nothing pinned).
-func TestDefaultsGeneration13ExploitNoisy(t *testing.T) {
-	for _, c := range []struct {
-		gen  int
-		ps   map[string]any
-		want string
-	}{
-		{12, nil, "0"}, {11, nil, "0"}, {13, nil, ""},
-		{12, map[string]any{"exploit-noisy": 2}, "2"},
-	} {
-		b, _ := json.Marshal(map[string]any{
-			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
-			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": "lognei", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
-		})
-		_, bs, e := decodeStudy(b)
-		if e != nil {
-			t.Fatalf("defaults %d: %v", c.gen, e)
-		}
-		if got := bs.Def.Params["exploit-noisy"]; got != c.want {
-			t.Errorf("defaults %d params %v: exploit-noisy %q, want %q", c.gen, c.ps, got, c.want)
-		}
-	}
-}
