@@ -189,8 +189,8 @@ func logImprovement(mu, v, best float64, bests []float64) float64 {
 // incumbentDoc declares lognei's incumbent: the bar of its expected
 // improvement.
 var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei", "observed"},
-	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI); observed: where a metric is noisy (as exploit-noisy reads it), EI over the best observed value of f among the evaluations observed to hold every limit (a bar raised by the noise), plug-in elsewhere",
-	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); observed: Optuna v4.6 GPSampler (samplers/_gp/sampler.py: threshold = the best observed feasible value, noisy or not); measured: docs/offline.md, \"Under noise\", \"Generation 13: under noise\""}
+	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI); observed: where every metric is noisy (as exploit-noisy reads it), EI over the best observed value of f among the evaluations observed to hold every limit (a bar raised by the noise), plug-in elsewhere",
+	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); observed: Optuna v4.6 GPSampler (samplers/_gp/sampler.py: threshold = the best observed feasible value, noisy or not); measured: docs/offline.md, \"Under noise\", \"Exploitation under noise (opt-in)\""}
 
 // observedIncumbent is the best observation of f, in its model's
 // standardised units, among the evaluated points whose every constraint

@@ -42,8 +42,8 @@ type LogNEI struct {
 	delta      float64    // fail-limit
 	observed   bool       // deterministic=observed
 	exploit    int        // exploit: every k-th decision of a deterministic study (0: never)
-	// exploit-noisy: every k-th decision where a metric is noisy (0:
-	// never), noisy constraints held at μ + beta·σ (exploit-beta)
+	// exploit-noisy: every k-th decision where every metric is noisy (0:
+	// never), the constraints held at μ + beta·σ (exploit-beta)
 	exploitNoisy int
 	beta         float64
 }

@@ -225,18 +225,12 @@ func TestDefaultsGeneration12(t *testing.T) {
 	})
 }
 
-// Generation 13: a study of generation 12 or before keeps each change at
-// its earlier value unless it names it — lognei's box polish the halving
-// line search (polish-search), no exploitation step under noise
-// (exploit-noisy); config's constraint-warp, beta-safe-noisy and
-// beta-safe-noisy-seed —; one of generation 13 gets the defaults (nothing
-// pinned).
+// Generation 13 changes config's constraint-warp, beta-safe-noisy and
+// beta-safe-noisy-seed: a study of generation 12 or before keeps their
+// earlier values unless it names them; one of generation 13 gets the
+// defaults (nothing pinned).
 func TestDefaultsGeneration13(t *testing.T) {
 	checkPins(t, []pin{
-		{"lognei", 12, nil, map[string]string{"polish-search": "halve", "exploit-noisy": "0"}},
-		{"lognei", 11, nil, map[string]string{"polish-search": "halve", "exploit-noisy": "0", "exploit": "0"}},
-		{"lognei", 13, nil, map[string]string{"polish-search": "", "exploit-noisy": ""}},
-		{"lognei", 12, map[string]any{"polish-search": "interp", "exploit-noisy": 2}, map[string]string{"polish-search": "interp", "exploit-noisy": "2"}},
 		{"config", 12, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none"}},
 		{"config", 11, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none", "safe-observed": "model"}},
 		{"config", 13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": ""}},
