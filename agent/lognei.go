@@ -116,7 +116,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return logImprovement(mu, v, best, bests) + lpf
 		}
-		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, Interp: a.interp}
+		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, Interp: a.interp, Monotone: true}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}

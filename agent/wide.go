@@ -40,16 +40,23 @@ type wideSearch struct {
 	// Interp: on a box, BFGS's line search interpolates
 	// (maximise.BFGSTol.Interp) and the models' gradients come in the
 	// adjoint form (model.AdjointPredictor), in the ascent and the polish
-	// (polish-search=interp).
+	// (opt-in polish-search=interp).
 	Interp bool
+	// Monotone: the acquisition is largest where every model but f has
+	// posterior mean −∞ (lognei's: log P(g_j ≤ 0) ≤ 0, and the failure
+	// penalty acts only above δ), so BFGS's line search rejects a trial
+	// once f and the models evaluated so far put an upper bound on its
+	// score below the value it needs (belowScore): the same path, fewer
+	// predictions.
+	Monotone bool
 }
 
 // polishSearchDoc declares polish-search: the line search and gradients of
-// lognei's BFGS polish on a box.
-var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "interp", Choices: []string{"interp", "halve"},
-	Doc:     "boxes: interp: BFGS's first step at most one lengthscale, its inverse Hessian scaled before the first update, a rejected step shrunk by quadratic interpolation, and the models' gradients in the adjoint form (two triangular solves a point instead of d + 1); halve: full steps halved, gradients by d + 1 solves",
-	Source:  "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"Cost\"",
-	Earlier: []bandit.Change{{Until: 12, Value: "halve", Why: "lognei's box polish backtracks by interpolation and takes the models' gradients in the adjoint form: the same search at a fraction of the evaluations"}}}
+// lognei's BFGS polish on a box (opt-in interp: cheaper, but worse on 10
+// seeds, docs/offline.md "A cheaper box polish").
+var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "halve", Choices: []string{"halve", "interp"},
+	Doc:    "boxes: halve: BFGS backtracks from the full step by halving, the models' gradients by d + 1 triangular solves a point; interp: the first step at most one lengthscale, the inverse Hessian scaled before its first update, a rejected step shrunk by quadratic interpolation, and the gradients in the adjoint form (two solves a point): a third to a half of the CPU time, worse gaps on 10 seeds",
+	Source: "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"A cheaper box polish\""}
 
 // search maximises acq from the candidates' scores (already masked), away
 // from the points rep marks; f is the candidates' model, ms every model.
@@ -87,6 +94,9 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	d := box.Dim()
 	batch := batchScore(bps, sc, d)
 	tol := bfgsTol(w.Iters, false)
+	if w.Monotone {
+		tol.Below = belowScore(bps, sc)
+	}
 	val := make([]float64, 1)
 	grad := [][]float64{make([]float64, d)}
 	var bestX []float64
@@ -106,7 +116,9 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	if box.Mixed() {
 		var polish func(sub *domain.Box, x []float64) ([]float64, error)
 		if w.MixedPolish {
-			polish = func(sub *domain.Box, x []float64) ([]float64, error) { return w.polish(sub, x, f, batch, val, grad) }
+			polish = func(sub *domain.Box, x []float64) ([]float64, error) {
+				return scaledBFGSTol(sub, x, f, batch, val, grad, tol)
+			}
 		}
 		for _, s := range starts {
 			x, err := mixedSearch(box, s, ms, acq, ascentOptions(d), rep, moves, polish)
@@ -154,10 +166,35 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	return bandit.PointAction(bestX), -1, nil
 }
 
-// polish is projected BFGS ascent of the batch score from x (scaledBFGS,
-// at most w.Iters iterations).
-func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64) ([]float64, error) {
-	return scaledBFGS(box, x, f, batch, val, grad, w.Iters)
+// belowScore evaluates sc at one point model by model, f first (the
+// predictions and arithmetic of batchScore's values, so the same value
+// where it does not stop), and stops once sc with every model not yet
+// evaluated at mean −∞ (variance 1) lies below floor: an upper bound of
+// the score where it is non-increasing in every mean but f's
+// (wideSearch.Monotone).
+func belowScore(bps []model.BatchPredictor, sc func(x, mv []float64) float64) func(x []float64, floor float64) (float64, bool, error) {
+	nm := len(bps)
+	mv := make([]float64, 2*nm)
+	mean, vr := make([]float64, 1), make([]float64, 1)
+	xs := make([][]float64, 1)
+	return func(x []float64, floor float64) (float64, bool, error) {
+		xs[0] = x
+		for j := 1; j < nm; j++ {
+			mv[2*j], mv[2*j+1] = math.Inf(-1), 1
+		}
+		for j, p := range bps {
+			if err := p.PredictBatch(xs, mean, vr, nil, nil); err != nil {
+				return 0, false, err
+			}
+			mv[2*j], mv[2*j+1] = mean[0], vr[0]
+			if j < nm-1 {
+				if v := sc(x, mv); v < floor {
+					return v, true, nil
+				}
+			}
+		}
+		return sc(x, mv), false, nil
+	}
 }
 
 // scaledBFGS is projected BFGS ascent (at most iters iterations) of the
@@ -227,6 +264,9 @@ func scaledBFGSTol(box *domain.Box, x []float64, f model.Model, batch maximise.B
 			g[k] = grad[0][k] * ls[k]
 		}
 		return val[0], nil
+	}
+	if below := tol.Below; below != nil { // a trial's score at the point z stands for
+		tol.Below = func(z []float64, floor float64) (float64, bool, error) { return below(at(z), floor) }
 	}
 	zz, _, err := maximise.BFGS(obj, z, lo, hi, tol)
 	if err != nil {

@@ -263,33 +263,3 @@ func TestDefaultsGeneration12(t *testing.T) {
 		}
 	}
 }
-
-// TestDefaultsGeneration13: a lognei study of generation 12 or before keeps
-// the halving line search and forward gradients of its box polish
-// (polish-search=halve); one of generation 13 gets interp, and a study
-// that names polish-search keeps it.
-func TestDefaultsGeneration13(t *testing.T) {
-	for _, c := range []struct {
-		gen  int
-		ps   map[string]any
-		want string
-	}{
-		{12, nil, "halve"},
-		{11, nil, "halve"},
-		{13, nil, ""},
-		{12, map[string]any{"polish-search": "interp"}, "interp"},
-	} {
-		b, _ := json.Marshal(map[string]any{
-			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
-			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
-			"algorithm": "lognei", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
-		})
-		_, bs, e := decodeStudy(b)
-		if e != nil {
-			t.Fatalf("defaults %d: %v", c.gen, e)
-		}
-		if got := bs.Def.Params["polish-search"]; got != c.want {
-			t.Errorf("defaults %d params %v: polish-search %q, want %q", c.gen, c.ps, got, c.want)
-		}
-	}
-}
