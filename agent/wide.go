@@ -46,8 +46,8 @@ type wideSearch struct {
 	// posterior mean −∞ (lognei's: log P(g_j ≤ 0) ≤ 0, and the failure
 	// penalty acts only above δ), so BFGS's line search rejects a trial
 	// once f and the models evaluated so far put an upper bound on its
-	// score below the value it needs (belowScore): the same path, fewer
-	// predictions.
+	// score below the value it needs (belowScore, polish-trials=bound):
+	// the same search, fewer predictions.
 	Monotone bool
 }
 
@@ -57,6 +57,13 @@ type wideSearch struct {
 var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "halve", Choices: []string{"halve", "interp"},
 	Doc:    "boxes: halve: BFGS backtracks from the full step by halving, the models' gradients by d + 1 triangular solves a point; interp: the first step at most one lengthscale, the inverse Hessian scaled before its first update, a rejected step shrunk by quadratic interpolation, and the gradients in the adjoint form (two solves a point): a third to a half of the CPU time, worse gaps on 10 seeds",
 	Source: "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"A cheaper box polish\""}
+
+// polishTrialsDoc declares polish-trials: how lognei's BFGS polish
+// evaluates a line search's trial.
+var polishTrialsDoc = bandit.ChoiceParam{Name: "polish-trials", Default: "bound", Choices: []string{"bound", "full"},
+	Doc:     "bound: a line-search trial of the BFGS polish predicts f, then the constraints and the failure model one by one (the last that stopped a trial first), and is rejected as soon as its score with the models not yet predicted at their best (mean −∞) is below what the Armijo test needs; full: every model at every trial. The same search; the solve cache then holds other points, so candidate points' solves may differ in the last bits",
+	Source:  "our choice (log P(g_j ≤ 0) ≤ 0 and the failure penalty bound the score from above); measured: docs/offline.md, \"A cheaper box polish\"",
+	Earlier: []bandit.Change{{Until: 12, Value: "full", Why: "lognei's BFGS polish rejects a line-search trial once the models predicted so far bound its score below what it needs"}}}
 
 // search maximises acq from the candidates' scores (already masked), away
 // from the points rep marks; f is the candidates' model, ms every model.
@@ -171,24 +178,34 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 // where it does not stop), and stops once sc with every model not yet
 // evaluated at mean −∞ (variance 1) lies below floor: an upper bound of
 // the score where it is non-increasing in every mean but f's
-// (wideSearch.Monotone).
+// (wideSearch.Monotone). The model that last stopped a trial is predicted
+// next after f (move to front): the binding constraint of a line search
+// rejects its next trials too.
 func belowScore(bps []model.BatchPredictor, sc func(x, mv []float64) float64) func(x []float64, floor float64) (float64, bool, error) {
 	nm := len(bps)
 	mv := make([]float64, 2*nm)
 	mean, vr := make([]float64, 1), make([]float64, 1)
 	xs := make([][]float64, 1)
+	order := make([]int, nm)
+	for j := range order {
+		order[j] = j
+	}
 	return func(x []float64, floor float64) (float64, bool, error) {
 		xs[0] = x
 		for j := 1; j < nm; j++ {
 			mv[2*j], mv[2*j+1] = math.Inf(-1), 1
 		}
-		for j, p := range bps {
-			if err := p.PredictBatch(xs, mean, vr, nil, nil); err != nil {
+		for k, j := range order {
+			if err := bps[j].PredictBatch(xs, mean, vr, nil, nil); err != nil {
 				return 0, false, err
 			}
 			mv[2*j], mv[2*j+1] = mean[0], vr[0]
-			if j < nm-1 {
+			if k < nm-1 {
 				if v := sc(x, mv); v < floor {
+					if k > 1 {
+						copy(order[2:k+1], order[1:k])
+						order[1] = j
+					}
 					return v, true, nil
 				}
 			}

@@ -22,9 +22,7 @@ type BFGSTol struct {
 	// (no gradient): it may stop as soon as the value is known to lie
 	// below floor, the value a trial needs to be accepted, and then
 	// reports below (v is not used). Where it does not stop, v is obj's
-	// value, so the path is obj's alone (not with Interp, whose shrinking
-	// reads the value). A trial whose step is no ascent (a projected step
-	// against the gradient) is rejected unevaluated.
+	// value (not with Interp, whose shrinking reads the value).
 	Below func(theta []float64, floor float64) (v float64, below bool, err error)
 }
 
@@ -101,12 +99,10 @@ func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []floa
 			}
 			var v float64
 			var err error
-			below := ascent < 0
-			switch {
-			case below:
-			case o.Below != nil && !o.Interp:
+			below := false
+			if o.Below != nil && !o.Interp {
 				v, below, err = o.Below(xn, f+1e-4*ascent)
-			default:
+			} else {
 				v, err = obj(xn, nil)
 			}
 			if err == nil && !below && v >= f+1e-4*ascent && ascent >= 0 {
