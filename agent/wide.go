@@ -99,7 +99,7 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	}
 	d := box.Dim()
 	batch := batchScore(bps, sc, d)
-	tol := bfgsTol(w.Iters, false)
+	tol := bfgsTol(w.Iters)
 	if w.Monotone {
 		tol.Below = belowScore(bps, sc)
 	}
@@ -217,14 +217,13 @@ func belowScore(bps []model.BatchPredictor, sc func(x, mv []float64) float64) fu
 // batch score from x in z = (x − lo)/ℓ, ℓ f's fitted lengthscales (the
 // box's sides when f has none); val and grad are its scratch.
 func scaledBFGS(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64, iters int) ([]float64, error) {
-	return scaledBFGSTol(box, x, f, batch, val, grad, bfgsTol(iters, false))
+	return scaledBFGSTol(box, x, f, batch, val, grad, bfgsTol(iters))
 }
 
 // bfgsTol is the polish's stopping rule: iters iterations, a gradient
-// below 1e-8 or a gain below 1e-12 (relative); interp: the interpolating
-// line search.
-func bfgsTol(iters int, interp bool) maximise.BFGSTol {
-	return maximise.BFGSTol{Iters: iters, GTol: 1e-8, FTol: 1e-12, Interp: interp}
+// below 1e-8 or a gain below 1e-12 (relative).
+func bfgsTol(iters int) maximise.BFGSTol {
+	return maximise.BFGSTol{Iters: iters, GTol: 1e-8, FTol: 1e-12}
 }
 
 // adjointScore is batchScore over ms with their gradients in the adjoint
@@ -281,7 +280,7 @@ func scaledBFGSTol(box *domain.Box, x []float64, f model.Model, batch maximise.B
 		}
 		return val[0], nil
 	}
-	if below := tol.Below; below != nil { // a trial's score at the point z stands for
+	if below := tol.Below; below != nil { // BFGS's trials are in z, belowScore's in the box
 		tol.Below = func(z []float64, floor float64) (float64, bool, error) { return below(at(z), floor) }
 	}
 	zz, _, err := maximise.BFGS(obj, z, lo, hi, tol)
