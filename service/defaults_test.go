@@ -263,3 +263,33 @@ func TestDefaultsGeneration12(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultsGeneration13: a lognei study of generation 12 or before keeps
+// every model predicted at every line-search trial of its polish
+// (polish-trials=full); one of generation 13 gets bound, and a study that
+// names polish-trials keeps it.
+func TestDefaultsGeneration13(t *testing.T) {
+	for _, c := range []struct {
+		gen  int
+		ps   map[string]any
+		want string
+	}{
+		{12, nil, "full"},
+		{11, nil, "full"},
+		{13, nil, ""},
+		{12, map[string]any{"polish-trials": "bound"}, "bound"},
+	} {
+		b, _ := json.Marshal(map[string]any{
+			"name": "d", "space": map[string]any{"type": "box", "lo": []float64{0, 0, 0}, "hi": []float64{1, 1, 1}},
+			"objective": map[string]any{"name": "y"}, "constraints": []map[string]any{{"name": "c", "threshold": 1}},
+			"algorithm": "lognei", "seed": 1, "horizon": 50, "defaults": c.gen, "params": c.ps,
+		})
+		_, bs, e := decodeStudy(b)
+		if e != nil {
+			t.Fatalf("defaults %d: %v", c.gen, e)
+		}
+		if got := bs.Def.Params["polish-trials"]; got != c.want {
+			t.Errorf("defaults %d params %v: polish-trials %q, want %q", c.gen, c.ps, got, c.want)
+		}
+	}
+}
