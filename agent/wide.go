@@ -47,7 +47,8 @@ type wideSearch struct {
 	// penalty acts only above δ), so BFGS's line search rejects a trial
 	// once f and the models evaluated so far put an upper bound on its
 	// score below the value it needs (belowScore, polish-trials=bound):
-	// the same search, fewer predictions.
+	// the same search, fewer predictions. On a box; a typed space's
+	// polish predicts every model.
 	Monotone bool
 }
 
@@ -61,7 +62,7 @@ var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "halve"
 // polishTrialsDoc declares polish-trials: how lognei's BFGS polish
 // evaluates a line search's trial.
 var polishTrialsDoc = bandit.ChoiceParam{Name: "polish-trials", Default: "bound", Choices: []string{"bound", "full"},
-	Doc:     "bound: a line-search trial of the BFGS polish predicts f, then the constraints and the failure model one by one (the last that stopped a trial first), and is rejected as soon as its score with the models not yet predicted at their best (mean −∞) is below what the Armijo test needs; full: every model at every trial. The same search; the solve cache then holds other points, so candidate points' solves, and a few decisions, differ in the last bits",
+	Doc:     "boxes: bound: a line-search trial of the BFGS polish predicts f, then the constraints and the failure model one by one (the last that stopped a trial first), and is rejected as soon as its score with the models not yet predicted at their best (mean −∞) is below what the Armijo test needs; full: every model at every trial. The same search; the solve cache then holds other points, so candidate points' solves, and a few decisions, differ in the last bits",
 	Source:  "our choice (log P(g_j ≤ 0) ≤ 0 and the failure penalty bound the score from above); measured: docs/offline.md, \"A cheaper box polish\"",
 	Earlier: []bandit.Change{{Until: 12, Value: "full", Why: "lognei's BFGS polish rejects a line-search trial once the models predicted so far bound its score below what it needs: the same gaps on 10 seeds at 0.7–0.9 of the CPU time"}}}
 
@@ -124,7 +125,7 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 		var polish func(sub *domain.Box, x []float64) ([]float64, error)
 		if w.MixedPolish {
 			polish = func(sub *domain.Box, x []float64) ([]float64, error) {
-				return scaledBFGSTol(sub, x, f, batch, val, grad, tol)
+				return scaledBFGS(sub, x, f, batch, val, grad, w.Iters)
 			}
 		}
 		for _, s := range starts {
