@@ -18,28 +18,32 @@ import (
 // them imposed at random points so the fit sees the box; fitted models in
 // place, nothing pending. d = 4 with 5 constraints and 7 with 11 (the
 // shapes of the welded beam and the speed reducer): the whole box's search
-// (BFGS from every start, box-polish=each), by generation 13's polish and,
-// "/halve", by generation 12's (polish-search=halve); 10 and 20: the trust
-// region with an evaluation that met every limit (region-points
-// candidates); "20/none-feasible": ‖x‖ ≤ −1, which no point meets, so the
-// region draws SCBO's 4,000 candidates (levy20's rounds before its first
-// feasible evaluation). cpu-ns/op is the figure to hold against a third of
-// Optuna GPSampler's CPU time per trial over 200 trials (docs/offline.md,
+// (BFGS from every start, box-polish=each), also with generation 12's
+// polish-trials=full ("/full") and the opt-in polish-search=interp
+// ("/interp"); 10
+// and 20: the trust region with an evaluation that met every limit
+// (region-points candidates);
+// "20/none-feasible": ‖x‖ ≤ −1, which no point meets, so the region draws
+// SCBO's 4,000 candidates (levy20's rounds before its first feasible
+// evaluation). cpu-ns/op is the figure to hold against a third of Optuna
+// GPSampler's CPU time per trial over 200 trials (docs/offline.md,
 // "Cost").
 func BenchmarkOfflineDecide(b *testing.B) {
 	for _, c := range []struct {
-		d, m   int
-		none   bool // no point feasible
-		search string
-	}{{4, 5, false, ""}, {4, 5, false, "halve"}, {7, 11, false, ""}, {7, 11, false, "halve"}, {10, 2, false, ""}, {20, 2, false, ""}, {20, 2, true, ""}} {
+		d, m int
+		none bool   // no point feasible
+		k, v string // a parameter
+	}{{4, 5, false, "", ""}, {4, 5, false, "polish-trials", "full"}, {4, 5, false, "polish-search", "interp"},
+		{7, 11, false, "", ""}, {7, 11, false, "polish-trials", "full"}, {7, 11, false, "polish-search", "interp"},
+		{10, 2, false, "", ""}, {20, 2, false, "", ""}, {20, 2, true, "", ""}} {
 		name := fmt.Sprintf("d=%d/m=%d", c.d, c.m)
 		if c.none {
 			name += "/none-feasible"
 		}
 		var ps bandit.Params
-		if c.search != "" {
-			name += "/" + c.search
-			ps = bandit.Params{"polish-search": c.search}
+		if c.k != "" {
+			name += "/" + c.v
+			ps = bandit.Params{c.k: c.v}
 		}
 		b.Run(name, func(b *testing.B) {
 			d := c.d

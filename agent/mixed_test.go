@@ -93,7 +93,7 @@ func TestMixedSearchPolishUnlocks(t *testing.T) {
 	batch := batchScore([]model.BatchPredictor{ridgeModel{}}, func(_, mv []float64) float64 { return acq(mv) }, 2)
 	val, grad := make([]float64, 1), [][]float64{make([]float64, 2)}
 	polish := func(sub *domain.Box, x []float64) ([]float64, error) {
-		return w.polish(sub, x, ms[0], batch, val, grad)
+		return scaledBFGS(sub, x, ms[0], batch, val, grad, w.Iters)
 	}
 	if x, err = mixedSearch(b, []float64{0, 0}, ms, acq, none, nil, 1, polish); err != nil {
 		t.Fatal(err)

@@ -40,16 +40,31 @@ type wideSearch struct {
 	// Interp: on a box, BFGS's line search interpolates
 	// (maximise.BFGSTol.Interp) and the models' gradients come in the
 	// adjoint form (model.AdjointPredictor), in the ascent and the polish
-	// (polish-search=interp).
+	// (opt-in polish-search=interp).
 	Interp bool
+	// Monotone: the acquisition is largest where every model but f has
+	// posterior mean −∞ (lognei's: log P(g_j ≤ 0) ≤ 0, and the failure
+	// penalty acts only above δ), so BFGS's line search rejects a trial
+	// once f and the models evaluated so far put an upper bound on its
+	// score below the value it needs (belowScore, polish-trials=bound):
+	// the same search, fewer predictions. On a box; a typed space's
+	// polish predicts every model.
+	Monotone bool
 }
 
 // polishSearchDoc declares polish-search: the line search and gradients of
-// lognei's BFGS polish on a box.
-var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "interp", Choices: []string{"interp", "halve"},
-	Doc:     "boxes: interp: BFGS's first step at most one lengthscale, its inverse Hessian scaled before the first update, a rejected step shrunk by quadratic interpolation, and the models' gradients in the adjoint form (two triangular solves a point instead of d + 1); halve: full steps halved, gradients by d + 1 solves",
-	Source:  "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"Cost\"",
-	Earlier: []bandit.Change{{Until: 12, Value: "halve", Why: "lognei's box polish backtracks by interpolation and takes the models' gradients in the adjoint form: the same search at a fraction of the evaluations"}}}
+// lognei's BFGS polish on a box (opt-in interp: cheaper, but worse on 10
+// seeds, docs/offline.md "A cheaper box polish").
+var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "halve", Choices: []string{"halve", "interp"},
+	Doc:    "boxes: halve: BFGS backtracks from the full step by halving, the models' gradients by d + 1 triangular solves a point; interp: the first step at most one lengthscale, the inverse Hessian scaled before its first update, a rejected step shrunk by quadratic interpolation, and the gradients in the adjoint form (two solves a point): 0.4–0.5 of the CPU time a decision, worse gaps on 10 seeds",
+	Source: "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"A cheaper box polish\""}
+
+// polishTrialsDoc declares polish-trials: how lognei's BFGS polish
+// evaluates a line search's trial.
+var polishTrialsDoc = bandit.ChoiceParam{Name: "polish-trials", Default: "bound", Choices: []string{"bound", "full"},
+	Doc:     "boxes: bound: a line-search trial of the BFGS polish predicts f, then the constraints and the failure model one by one (the last that stopped a trial first), and is rejected as soon as its score with the models not yet predicted at their best (mean −∞) is below what the Armijo test needs; full: every model at every trial. The same search; the solve cache then holds other points, so candidate points' solves, and a few decisions, differ in the last bits",
+	Source:  "our choice (log P(g_j ≤ 0) ≤ 0 and the failure penalty bound the score from above); measured: docs/offline.md, \"A cheaper box polish\"",
+	Earlier: []bandit.Change{{Until: 12, Value: "full", Why: "lognei's BFGS polish rejects a line-search trial once the models predicted so far bound its score below what it needs: the same gaps on 10 seeds at 0.7–0.9 of the CPU time"}}}
 
 // search maximises acq from the candidates' scores (already masked), away
 // from the points rep marks; f is the candidates' model, ms every model.
@@ -86,7 +101,10 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	}
 	d := box.Dim()
 	batch := batchScore(bps, sc, d)
-	tol := bfgsTol(w.Iters, false)
+	tol := bfgsTol(w.Iters)
+	if w.Monotone {
+		tol.Below = belowScore(bps, sc)
+	}
 	val := make([]float64, 1)
 	grad := [][]float64{make([]float64, d)}
 	var bestX []float64
@@ -106,7 +124,9 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	if box.Mixed() {
 		var polish func(sub *domain.Box, x []float64) ([]float64, error)
 		if w.MixedPolish {
-			polish = func(sub *domain.Box, x []float64) ([]float64, error) { return w.polish(sub, x, f, batch, val, grad) }
+			polish = func(sub *domain.Box, x []float64) ([]float64, error) {
+				return scaledBFGS(sub, x, f, batch, val, grad, w.Iters)
+			}
 		}
 		for _, s := range starts {
 			x, err := mixedSearch(box, s, ms, acq, ascentOptions(d), rep, moves, polish)
@@ -154,24 +174,58 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	return bandit.PointAction(bestX), -1, nil
 }
 
-// polish is projected BFGS ascent of the batch score from x (scaledBFGS,
-// at most w.Iters iterations).
-func (w *wideSearch) polish(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64) ([]float64, error) {
-	return scaledBFGS(box, x, f, batch, val, grad, w.Iters)
+// belowScore evaluates sc at one point model by model, f first (the
+// predictions and arithmetic of batchScore's values, so the same value
+// where it does not stop), and stops once sc with every model not yet
+// evaluated at mean −∞ (variance 1) lies below floor: an upper bound of
+// the score where it is non-increasing in every mean but f's
+// (wideSearch.Monotone). The model that last stopped a trial is predicted
+// next after f (move to front): the binding constraint of a line search
+// rejects its next trials too.
+func belowScore(bps []model.BatchPredictor, sc func(x, mv []float64) float64) func(x []float64, floor float64) (float64, bool, error) {
+	nm := len(bps)
+	mv := make([]float64, 2*nm)
+	mean, vr := make([]float64, 1), make([]float64, 1)
+	xs := make([][]float64, 1)
+	order := make([]int, nm)
+	for j := range order {
+		order[j] = j
+	}
+	return func(x []float64, floor float64) (float64, bool, error) {
+		xs[0] = x
+		for j := 1; j < nm; j++ {
+			mv[2*j], mv[2*j+1] = math.Inf(-1), 1
+		}
+		for k, j := range order {
+			if err := bps[j].PredictBatch(xs, mean, vr, nil, nil); err != nil {
+				return 0, false, err
+			}
+			mv[2*j], mv[2*j+1] = mean[0], vr[0]
+			if k < nm-1 {
+				if v := sc(x, mv); v < floor {
+					if k > 1 {
+						copy(order[2:k+1], order[1:k])
+						order[1] = j
+					}
+					return v, true, nil
+				}
+			}
+		}
+		return sc(x, mv), false, nil
+	}
 }
 
 // scaledBFGS is projected BFGS ascent (at most iters iterations) of the
 // batch score from x in z = (x − lo)/ℓ, ℓ f's fitted lengthscales (the
 // box's sides when f has none); val and grad are its scratch.
 func scaledBFGS(box *domain.Box, x []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64, iters int) ([]float64, error) {
-	return scaledBFGSTol(box, x, f, batch, val, grad, bfgsTol(iters, false))
+	return scaledBFGSTol(box, x, f, batch, val, grad, bfgsTol(iters))
 }
 
 // bfgsTol is the polish's stopping rule: iters iterations, a gradient
-// below 1e-8 or a gain below 1e-12 (relative); interp: the interpolating
-// line search.
-func bfgsTol(iters int, interp bool) maximise.BFGSTol {
-	return maximise.BFGSTol{Iters: iters, GTol: 1e-8, FTol: 1e-12, Interp: interp}
+// below 1e-8 or a gain below 1e-12 (relative).
+func bfgsTol(iters int) maximise.BFGSTol {
+	return maximise.BFGSTol{Iters: iters, GTol: 1e-8, FTol: 1e-12}
 }
 
 // adjointScore is batchScore over ms with their gradients in the adjoint
@@ -227,6 +281,9 @@ func scaledBFGSTol(box *domain.Box, x []float64, f model.Model, batch maximise.B
 			g[k] = grad[0][k] * ls[k]
 		}
 		return val[0], nil
+	}
+	if below := tol.Below; below != nil { // BFGS's trials are in z, belowScore's in the box
+		tol.Below = func(z []float64, floor float64) (float64, bool, error) { return below(at(z), floor) }
 	}
 	zz, _, err := maximise.BFGS(obj, z, lo, hi, tol)
 	if err != nil {

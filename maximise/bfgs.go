@@ -18,6 +18,12 @@ type BFGSTol struct {
 	// step shrinks by quadratic interpolation (to 0.1–0.5 of itself) and
 	// stops below 1e-10 of a unit; false: full steps halved (gp.FitHyper).
 	Interp bool
+	// Below, when set, evaluates the line search's trials in place of obj
+	// (no gradient): it may stop as soon as the value is known to lie
+	// below floor, the value a trial needs to be accepted, and then
+	// reports below (v is not used). Where it does not stop, v is obj's
+	// value (not with Interp, whose shrinking reads the value).
+	Below func(theta []float64, floor float64) (v float64, below bool, err error)
 }
 
 // BFGS is projected BFGS ascent of obj in the box [lo, hi] from start
@@ -91,8 +97,15 @@ func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []floa
 				xn[i] = math.Min(math.Max(x[i]+step*dir[i], lo[i]), hi[i])
 				ascent += g[i] * (xn[i] - x[i])
 			}
-			v, err := obj(xn, nil)
-			if err == nil && v >= f+1e-4*ascent && ascent >= 0 {
+			var v float64
+			var err error
+			below := false
+			if o.Below != nil && !o.Interp {
+				v, below, err = o.Below(xn, f+1e-4*ascent)
+			} else {
+				v, err = obj(xn, nil)
+			}
+			if err == nil && !below && v >= f+1e-4*ascent && ascent >= 0 {
 				fn, ok = v, true
 				break
 			}

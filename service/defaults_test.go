@@ -226,14 +226,18 @@ func TestDefaultsGeneration12(t *testing.T) {
 }
 
 // Generation 13 changes config's constraint-warp, beta-safe-noisy and
-// beta-safe-noisy-seed: a study of generation 12 or before keeps their
-// earlier values unless it names them; one of generation 13 gets the
-// defaults (nothing pinned).
+// beta-safe-noisy-seed and lognei's polish-trials: a study of generation
+// 12 or before keeps their earlier values unless it names them; one of
+// generation 13 gets the defaults (nothing pinned).
 func TestDefaultsGeneration13(t *testing.T) {
 	checkPins(t, []pin{
 		{"config", 12, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none"}},
 		{"config", 11, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none", "safe-observed": "model"}},
 		{"config", 13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": ""}},
 		{"config", 12, map[string]any{"beta-safe-noisy": 3}, map[string]string{"beta-safe-noisy": "3", "beta-safe-noisy-seed": "none"}},
+		{"lognei", 12, nil, map[string]string{"polish-trials": "full", "polish-search": "", "exploit-noisy": ""}},
+		{"lognei", 11, nil, map[string]string{"polish-trials": "full", "exploit": "0"}},
+		{"lognei", 13, nil, map[string]string{"polish-trials": ""}},
+		{"lognei", 12, map[string]any{"polish-trials": "bound"}, map[string]string{"polish-trials": "bound"}},
 	})
 }
