@@ -194,11 +194,9 @@ func TestAvoidFailuresLimit(t *testing.T) {
 	}
 }
 
-// lockInRun is lognei (deterministic as given) for 30 rounds on [0, 1]²
-// maximising −(x − .9)² − (y − .9)² under g = x + y − 1 ≤ 0, noise-free,
-// with the service's prior for that box (SE, lengthscale 0.2, noise 0.01);
-// it returns the decisions' points and the best feasible observation.
-func lockInRun(t *testing.T, det string) ([][]float64, float64) {
+// lognei2D is lognei on [0, 1]² with one constraint and the service's prior
+// for that box (SE, lengthscale 0.2, noise 0.01), seed 1.
+func lognei2D(t *testing.T, horizon int, ps bandit.Params) bandit.Agent {
 	t.Helper()
 	dom, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
 	if err != nil {
@@ -208,11 +206,21 @@ func lockInRun(t *testing.T, det string) ([][]float64, float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: 30},
-		Horizon: 30, Seed: 1, Params: bandit.Params{"deterministic": det}})
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: horizon},
+		Horizon: horizon, Seed: 1, Params: ps})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ag
+}
+
+// lockInRun is lognei (deterministic as given) for 30 rounds on [0, 1]²
+// maximising −(x − .9)² − (y − .9)² under g = x + y − 1 ≤ 0, noise-free,
+// with the service's prior for that box (SE, lengthscale 0.2, noise 0.01);
+// it returns the decisions' points and the best feasible observation.
+func lockInRun(t *testing.T, det string) ([][]float64, float64) {
+	t.Helper()
+	ag := lognei2D(t, 30, bandit.Params{"deterministic": det})
 	var xs [][]float64
 	best := math.Inf(-1)
 	for r := 1; r <= 30; r++ {
