@@ -303,12 +303,7 @@ func (g *Exact) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dv
 	n := len(g.ys)
 	for j, e := range es {
 		w := e.w[:n]
-		mean[j] = floats.Dot(w, g.v)
-		v := e.kxx - floats.Dot(w, w)
-		if v < 0 {
-			v = 0
-		}
-		variance[j] = v
+		mean[j], variance[j] = g.moments(w, e.kxx)
 		if !grad {
 			continue
 		}
@@ -319,6 +314,16 @@ func (g *Exact) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dv
 		}
 	}
 	return nil
+}
+
+// moments are the posterior mean and variance at a point whose solve is
+// w = L⁻¹k and prior variance kxx (a variance below 0 by rounding is 0).
+func (g *Exact) moments(w []float64, kxx float64) (mean, variance float64) {
+	mean, variance = floats.Dot(w, g.v), kxx-floats.Dot(w, w)
+	if variance < 0 {
+		variance = 0
+	}
+	return mean, variance
 }
 
 // adjoint caches α = L⁻ᵀv = (K + λI)⁻¹y of an Exact, valid while the factor's
@@ -386,12 +391,7 @@ func (g *Exact) PredictBatchAdjoint(xs [][]float64, mean, variance []float64, dm
 	ard, isARD := f.k.(ARD)
 	for j, e := range es {
 		w := e.w[:n]
-		mean[j] = floats.Dot(w, g.v)
-		v := e.kxx - floats.Dot(w, w)
-		if v < 0 {
-			v = 0
-		}
-		variance[j] = v
+		mean[j], variance[j] = g.moments(w, e.kxx)
 		x := e.x
 		d := len(x)
 		dm, dv := dmean[j][:d], dvar[j][:d]
