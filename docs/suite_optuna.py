@@ -1124,7 +1124,9 @@ def main():
         if args.json == "docs/suite_optuna.json":
             args.json = "docs/offline_optuna.json"
         if args.md == "docs/suite_optuna.md":
-            args.md = "docs/offline_optuna.md"
+            # a run into another JSON writes its table beside it, not over docs/offline_optuna.md
+            keep = args.json == "docs/offline_optuna.json" or args.cmd == "offline-doc"
+            args.md = "docs/offline_optuna.md" if keep else os.path.splitext(args.json)[0] + ".md"
         if args.cmd == "offline":
             run_offline(args)
         elif args.cmd == "offline-doc":
