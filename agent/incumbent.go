@@ -49,6 +49,35 @@ var confirmDoc = bandit.FloatParam{Name: "confirm", Default: 0.1, Range: bandit.
 	Source:  "our rule (the final choice under noise made on the model, as reviewed by Picheny, Wagner & Ginsbourger 2013, Struct. Multidisc. Optim.); measured: docs/offline.md, \"Under noise\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "0", Why: "lognei replicates its recommendation and its challenger in the last tenth of the horizon where a metric is noisy"}}}
 
+// confirmDeepDoc declares lognei's confirm-deep: what the confirmation
+// evaluates when nothing is confirmable.
+var confirmDeepDoc = bandit.FloatParam{Name: "confirm-deep", Default: ConfirmBeta, Range: bandit.AtLeast(0),
+	Doc:     "in the confirmation rounds, where a metric is noisy and no evaluated configuration holds, or could with the rounds left be brought to, P(every limit holds) ≥ 0.95, on a box: evaluate the maximiser of f's posterior mean subject to μ_j + β·σ_j ≤ 0 for every noisy constraint (σ_j its posterior std, β the value), from the incumbent, so that the replicates have a configuration to confirm; 0, or when the solve finds none: search",
+	Source:  "the kriging quantile (Picheny, Ginsbourger, Richet & Caplin 2013, Technometrics 55(1)) as the final choice's candidate; β measured: docs/offline.md, \"A configuration to confirm\"",
+	Earlier: []bandit.Change{{Until: 13, Value: "0", Why: "where nothing is confirmable, the confirmation evaluates the posterior means' optimum that its replicates could confirm"}}}
+
+// confirmDeep is the decision of round t in the confirmation when
+// confirmTurn found nothing to replicate: the deep point of
+// confirmDeepDoc, which the following rounds can confirm (ok false:
+// search).
+func (a *LogNEI) confirmDeep(t int) (turn, bool, error) {
+	if a.deep == 0 || t < a.from || t > a.horizon || !slices.ContainsFunc(a.ms, func(m model.Model) bool { return fittedNoise(m) >= ConfirmNoise }) {
+		return turn{}, false, nil
+	}
+	ev, ok := a.evaluated()
+	_, at := plugInIncumbent(ev, ok, len(a.g), nil)
+	if at < 0 {
+		return turn{}, false, nil
+	}
+	x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta, exploitAim{noisy: true, beta: a.deep, reps: a.horizon - t + 1})
+	if err != nil || !ok {
+		return turn{}, false, err
+	}
+	act := bandit.PointAction(x)
+	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true,
+		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true, nil
+}
+
 // confirmLevel is the level a replicate aims the recommendation-to-be at:
 // the service's (learner.RecommendLevel, which this package cannot import).
 const confirmLevel = 0.95
@@ -157,6 +186,7 @@ func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64, e
 // incumbent) and the seed of its draws.
 type lastRounds struct {
 	from, horizon int
+	deep          float64 // confirm-deep's β (0: off)
 	nei           bool
 	observedBar   bool // incumbent=observed
 	seed          uint64

@@ -109,6 +109,9 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
 			return tn, nil
 		}
+		if tn, ok, err := a.confirmDeep(r.T); err != nil || ok {
+			return tn, err
+		}
 		if acq, skipF, ok := a.region.acq(a.gpCore, r.T); ok {
 			return turn{acq: acq, skipF: skipF, points: a.region.count(a.gpCore), failLimit: a.delta}, nil
 		}
@@ -122,7 +125,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		exploit := deterministic && a.exploit > 0 && r.T%a.exploit == 0
 		noisy := !exploit && a.exploitNoisy > 0 && r.T%a.exploitNoisy == 0 && r.T < a.from && a.fittedNoisy()
 		if (exploit || noisy) && at >= 0 {
-			x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta, noisy, a.beta)
+			x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta, exploitAim{noisy: noisy, beta: a.beta, improve: true})
 			if err != nil {
 				return turn{}, err
 			}
@@ -170,7 +173,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -229,7 +232,11 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := lastRounds{from: from, horizon: cfg.Horizon, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
+	deep, err := confirmDeepDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", interp: search == "interp", bound: trials == "bound", delta: delta, observed: det == "observed", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta}

@@ -241,3 +241,14 @@ func TestDefaultsGeneration13(t *testing.T) {
 		{"lognei", 12, map[string]any{"polish-trials": "bound"}, map[string]string{"polish-trials": "bound"}},
 	})
 }
+
+// TestDefaultsGeneration14 pins what generation 14 changed: lognei's
+// confirmation evaluates a deep point when nothing is confirmable.
+func TestDefaultsGeneration14(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 13, nil, map[string]string{"confirm-deep": "0"}},
+		{"lognei", 12, nil, map[string]string{"confirm-deep": "0", "polish-trials": "full"}},
+		{"lognei", 14, nil, map[string]string{"confirm-deep": ""}},
+		{"lognei", 13, map[string]any{"confirm-deep": 1.645}, map[string]string{"confirm-deep": "1.645"}},
+	})
+}
