@@ -269,12 +269,22 @@ func scaledBFGSTol(box *domain.Box, x []float64, f model.Model, batch maximise.B
 		}
 		return p
 	}
+	// the trials' points and their batch, reused: the predictions copy
+	// what they keep
+	p, xs := make([]float64, d), make([][]float64, 1)
+	into := func(z []float64) []float64 {
+		for k := range p {
+			p[k] = math.Min(math.Max(box.Lo[k]+z[k]*ls[k], box.Lo[k]), box.Hi[k])
+		}
+		return p
+	}
 	obj := func(z, g []float64) (float64, error) {
 		var gr [][]float64
 		if g != nil {
 			gr = grad
 		}
-		if err := batch([][]float64{at(z)}, val, gr); err != nil {
+		xs[0] = into(z)
+		if err := batch(xs, val, gr); err != nil {
 			return 0, err
 		}
 		for k := range g {
@@ -283,7 +293,7 @@ func scaledBFGSTol(box *domain.Box, x []float64, f model.Model, batch maximise.B
 		return val[0], nil
 	}
 	if below := tol.Below; below != nil { // BFGS's trials are in z, belowScore's in the box
-		tol.Below = func(z []float64, floor float64) (float64, bool, error) { return below(at(z), floor) }
+		tol.Below = func(z []float64, floor float64) (float64, bool, error) { return below(into(z), floor) }
 	}
 	zz, _, err := maximise.BFGS(obj, z, lo, hi, tol)
 	if err != nil {

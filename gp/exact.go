@@ -27,6 +27,9 @@ type factor struct {
 	gen  int       // incremented by reset, so that caches can detect it
 	refs int       // number of Exact values using this factor
 	sc   solveCache
+	// scr is solve's scratch, reused across calls (its result is read
+	// before the next solve of the factor).
+	scr solveScratch `snap:"-"`
 	// pendFrom is the first row Pend added (−1: none), which Unpend drops.
 	pendFrom int
 }

@@ -138,6 +138,14 @@ func (c *solveCache) lookup(f *factor, x []float64, dst []float64) bool {
 	return true
 }
 
+// solveScratch holds solve's slices between calls: its result (out) and
+// the fresh entries and right-hand sides of a call.
+type solveScratch struct {
+	out   []*cacheEntry
+	fresh []*cacheEntry
+	rhs   [][]float64
+}
+
 // solveBlock is how many right-hand sides one pass over L solves: 64 of
 // t = 200 entries are 100 kB, within a core's L2 cache, where thousands of
 // them (a trust region's fresh candidates) are not; BenchmarkPredictBatchFresh.
@@ -160,9 +168,20 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		}
 	}
 	t := len(f.pts)
-	out := make([]*cacheEntry, len(xs))
-	var fresh []*cacheEntry
+	var out, fresh []*cacheEntry
 	var rhs [][]float64
+	if len(xs) <= shapeBatch { // a line search's points: the scratch's slices
+		sc := &f.scr
+		clear(sc.out)
+		out, fresh, rhs = slices.Grow(sc.out[:0], len(xs))[:len(xs)], sc.fresh[:0], sc.rhs[:0]
+		defer func() {
+			clear(fresh)
+			clear(rhs)
+			sc.out, sc.fresh, sc.rhs = out, fresh[:0], rhs[:0]
+		}()
+	} else {
+		out = make([]*cacheEntry, len(xs))
+	}
 	for j, x := range xs {
 		if err := checkPointAt("PredictBatch xs", j, x); err != nil {
 			return nil, err
@@ -177,10 +196,7 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 			out[j] = e
 			if grad && e.dw == nil { // w known (a candidate's column of W): solve ∂k only
 				d := len(x)
-				e.dw = make([][]float64, d)
-				for i := range e.dw {
-					e.dw[i] = make([]float64, t)
-				}
+				e.dw = gradRows(d, t)
 				e.dkxx = make([]float64, d)
 				gk.Grad(x, x, e.dkxx)
 				floats.Scale(2, e.dkxx)
@@ -209,14 +225,22 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 			}
 			continue
 		}
-		e := &cacheEntry{x: append([]float64(nil), x...), n: t, w: make([]float64, t)}
 		d := len(x)
-		g := make([]float64, d)
+		a, isARD := f.k.(ARD)
+		shape := isARD && !grad && len(xs) <= shapeBatch && len(a.Lengthscales) == d
+		// x and w in one allocation (and c after them, which snapshots
+		// skip); each capped, so that extend's grow of w reallocates
+		n := d + t
+		if shape {
+			n += t
+		}
+		buf := make([]float64, n)
+		e := &cacheEntry{x: buf[:d:d], n: t, w: buf[d : d+t : d+t]}
+		copy(e.x, x)
+		var g []float64
 		if grad {
-			e.dw = make([][]float64, d)
-			for i := range e.dw {
-				e.dw[i] = make([]float64, t)
-			}
+			g = make([]float64, d)
+			e.dw = gradRows(d, t)
 			e.dkxx = make([]float64, d)
 			e.kxx = gk.Grad(x, x, e.dkxx)
 			// d/dx k(x, x) = 2·∂k(x, y)/∂y at y = x for a symmetric kernel.
@@ -227,8 +251,8 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		if math.IsNaN(e.kxx) || math.IsInf(e.kxx, 0) {
 			return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x,x) = %v at xs[%d]", f.k, e.kxx, j)
 		}
-		if a, ok := f.k.(ARD); ok && !grad && len(xs) <= shapeBatch && len(a.Lengthscales) == d {
-			e.c = make([]float64, t)
+		if shape {
+			e.c = buf[d+t:]
 			evalColShape(a, f.pts, x, e.w, e.c)
 		} else if !grad {
 			evalCol(f.k, f.pts, x, e.w)
@@ -256,9 +280,8 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 	// The diagonal is read after the dot products, so that L is read as
 	// one sequential stream (reading it first costs a cache miss per row
 	// once L outgrows the cache).
-	for len(rhs) > 0 {
-		blk := rhs[:min(len(rhs), solveBlock)]
-		rhs = rhs[len(blk):]
+	for lo := 0; lo < len(rhs); lo += solveBlock {
+		blk := rhs[lo:min(lo+solveBlock, len(rhs))]
 		for s := 0; s < t; s++ {
 			r := f.row(s)
 			rs := r[:s]
@@ -275,6 +298,17 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		c.put(e)
 	}
 	return out, nil
+}
+
+// gradRows returns d rows of t zeros over one allocation, each capped (a
+// cache entry's dw).
+func gradRows(d, t int) [][]float64 {
+	buf := make([]float64, d*t)
+	dw := make([][]float64, d)
+	for i := range dw {
+		dw[i] = buf[i*t : (i+1)*t : (i+1)*t]
+	}
+	return dw
 }
 
 // PredictBatch writes the posterior mean and variance (clamped at 0) at each

@@ -146,11 +146,24 @@ func (m *Box) renew(k gp.Kernel, noiseVar float64) (*Box, error) {
 
 // pointKey is the exact bit pattern of a point, as a map key.
 func pointKey(x []float64) string {
-	b := make([]byte, 8*len(x))
-	for i, v := range x {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	return string(appendKey(make([]byte, 0, 8*len(x)), x))
+}
+
+// appendKey appends pointKey's bytes of x to b.
+func appendKey(b []byte, x []float64) []byte {
+	for _, v := range x {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
-	return string(b)
+	return b
+}
+
+// candidate is the index of candidate x, as idx[pointKey(x)], without
+// allocating the key for points of up to 16 coordinates (every prediction
+// of a polish asks it).
+func (m *Box) candidate(x []float64) (int, bool) {
+	var buf [128]byte
+	i, ok := m.idx[string(appendKey(buf[:0], x))]
+	return i, ok
 }
 
 // Len implements Model.
@@ -259,7 +272,7 @@ func (m *Box) Predict(x []float64) (float64, float64) {
 // PredictBatch implements BatchPredictor (gp.Exact.PredictBatch).
 func (m *Box) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
 	for _, x := range xs { // a candidate's solve is a column of W
-		if i, ok := m.idx[pointKey(x)]; ok {
+		if i, ok := m.candidate(x); ok {
 			m.c.SeedSolve(i)
 		}
 	}
@@ -273,7 +286,7 @@ func (m *Box) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar
 // (gp.Exact.PredictBatchAdjoint).
 func (m *Box) PredictBatchAdjoint(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
 	for _, x := range xs {
-		if i, ok := m.idx[pointKey(x)]; ok {
+		if i, ok := m.candidate(x); ok {
 			m.c.SeedSolve(i)
 		}
 	}
