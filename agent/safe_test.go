@@ -357,3 +357,43 @@ func TestConstraintWarpStarts(t *testing.T) {
 		}
 	}
 }
+
+// safe-hold=evaluated: a decision outside the noisy safe set repeats the
+// evaluated point of the largest reward x₀ inside it (at β = 3 one of
+// x₀ = 0.5, where g = x₀ − 0.6 plus noise holds), or with none inside
+// (β = 100) the evaluated point of the least largest UCB (x₀ = 0.1, the
+// deepest); a decision inside stays, and so does every decision with
+// safe-hold=none or a deterministic constraint.
+func TestHoldSafe(t *testing.T) {
+	evaluatedAt := func(a *ConfigAgent, x []float64) bool {
+		ev, _ := a.evaluated()
+		return slices.ContainsFunc(ev.acts, func(e bandit.Action) bool { return slices.Equal(e.X, x) })
+	}
+	out := []float64{0.95, 0.5, 0.5}
+	for _, c := range []struct {
+		beta, hold string
+		noise      float64
+		want       float64 // x₀ of the point repeated (0: the decision stays)
+	}{{"3", "", 0.05, 0.5}, {"100", "", 0.05, 0.1}, {"3", "none", 0.05, 0}, {"3", "", 0, 0}} {
+		ps := bandit.Params{"beta-safe-noisy": c.beta, "safe-from": "0"}
+		if c.hold != "" {
+			ps["safe-hold"] = c.hold
+		}
+		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.6 + c.noise*math.Sin(1e3*float64(r))}
+		})
+		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out})
+		if c.want == 0 {
+			if !slices.Equal(got.X, out) {
+				t.Errorf("beta-safe-noisy=%s, safe-hold %q, noise %v: the decision moved to %v", c.beta, c.hold, c.noise, got.X)
+			}
+			continue
+		}
+		if !evaluatedAt(a, got.X) || got.X[0] != c.want {
+			t.Errorf("beta-safe-noisy=%s: an unsafe decision played %v, want an evaluated point of x₀ = %v", c.beta, got.X, c.want)
+		}
+		if in := a.holdSafe(1, bandit.Action{Arm: -1, X: got.X}); c.beta == "3" && !slices.Equal(in.X, got.X) {
+			t.Errorf("a decision inside the safe set (%v) moved to %v", got.X, in.X)
+		}
+	}
+}

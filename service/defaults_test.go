@@ -241,3 +241,15 @@ func TestDefaultsGeneration13(t *testing.T) {
 		{"lognei", 12, map[string]any{"polish-trials": "bound"}, map[string]string{"polish-trials": "bound"}},
 	})
 }
+
+// Generation 14 changes config's safe-hold: a study of generation 13 or
+// before keeps none unless it names it; one of generation 14 gets the
+// default (nothing pinned).
+func TestDefaultsGeneration14(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 13, nil, map[string]string{"safe-hold": "none"}},
+		{"config", 12, nil, map[string]string{"safe-hold": "none", "constraint-warp": "none"}},
+		{"config", 14, nil, map[string]string{"safe-hold": ""}},
+		{"config", 13, map[string]any{"safe-hold": "evaluated"}, map[string]string{"safe-hold": "evaluated"}},
+	})
+}
