@@ -292,14 +292,15 @@ func safeCube(t *testing.T, m int, ps bandit.Params, xs0 []float64, tell func(r 
 
 // With beta-safe-noisy-seed=evaluated, beta-safe-noisy applies only while
 // an evaluated point lies in the safe set at it: at β = 10⁶ none does and
-// the safe set falls back to beta-safe; with none it applies regardless.
+// the safe set falls back to beta-safe; with none (the default) it applies
+// regardless.
 // beta-safe-noisy's default is 3 from FreshDim to NoisyBetaBelow dimensions,
 // 0 elsewhere.
 func TestSafeBetasSeeded(t *testing.T) {
 	for _, c := range []struct {
 		beta, seed string
 		want       float64
-	}{{"3", "", 3}, {"1e6", "", 1}, {"1e6", "none", 1e6}} {
+	}{{"3", "evaluated", 3}, {"1e6", "evaluated", 1}, {"1e6", "none", 1e6}, {"1e6", "", 1e6}} {
 		ps := bandit.Params{"beta-safe-noisy": c.beta}
 		if c.seed != "" {
 			ps["beta-safe-noisy-seed"] = c.seed
@@ -360,10 +361,9 @@ func TestConstraintWarpStarts(t *testing.T) {
 
 // safe-hold=evaluated: a decision outside the noisy safe set repeats the
 // evaluated point of the largest reward x₀ inside it (at β = 3 one of
-// x₀ = 0.5, where g = x₀ − 0.6 plus noise holds), or with none inside
-// (β = 100) the evaluated point of the least largest UCB (x₀ = 0.1, the
-// deepest); a decision inside stays, and so does every decision with
-// safe-hold=none or a deterministic constraint.
+// x₀ = 0.5, where g = x₀ − 0.6 plus noise holds); a decision inside stays,
+// and so does every decision with none inside (β = 100), with
+// safe-hold=none or with a deterministic constraint.
 func TestHoldSafe(t *testing.T) {
 	evaluatedAt := func(a *ConfigAgent, x []float64) bool {
 		ev, _ := a.evaluated()
@@ -374,7 +374,7 @@ func TestHoldSafe(t *testing.T) {
 		beta, hold string
 		noise      float64
 		want       float64 // x₀ of the point repeated (0: the decision stays)
-	}{{"3", "", 0.05, 0.5}, {"100", "", 0.05, 0.1}, {"3", "none", 0.05, 0}, {"3", "", 0, 0}} {
+	}{{"3", "", 0.05, 0.5}, {"100", "", 0.05, 0}, {"3", "none", 0.05, 0}, {"3", "", 0, 0}} {
 		ps := bandit.Params{"beta-safe-noisy": c.beta, "safe-from": "0"}
 		if c.hold != "" {
 			ps["safe-hold"] = c.hold

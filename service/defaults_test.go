@@ -228,12 +228,12 @@ func TestDefaultsGeneration12(t *testing.T) {
 // Generation 13 changes config's constraint-warp, beta-safe-noisy and
 // beta-safe-noisy-seed and lognei's polish-trials: a study of generation
 // 12 or before keeps their earlier values unless it names them; one of
-// generation 13 gets the defaults (nothing pinned).
+// generation 13 gets the defaults (nothing pinned) but generation 14's beta-safe-noisy-seed.
 func TestDefaultsGeneration13(t *testing.T) {
 	checkPins(t, []pin{
 		{"config", 12, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none"}},
 		{"config", 11, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none", "safe-observed": "model"}},
-		{"config", 13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": ""}},
+		{"config", 13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": "evaluated"}},
 		{"config", 12, map[string]any{"beta-safe-noisy": 3}, map[string]string{"beta-safe-noisy": "3", "beta-safe-noisy-seed": "none"}},
 		{"lognei", 12, nil, map[string]string{"polish-trials": "full", "polish-search": "", "exploit-noisy": ""}},
 		{"lognei", 11, nil, map[string]string{"polish-trials": "full", "exploit": "0"}},
@@ -242,14 +242,15 @@ func TestDefaultsGeneration13(t *testing.T) {
 	})
 }
 
-// Generation 14 changes config's safe-hold: a study of generation 13 or
-// before keeps none unless it names it; one of generation 14 gets the
-// default (nothing pinned).
+// Generation 14 changes config's safe-hold and beta-safe-noisy-seed: a
+// study of generation 13 keeps none and evaluated unless it names them,
+// one of generation 12 none and none (its own); one of generation 14 gets
+// the defaults (nothing pinned).
 func TestDefaultsGeneration14(t *testing.T) {
 	checkPins(t, []pin{
-		{"config", 13, nil, map[string]string{"safe-hold": "none"}},
-		{"config", 12, nil, map[string]string{"safe-hold": "none", "constraint-warp": "none"}},
-		{"config", 14, nil, map[string]string{"safe-hold": ""}},
+		{"config", 13, nil, map[string]string{"safe-hold": "none", "beta-safe-noisy-seed": "evaluated"}},
+		{"config", 12, nil, map[string]string{"safe-hold": "none", "beta-safe-noisy-seed": "none", "constraint-warp": "none"}},
+		{"config", 14, nil, map[string]string{"safe-hold": "", "beta-safe-noisy-seed": ""}},
 		{"config", 13, map[string]any{"safe-hold": "evaluated"}, map[string]string{"safe-hold": "evaluated"}},
 	})
 }
