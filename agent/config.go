@@ -171,7 +171,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 }
 
 // Decide implements bandit.Agent.
-func (a *ConfigAgent) decideInner(r *bandit.Round) (bandit.Decision, error) {
+func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	bf := a.betaF.At(a.f.InfoGain())
 	bg := make([]float64, len(a.g))
 	for j, g := range a.g {

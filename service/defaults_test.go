@@ -228,7 +228,8 @@ func TestDefaultsGeneration12(t *testing.T) {
 // Generation 13 changes config's constraint-warp, beta-safe-noisy and
 // beta-safe-noisy-seed and lognei's polish-trials: a study of generation
 // 12 or before keeps their earlier values unless it names them; one of
-// generation 13 gets the defaults (nothing pinned) but generation 14's beta-safe-noisy-seed.
+// generation 13 gets its defaults: nothing pinned but beta-safe-noisy-seed,
+// which generation 14 changed.
 func TestDefaultsGeneration13(t *testing.T) {
 	checkPins(t, []pin{
 		{"config", 12, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none"}},
