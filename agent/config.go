@@ -71,7 +71,12 @@ var (
 		Doc:     "where beta-safe-noisy acts (> 0, some constraint noisy): evaluated: a safe-stage decision outside the safe set at beta-safe-noisy (the set with no point among the trust region's candidates) plays the evaluated point of the largest UCB of f inside that set (when one lies inside), repeated; none: the decision stands",
 		Source:  "SafeOpt's safe set always holds its seed set of evaluated points (Berkenkamp et al. 2016 §3; Sui et al. 2015 Alg. 1); measured: docs/live_limits.md, \"Generation 14\"",
 		Earlier: []bandit.Change{{Until: 13, Value: "none", Why: "a safe-stage decision outside the noisy safe set repeats the evaluated point of the largest UCB of f inside it"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold}, "refine", "step", "region", "trust")
+	// configRepeatBeta declares safe-repeat-beta, how sure of an evaluated
+	// point under noise a safe-stage repeat must be (opt-in).
+	configRepeatBeta = bandit.FloatParam{Name: "safe-repeat-beta", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+		Doc:    "opt-in: b > 0: where some constraint is noisy, a safe-stage decision that repeats an evaluated point (within RepeatRadius) whose posterior has some μ_j + b·σ_j > 0 is made again away from every such point; 0: off",
+		Source: "safe-observed's vouching by observation extended to noise (a point repeated n times vouches when its mean lies about b·σ/√n inside); measured: docs/live_limits.md, \"Generation 14\""}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -90,11 +95,12 @@ type ConfigAgent struct {
 	safeFrom    int     // the first round of the safe stage
 	observedG   bool    // safe-pending=observed
 	batchBeta   float64
-	firstMean   bool // before-feasible=mean
-	meanFrom    int  // its first round: ⌈MeanFrom·T⌉
-	obsSafe     bool // safe-observed=exact
-	warp        bool // constraint-warp=bilog
-	hold        bool // safe-hold=evaluated
+	firstMean   bool    // before-feasible=mean
+	meanFrom    int     // its first round: ⌈MeanFrom·T⌉
+	obsSafe     bool    // safe-observed=exact
+	warp        bool    // constraint-warp=bilog
+	hold        bool    // safe-hold=evaluated
+	repeatBeta  float64 // safe-repeat-beta
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -160,11 +166,15 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	rb, err := configRepeatBeta.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated",
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -188,7 +198,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.unpendG = a.observedG
 		defer func() { a.unpendG = false }()
 		return a.decideTurn(r, func() (turn, error) {
-			tn := turn{acq: safeFirst(bf, a.safeBetas())}
+			tn := turn{acq: safeFirst(bf, a.safeBetas()), fresh: a.unvouched()}
 			tn.after = func(act bandit.Action, _ int) (bandit.Action, error) {
 				act = a.holdSafe(bf, act)
 				if a.observedG {
@@ -379,6 +389,27 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 		return act
 	}
 	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
+}
+
+// unvouched are, with safe-repeat-beta b > 0 and some constraint noisy, the
+// evaluated points whose posterior has some μ_j + b·σ_j > 0: a safe-stage
+// decision does not repeat them (nil otherwise).
+func (a *ConfigAgent) unvouched() []bandit.Action {
+	if a.repeatBeta <= 0 || !slices.Contains(a.exact()[1:], false) {
+		return nil
+	}
+	ev, ok := a.evaluated()
+	if !ok {
+		return nil
+	}
+	bs := uniform(a.repeatBeta, len(a.g))
+	var out []bandit.Action
+	for k, mv := range ev.mv {
+		if ev.acts[k].X != nil && safeGate(bs, Posterior{mv}) > 0 {
+			out = append(out, ev.acts[k])
+		}
+	}
+	return out
 }
 
 // safeAt reports whether every μ_j + bs_j·σ_j ≤ 0 at x (isSafe); ok false:

@@ -397,3 +397,42 @@ func TestHoldSafe(t *testing.T) {
 		}
 	}
 }
+
+// safe-repeat-beta = 2 with a noisy constraint g = x₀ − 0.6: the evaluated
+// points a safe-stage decision does not repeat are those of x₀ ≥ 0.7,
+// whose posterior is above 0, and none of x₀ ≤ 0.3, 2σ inside; with 0 (the
+// default) or a deterministic constraint there are none.
+func TestUnvouched(t *testing.T) {
+	for _, c := range []struct {
+		beta  string
+		noise float64
+		want  bool
+	}{{"2", 0.05, true}, {"", 0.05, false}, {"2", 0, false}} {
+		ps := bandit.Params{"safe-from": "0"}
+		if c.beta != "" {
+			ps["safe-repeat-beta"] = c.beta
+		}
+		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.6 + c.noise*math.Sin(1e3*float64(r))}
+		})
+		got := a.unvouched()
+		if !c.want {
+			if got != nil {
+				t.Errorf("safe-repeat-beta %q, noise %v: %d points barred, want none", c.beta, c.noise, len(got))
+			}
+			continue
+		}
+		hi := 0
+		for _, act := range got {
+			if act.X[0] <= 0.3 {
+				t.Errorf("a point 2σ inside (%v) is barred", act.X)
+			}
+			if act.X[0] >= 0.7 {
+				hi++
+			}
+		}
+		if hi != 18 {
+			t.Errorf("%d of the 18 points of x₀ ≥ 0.7 barred", hi)
+		}
+	}
+}
