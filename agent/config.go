@@ -31,10 +31,10 @@ var (
 		Earlier: []bandit.Change{{Until: 12, Value: "0", Why: "in 7–19 dims the safe set of noisy constraints at β = 3 where an evaluated point holds in it"}}}
 	// configNoisySeed declares beta-safe-noisy-seed, where beta-safe-noisy
 	// applies.
-	configNoisySeed = bandit.ChoiceParam{Name: "beta-safe-noisy-seed", Default: "evaluated", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
+	configNoisySeed = bandit.ChoiceParam{Name: "beta-safe-noisy-seed", Default: "none", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc:     "evaluated: beta-safe-noisy only while some evaluated point lies in the safe set at it (else beta-safe everywhere); none: always",
-		Source:  "SafeOpt's safe set grows from a seed set of evaluated points (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 13\"",
-		Earlier: []bandit.Change{{Until: 12, Value: "none", Why: "beta-safe-noisy only while an evaluated point lies in its safe set"}}}
+		Source:  "SafeOpt's safe set grows from a seed set of evaluated points (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 13\" and \"Generation 14\" (in 7–19 dims, with safe-hold, none kept the speed reducer's late limits at 2 % noise where evaluated let seed 9 break them at β = 1)",
+		Earlier: []bandit.Change{{Until: 12, Value: "none", Why: "beta-safe-noisy only while an evaluated point lies in its safe set"}, {Until: 13, Value: "evaluated", Why: "beta-safe-noisy on every noisy constraint again, safe-hold repeating an evaluated point of its set"}}}
 	// configSafeFrom declares safe-from, when the safe stage starts.
 	configSafeFrom = bandit.FloatParam{Name: "safe-from", Default: 0.5, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc: "the safe stage starts at round ⌈safe-from·T⌉ (T the horizon, or the first epoch's): CONFIG's optimistic search before it", Source: "StageOpt's two stages, Sui et al. 2018 §4; measured: docs/defaults.md, \"Generation 10\""}
@@ -65,7 +65,18 @@ var (
 		Doc:     "bilog: from round ⌈0.35·T⌉ while no evaluation has met every limit, each constraint's model sees sign(g)·log(1 + |g|/k), k the standard deviation of its observations (WarpKnee = 1), refitted at once, so that a limit whose values span orders of magnitude is resolved near 0; none: the values as they are",
 		Source:  "SCBO's bilog transform of the constraints (Eriksson & Poloczek 2021, §3); measured: docs/live_limits.md, \"Generation 13\"",
 		Earlier: []bandit.Change{{Until: 12, Value: "none", Why: "a feasibility search that has found nothing by ⌈0.35·T⌉ fits the constraints on SCBO's bilog scale"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed}, "refine", "step", "region", "trust")
+	// configSafeHold declares safe-hold, what a safe-stage decision outside
+	// the noisy safe set plays.
+	configSafeHold = bandit.ChoiceParam{Name: "safe-hold", Default: "evaluated", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "where beta-safe-noisy acts (> 0, some constraint noisy): evaluated: a safe-stage decision outside the safe set at beta-safe-noisy (the set with no point among the trust region's candidates) plays the evaluated point of the largest UCB of f inside that set (when one lies inside), repeated; none: the decision stands",
+		Source:  "SafeOpt's safe set always holds its seed set of evaluated points (Berkenkamp et al. 2016 §3; Sui et al. 2015 Alg. 1); measured: docs/live_limits.md, \"Generation 14\"",
+		Earlier: []bandit.Change{{Until: 13, Value: "none", Why: "a safe-stage decision outside the noisy safe set repeats the evaluated point of the largest UCB of f inside it"}}}
+	// configRepeatBeta declares safe-repeat-beta, how sure of an evaluated
+	// point under noise a safe-stage repeat must be (opt-in).
+	configRepeatBeta = bandit.FloatParam{Name: "safe-repeat-beta", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+		Doc:    "opt-in: b > 0: where some constraint is noisy, a safe-stage decision that repeats an evaluated point (within RepeatRadius) whose posterior has some μ_j + b·σ_j > 0 is made again away from every such point; 0: off",
+		Source: "safe-observed's vouching by observation extended to noise (a point repeated n times vouches when its mean lies about b·σ/√n inside); measured: docs/live_limits.md, \"Generation 14\""}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -84,10 +95,12 @@ type ConfigAgent struct {
 	safeFrom    int     // the first round of the safe stage
 	observedG   bool    // safe-pending=observed
 	batchBeta   float64
-	firstMean   bool // before-feasible=mean
-	meanFrom    int  // its first round: ⌈MeanFrom·T⌉
-	obsSafe     bool // safe-observed=exact
-	warp        bool // constraint-warp=bilog
+	firstMean   bool    // before-feasible=mean
+	meanFrom    int     // its first round: ⌈MeanFrom·T⌉
+	obsSafe     bool    // safe-observed=exact
+	warp        bool    // constraint-warp=bilog
+	hold        bool    // safe-hold=evaluated
+	repeatBeta  float64 // safe-repeat-beta
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -149,11 +162,19 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	sh, err := configSafeHold.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := configRepeatBeta.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog",
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -177,9 +198,13 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.unpendG = a.observedG
 		defer func() { a.unpendG = false }()
 		return a.decideTurn(r, func() (turn, error) {
-			tn := turn{acq: safeFirst(bf, a.safeBetas())}
-			if a.observedG {
-				tn.after = func(act bandit.Action, _ int) (bandit.Action, error) { return a.keepSafe(bf, act), nil }
+			tn := turn{acq: safeFirst(bf, a.safeBetas()), fresh: a.unvouched()}
+			tn.after = func(act bandit.Action, _ int) (bandit.Action, error) {
+				act = a.holdSafe(bf, act)
+				if a.observedG {
+					act = a.keepSafe(bf, act)
+				}
+				return act, nil
 			}
 			return tn, nil
 		})
@@ -330,6 +355,79 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
 }
 
+// holdSafe returns act with safe-hold=none, where beta-safe-noisy does not
+// act (0, or every constraint deterministic), when act lies in the safe
+// set at the noisy widths (noisyBetas) or no evaluated point does; else the
+// evaluated point of the largest UCB of f inside that set, repeated. On the
+// speed reducer at 2 % noise the late breaks of seed 6 were decisions
+// outside the set at β = 3, none of the trust region's candidates inside
+// it (docs/live_limits.md, "Generation 14").
+func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
+	bs, noisy := a.noisyBetas()
+	if !a.hold || !noisy || act.X == nil {
+		return act
+	}
+	if ok, isSafe := a.safeAt(act.X, bs); !ok || isSafe {
+		return act
+	}
+	ev, ok := a.evaluated()
+	if !ok || len(ev.acts) == 0 {
+		return act
+	}
+	in, bestU := -1, math.Inf(-1)
+	for k, mv := range ev.mv {
+		p := Posterior{mv}
+		if ev.acts[k].X == nil || safeGate(bs, p) > 0 {
+			continue
+		}
+		mu, v := p.F()
+		if u := mu + bf*math.Sqrt(math.Max(v, 0)); u > bestU {
+			in, bestU = k, u
+		}
+	}
+	if in < 0 {
+		return act
+	}
+	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
+}
+
+// unvouched are, with safe-repeat-beta b > 0 and some constraint noisy, the
+// evaluated points whose posterior has some μ_j + b·σ_j > 0: a safe-stage
+// decision does not repeat them (nil otherwise).
+func (a *ConfigAgent) unvouched() []bandit.Action {
+	if a.repeatBeta <= 0 || !slices.Contains(a.exact()[1:], false) {
+		return nil
+	}
+	ev, ok := a.evaluated()
+	if !ok {
+		return nil
+	}
+	bs := uniform(a.repeatBeta, len(a.g))
+	var out []bandit.Action
+	for k, mv := range ev.mv {
+		if ev.acts[k].X != nil && safeGate(bs, Posterior{mv}) > 0 {
+			out = append(out, ev.acts[k])
+		}
+	}
+	return out
+}
+
+// safeAt reports whether every μ_j + bs_j·σ_j ≤ 0 at x (isSafe); ok false:
+// a constraint model that does not predict off its candidates.
+func (a *ConfigAgent) safeAt(x []float64, bs []float64) (ok, isSafe bool) {
+	for j, m := range a.g {
+		p, isP := m.(model.Predictor)
+		if !isP {
+			return false, false
+		}
+		mu, v := p.Predict(x)
+		if mu+bs[j]*math.Sqrt(math.Max(v, 0)) > 0 {
+			return true, false
+		}
+	}
+	return true, true
+}
+
 // warpConstraints puts every constraint's model on the bilog scale
 // (model.Adaptive.Warp, knee WarpKnee): SCBO's remedy for constraints whose
 // values span orders of magnitude, where a noise floor that is a fixed share
@@ -362,17 +460,23 @@ const WarpKnee = 1
 // point lies in the set at those β (in 20 dims it held none, and the
 // search left the feasible region: docs/live_limits.md, "Generation 13").
 func (a *ConfigAgent) safeBetas() []float64 {
+	bs, noisy := a.noisyBetas()
+	if noisy && a.noisySeed && !a.seeded(bs) {
+		return uniform(a.betaSafe, len(a.g))
+	}
+	return bs
+}
+
+// noisyBetas are beta-safe-noisy on the noisy constraints and beta-safe on
+// the others, unseeded; noisy reports whether any constraint got it.
+func (a *ConfigAgent) noisyBetas() (bs []float64, noisy bool) {
 	bs, ex := uniform(a.betaSafe, len(a.g)), a.exact()
-	noisy := false
 	for j := range bs {
 		if a.betaNoisy > 0 && !ex[1+j] {
 			bs[j], noisy = a.betaNoisy, true
 		}
 	}
-	if noisy && a.noisySeed && !a.seeded(bs) {
-		return uniform(a.betaSafe, len(a.g))
-	}
-	return bs
+	return bs, noisy
 }
 
 // seeded reports whether some evaluated point has every μ_j + bs_j·σ_j ≤ 0.

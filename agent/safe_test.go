@@ -292,14 +292,15 @@ func safeCube(t *testing.T, m int, ps bandit.Params, xs0 []float64, tell func(r 
 
 // With beta-safe-noisy-seed=evaluated, beta-safe-noisy applies only while
 // an evaluated point lies in the safe set at it: at β = 10⁶ none does and
-// the safe set falls back to beta-safe; with none it applies regardless.
+// the safe set falls back to beta-safe; with none (the default) it applies
+// regardless.
 // beta-safe-noisy's default is 3 from FreshDim to NoisyBetaBelow dimensions,
 // 0 elsewhere.
 func TestSafeBetasSeeded(t *testing.T) {
 	for _, c := range []struct {
 		beta, seed string
 		want       float64
-	}{{"3", "", 3}, {"1e6", "", 1}, {"1e6", "none", 1e6}} {
+	}{{"3", "evaluated", 3}, {"1e6", "evaluated", 1}, {"1e6", "none", 1e6}, {"1e6", "", 1e6}} {
 		ps := bandit.Params{"beta-safe-noisy": c.beta}
 		if c.seed != "" {
 			ps["beta-safe-noisy-seed"] = c.seed
@@ -354,6 +355,84 @@ func TestConstraintWarpStarts(t *testing.T) {
 		}
 		if got := a.g[0].(*model.Adaptive).Warped(); got != c.want {
 			t.Errorf("constraint-warp=%q, a feasible evaluation %v, round %d: warped %v, want %v", c.warp, c.feasible, c.round, got, c.want)
+		}
+	}
+}
+
+// safe-hold=evaluated: a decision outside the noisy safe set repeats the
+// evaluated point of the largest reward x₀ inside it (at β = 3 one of
+// x₀ = 0.5, where g = x₀ − 0.6 plus noise holds); a decision inside stays,
+// and so does every decision with none inside (β = 100), with
+// safe-hold=none or with a deterministic constraint.
+func TestHoldSafe(t *testing.T) {
+	evaluatedAt := func(a *ConfigAgent, x []float64) bool {
+		ev, _ := a.evaluated()
+		return slices.ContainsFunc(ev.acts, func(e bandit.Action) bool { return slices.Equal(e.X, x) })
+	}
+	out := []float64{0.95, 0.5, 0.5}
+	for _, c := range []struct {
+		beta, hold string
+		noise      float64
+		want       float64 // x₀ of the point repeated (0: the decision stays)
+	}{{"3", "", 0.05, 0.5}, {"100", "", 0.05, 0}, {"3", "none", 0.05, 0}, {"3", "", 0, 0}} {
+		ps := bandit.Params{"beta-safe-noisy": c.beta, "safe-from": "0"}
+		if c.hold != "" {
+			ps["safe-hold"] = c.hold
+		}
+		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.6 + c.noise*math.Sin(1e3*float64(r))}
+		})
+		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out})
+		if c.want == 0 {
+			if !slices.Equal(got.X, out) {
+				t.Errorf("beta-safe-noisy=%s, safe-hold %q, noise %v: the decision moved to %v", c.beta, c.hold, c.noise, got.X)
+			}
+			continue
+		}
+		if !evaluatedAt(a, got.X) || got.X[0] != c.want {
+			t.Errorf("beta-safe-noisy=%s: an unsafe decision played %v, want an evaluated point of x₀ = %v", c.beta, got.X, c.want)
+		}
+		if in := a.holdSafe(1, bandit.Action{Arm: -1, X: got.X}); c.beta == "3" && !slices.Equal(in.X, got.X) {
+			t.Errorf("a decision inside the safe set (%v) moved to %v", got.X, in.X)
+		}
+	}
+}
+
+// safe-repeat-beta = 2 with a noisy constraint g = x₀ − 0.6: the evaluated
+// points a safe-stage decision does not repeat are those of x₀ ≥ 0.7,
+// whose posterior is above 0, and none of x₀ ≤ 0.3, 2σ inside; with 0 (the
+// default) or a deterministic constraint there are none.
+func TestUnvouched(t *testing.T) {
+	for _, c := range []struct {
+		beta  string
+		noise float64
+		want  bool
+	}{{"2", 0.05, true}, {"", 0.05, false}, {"2", 0, false}} {
+		ps := bandit.Params{"safe-from": "0"}
+		if c.beta != "" {
+			ps["safe-repeat-beta"] = c.beta
+		}
+		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.6 + c.noise*math.Sin(1e3*float64(r))}
+		})
+		got := a.unvouched()
+		if !c.want {
+			if got != nil {
+				t.Errorf("safe-repeat-beta %q, noise %v: %d points barred, want none", c.beta, c.noise, len(got))
+			}
+			continue
+		}
+		hi := 0
+		for _, act := range got {
+			if act.X[0] <= 0.3 {
+				t.Errorf("a point 2σ inside (%v) is barred", act.X)
+			}
+			if act.X[0] >= 0.7 {
+				hi++
+			}
+		}
+		if hi != 18 {
+			t.Errorf("%d of the 18 points of x₀ ≥ 0.7 barred", hi)
 		}
 	}
 }

@@ -228,12 +228,13 @@ func TestDefaultsGeneration12(t *testing.T) {
 // Generation 13 changes config's constraint-warp, beta-safe-noisy and
 // beta-safe-noisy-seed and lognei's polish-trials: a study of generation
 // 12 or before keeps their earlier values unless it names them; one of
-// generation 13 gets the defaults (nothing pinned).
+// generation 13 gets its defaults: nothing pinned but beta-safe-noisy-seed,
+// which generation 14 changed.
 func TestDefaultsGeneration13(t *testing.T) {
 	checkPins(t, []pin{
 		{"config", 12, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none"}},
 		{"config", 11, nil, map[string]string{"constraint-warp": "none", "beta-safe-noisy": "0", "beta-safe-noisy-seed": "none", "safe-observed": "model"}},
-		{"config", 13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": ""}},
+		{"config", 13, nil, map[string]string{"constraint-warp": "", "beta-safe-noisy": "", "beta-safe-noisy-seed": "evaluated"}},
 		{"config", 12, map[string]any{"beta-safe-noisy": 3}, map[string]string{"beta-safe-noisy": "3", "beta-safe-noisy-seed": "none"}},
 		{"lognei", 12, nil, map[string]string{"polish-trials": "full", "polish-search": "", "exploit-noisy": ""}},
 		{"lognei", 11, nil, map[string]string{"polish-trials": "full", "exploit": "0"}},
@@ -242,13 +243,21 @@ func TestDefaultsGeneration13(t *testing.T) {
 	})
 }
 
-// TestDefaultsGeneration14 pins what generation 14 changed: lognei's
-// confirmation evaluates a deep point when nothing is confirmable.
+// Generation 14 changes lognei's confirm-deep (where nothing is
+// confirmable, the confirmation evaluates a point its replicates could
+// confirm) and config's safe-hold and beta-safe-noisy-seed: a study of
+// generation 13 keeps confirm-deep 0, safe-hold none and
+// beta-safe-noisy-seed evaluated unless it names them, one of generation
+// 12 its own; one of generation 14 gets the defaults (nothing pinned).
 func TestDefaultsGeneration14(t *testing.T) {
 	checkPins(t, []pin{
 		{"lognei", 13, nil, map[string]string{"confirm-deep": "0"}},
 		{"lognei", 12, nil, map[string]string{"confirm-deep": "0", "polish-trials": "full"}},
 		{"lognei", 14, nil, map[string]string{"confirm-deep": ""}},
 		{"lognei", 13, map[string]any{"confirm-deep": 1.645}, map[string]string{"confirm-deep": "1.645"}},
+		{"config", 13, nil, map[string]string{"safe-hold": "none", "beta-safe-noisy-seed": "evaluated"}},
+		{"config", 12, nil, map[string]string{"safe-hold": "none", "beta-safe-noisy-seed": "none", "constraint-warp": "none"}},
+		{"config", 14, nil, map[string]string{"safe-hold": "", "beta-safe-noisy-seed": ""}},
+		{"config", 13, map[string]any{"safe-hold": "evaluated"}, map[string]string{"safe-hold": "evaluated"}},
 	})
 }
