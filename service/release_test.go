@@ -21,7 +21,10 @@ import (
 // offline studies — lognei on boxes of 2, 3 and 10 dims and typed spaces,
 // the offline default — and config's safe stage in 3 and 7 dims;
 // 7ab38bb: 46, adding generation 11's noisy offline studies asked in their
-// confirmation rounds and lognei's trust region in 12 dims; 25
+// confirmation rounds and lognei's trust region in 12 dims; 58bc36e: 48,
+// adding generation 12's noise-free offline 4-dim box and config's safe
+// stage asked in batches of 4; 6955ddb: 49, adding config's safe stage in
+// 7 dims with a noisy constraint; 25
 // rounds with a partial observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
