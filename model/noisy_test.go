@@ -9,6 +9,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/service/snap"
 )
 
 // TestSetNoisySchedule: TrialNoise changes nothing; after SetNoisy(…, 2)
@@ -84,6 +85,53 @@ func TestOptunaLengthscalePrior(t *testing.T) {
 		lm, _ := optunaLengthscalePrior(th - h)
 		if fd := (lp - lm) / (2 * h); math.Abs(dl-fd) > 1e-6*math.Max(1, math.Abs(fd)) {
 			t.Fatalf("θ = %v: derivative %v, central difference %v", th, dl, fd)
+		}
+	}
+}
+
+// TestSetNoisySnapshot: a model switched by SetNoisy and restored from a
+// snapshot at count 13 keeps the noisy priors and schedule: after every
+// later observation its posterior is the original's to the bit.
+func TestSetNoisySnapshot(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	newA := func() *Adaptive {
+		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	orig, restored := newA(), (*Adaptive)(nil)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 1; n <= 30; n++ {
+		x := []float64{2 * rng.Float64(), rng.Float64()}
+		y := math.Cos(2*x[0]) - x[1] + 0.3*rng.NormFloat64()
+		for _, a := range []*Adaptive{orig, restored} {
+			if a == nil {
+				continue
+			}
+			if err := a.Observe(bandit.PointAction(x), y); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n == 8 {
+			if err := orig.SetNoisy(NoisyPriorOptuna, 3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n == 13 {
+			data, err := snap.Encode(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored = newA()
+			if err := snap.Decode(data, restored); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if restored != nil && (!slices.Equal(restored.Mean(), orig.Mean()) || !slices.Equal(restored.Var(), orig.Var())) {
+			t.Fatalf("n = %d: the restored posterior differs", n)
 		}
 	}
 }
