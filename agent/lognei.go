@@ -47,6 +47,7 @@ type LogNEI struct {
 	// never), the constraints held at μ + beta·σ (exploit-beta)
 	exploitNoisy int
 	beta         float64
+	noisyFit     noisyFit // noisy-prior, noisy-refit, noisy-starts (noisyfit.go)
 }
 
 // fittedNoisy reports whether every model has fitted its hyperparameters
@@ -105,6 +106,9 @@ const (
 
 // Decide implements bandit.Agent.
 func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
+	if err := a.noisyFit.settle(a.ms, a.info.Domain); err != nil {
+		return bandit.Decision{}, err
+	}
 	return a.decideTurn(r, func() (turn, error) {
 		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
 			return tn, nil
@@ -155,6 +159,9 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			return logImprovement(mu, v, best, bests) + lpf
 		}
 		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, Interp: a.interp, Monotone: a.bound}
+		if a.noisyFit.noisy && a.noisyFit.starts > 0 {
+			w.Top = a.noisyFit.starts
+		}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}
@@ -173,7 +180,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -236,9 +243,13 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	nf, err := readNoisyFit(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", interp: search == "interp", bound: trials == "bound", delta: delta, observed: det == "observed", exploit: exploit,
-			exploitNoisy: exploitNoisy, beta: beta}
+			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}
 	})(name, cfg)
 }

@@ -108,7 +108,11 @@ type Adaptive struct {
 	// warp > 0 (a constraint, Warp): the inner GP sees bilog(y/knee)/s,
 	// knee = warp times the raw values' spread at the last refresh.
 	warp, knee float64
-	dimPrior   bool      // AdaptiveOptions.DimPrior
+	dimPrior   bool // AdaptiveOptions.DimPrior
+	// Noisy (SetNoisy): the fit's priors (NoisyPriorOptuna: GPSampler's)
+	// and the refits every `every` observations below DeferFrom.
+	noisyPrior int
+	every      int
 	side       []float64 // box sides (lengthscale starts and bounds); nil on arms without a box
 	acts       []bandit.Action
 	ys         []float64
@@ -252,7 +256,7 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 	switch {
 	case a.due > 0 && n == a.due:
 		err = a.join()
-	case n >= a.next:
+	case n >= a.next || a.early(n):
 		for a.next <= n {
 			a.next *= 2
 		}
@@ -276,7 +280,53 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 // swap): the observations that cost more than a rank-one update.
 func (a *Adaptive) Refreshes() bool {
 	n := len(a.ys) + 1
-	return n >= a.next || (a.due > 0 && n == a.due)
+	return n >= a.next || (a.due > 0 && n == a.due) || a.early(n)
+}
+
+// early reports whether count n is one of SetNoisy's extra refits: every
+// `every` observations below DeferFrom (never deferred).
+func (a *Adaptive) early(n int) bool {
+	return a.every > 0 && a.fit && n < DeferFrom(len(a.side)) && n%a.every == 0
+}
+
+// Noisy priors of SetNoisy.
+const (
+	NoisyPriorKept   = 0 // the Fit priors (FitPriorLengthscale, …)
+	NoisyPriorOptuna = 1 // Optuna v4.6 GPSampler's (fitPriorOptuna)
+)
+
+// TrialNoise returns the noise variance (in the inner GP's units) that a
+// fit to the current observations would give, without applying it: the
+// test that tells a noisy metric from a deterministic one before the
+// schedule's first fit. It needs Fit and at least FirstFit observations.
+func (a *Adaptive) TrialNoise() (float64, error) {
+	if !a.fit || len(a.ys) < FirstFit(len(a.side)) {
+		return 0, fmt.Errorf("model: a trial fit needs hyper = fit and %d observations, have %d", FirstFit(len(a.side)), len(a.ys))
+	}
+	r, err := a.compute(a.acts, a.ys, a.k, a.lam, nil, 0, true)
+	if err != nil {
+		return 0, err
+	}
+	return r.lam, nil
+}
+
+// SetNoisy switches a fitted model to the fits of a noisy metric: the
+// priors prior (NoisyPriorKept or NoisyPriorOptuna) and, with every > 0,
+// a refit at every every-th observation count below DeferFrom (the
+// doubling schedule's refits stay); it refits at once from every start.
+// A deferred refit under way is dropped (the rebuild replaces it).
+func (a *Adaptive) SetNoisy(prior, every int) error {
+	if !a.fit || len(a.ys) < FirstFit(len(a.side)) {
+		return fmt.Errorf("model: SetNoisy needs hyper = fit and %d observations, have %d", FirstFit(len(a.side)), len(a.ys))
+	}
+	saved := *a
+	a.noisyPrior, a.every = prior, every
+	a.theta, a.job, a.from, a.due = nil, nil, 0, 0
+	if err := a.refresh(); err != nil {
+		*a = saved
+		return err
+	}
+	return nil
 }
 
 // tr is y in the inner GP's units.
@@ -521,6 +571,7 @@ func (a *Adaptive) Reset() {
 		a.k, a.lam = a.k0, a.lam0
 	}
 	a.m, a.s, a.knee, a.next, a.theta, a.fits, a.from, a.due, a.job = 0, 1, 0, 1, nil, 0, 0, 0, nil
+	a.noisyPrior, a.every = NoisyPriorKept, 0
 	a.inner.Reset()
 }
 

@@ -25,6 +25,25 @@ var (
 	FitPriorNoise       = gp.GammaPrior{Shape: 1.1, Rate: 0.05}
 )
 
+// Optuna v4.6 GPSampler's priors (optuna/_gp/prior.py, default_log_prior,
+// on inputs scaled to [0, 1] and standardised values): kernel scale
+// Gamma(2, 1) and noise variance Gamma(1.1, 30) (mean 0.037: a fit on few
+// points calls a trend noise only when the data insist), here on σ²/v and
+// λ/v; the lengthscales' is optunaLengthscalePrior. Used where every
+// metric is noisy (SetNoisy).
+var (
+	OptunaPriorVariance = gp.GammaPrior{Shape: 2, Rate: 1}
+	OptunaPriorNoise    = gp.GammaPrior{Shape: 1.1, Rate: 30}
+)
+
+// optunaLengthscalePrior is GPSampler's log prior −(0.1/ι + 0.1·ι) on the
+// inverse squared lengthscale ι = 1/ℓ² (ℓ on ℓ_d/side_d), at θ = ln ℓ, and
+// its derivative in θ: −0.1(e^{2θ} + e^{−2θ}), a bump centred at ℓ = 1.
+func optunaLengthscalePrior(theta float64) (float64, float64) {
+	a, b := math.Exp(2*theta), math.Exp(-2*theta)
+	return -0.1 * (a + b), -0.2 * (a - b)
+}
+
 // FitMaxPoints bounds the observations a fit sees: beyond it the fit uses
 // an evenly strided subset (every (n/FitMaxPoints)-th observation in
 // order, early exploration and late rounds alike); the posterior still
@@ -180,8 +199,12 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		// FitPriors on σ²/v, ℓ_d/side_d and λ/v: a shift of θ by the log
 		// of the unit, so the prior is free of the data's and the box's
 		// units.
-		lp, dv := FitPriorVariance.LogAt(theta[0] - lv)
-		ln, dn := FitPriorNoise.LogAt(theta[d+1] - lv)
+		pv, pn := FitPriorVariance, FitPriorNoise
+		if a.noisyPrior == NoisyPriorOptuna {
+			pv, pn = OptunaPriorVariance, OptunaPriorNoise
+		}
+		lp, dv := pv.LogAt(theta[0] - lv)
+		ln, dn := pn.LogAt(theta[d+1] - lv)
 		lp += ln
 		if grad != nil {
 			grad[0] += dv
@@ -189,7 +212,10 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		}
 		for i, s := range a.side {
 			l, dl := FitPriorLengthscale.LogAt(theta[1+i] - math.Log(s))
-			if a.dimPrior {
+			switch {
+			case a.noisyPrior == NoisyPriorOptuna:
+				l, dl = optunaLengthscalePrior(theta[1+i] - math.Log(s))
+			case a.dimPrior:
 				l, dl = dimLengthscalePrior(theta[1+i]-math.Log(s), d)
 			}
 			lp += l

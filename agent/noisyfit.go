@@ -1,0 +1,122 @@
+// lognei's fits where every metric is noisy: GPSampler's priors and its early, frequent refits (opt-in).
+
+package agent
+
+import (
+	"slices"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/model"
+)
+
+// noisyPriorDoc declares noisy-prior.
+var noisyPriorDoc = bandit.ChoiceParam{Name: "noisy-prior", Default: "kept", Choices: []string{"kept", "optuna"},
+	Doc:    "where every metric is noisy (a trial fit at 2(d+2) observations puts every model's noise variance at least ConfirmNoise; a box below TrustAutoDim dimensions, typed or not): the priors of the hyperparameter fits from then on; kept: the fit's own (BoTorch's before v0.12, noise Gamma(1.1, 0.05) on λ/v); optuna: GPSampler's (noise Gamma(1.1, 30), kernel scale Gamma(2, 1), lengthscale −0.1(ℓ² + 1/ℓ²)), which keeps a fit on few points from calling the trend noise",
+	Source: "Optuna v4.6 GPSampler (optuna/_gp/prior.py, default_log_prior); measured: docs/offline.md, \"Generation 14: the early rounds under noise\""}
+
+// noisyRefitDoc declares noisy-refit.
+var noisyRefitDoc = bandit.IntParam{Name: "noisy-refit", Default: 0, Range: bandit.AtLeast(0),
+	Doc:    "where every metric is noisy (as noisy-prior): every model refits its hyperparameters at every k-th observation count (k the value; 0: only on the doubling schedule) from the trial fit at 2(d+2) observations until 8(d+2) (model.DeferFrom), and at the trial fit itself",
+	Source: "Optuna v4.6 GPSampler (optuna/samplers/_gp/sampler.py: a fit at every trial from its 10th); measured: docs/offline.md, \"Generation 14: the early rounds under noise\""}
+
+// NoisyMedian is the median noise variance over the models (standardised
+// units) of the trial fit at 2(d+2) observations from which a study whose
+// every model fits at least ConfirmNoise counts as noisy: a noise std of
+// 14 % of the data's spread. A fit on so few points often puts a
+// noise-free metric's noise well above its floor: the medians, seeds 1–3
+// of eight problems, are 8e-6 to 0.011 noise-free and 0.0054 to 1 at 5 %
+// noise (docs/offline.md, "Generation 14: the early rounds under noise").
+const NoisyMedian = 0.02
+
+// noisyStartsDoc declares noisy-starts.
+var noisyStartsDoc = bandit.IntParam{Name: "noisy-starts", Default: 0, Range: bandit.AtLeast(0),
+	Doc:    "where every metric is noisy (as noisy-prior): lognei's acquisition search starts from the best k candidates and the incumbent (k the value; 0: the 4 of every study)",
+	Source: "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: 10 local searches); measured: docs/offline.md, \"Generation 14: the early rounds under noise\""}
+
+// noisyFit is lognei's switch to the fits of a noisy study: decided once,
+// when every model first holds model.FirstFit(d) observations.
+type noisyFit struct {
+	prior, every int  // model.NoisyPrior…, noisy-refit
+	starts       int  // noisy-starts
+	settled      bool // the test ran
+	noisy        bool // its answer
+}
+
+// on reports whether noisy-prior or noisy-refit asks for anything.
+func (n *noisyFit) on() bool { return n.prior != model.NoisyPriorKept || n.every > 0 || n.starts > 0 }
+
+// settle runs the test once every model holds FirstFit(d) observations: a
+// fit of each model to its data (not applied) whose noise variance is at
+// least ConfirmNoise in every one makes the study noisy, and every model
+// then refits with the chosen priors and schedule. A deterministic study's
+// models are left as they were, so its decisions do not change.
+func (n *noisyFit) settle(ms []model.Model, dom domain.Domain) error {
+	if !n.on() || n.settled {
+		return nil
+	}
+	box, ok := dom.(*domain.Box)
+	if !ok || box.Dim() >= TrustAutoDim {
+		n.settled = true
+		return nil
+	}
+	as := make([]*model.Adaptive, len(ms))
+	for i, m := range ms {
+		a, ok := m.(*model.Adaptive)
+		if !ok {
+			n.settled = true
+			return nil
+		}
+		if a.Count() < model.FirstFit(box.Dim()) {
+			return nil
+		}
+		as[i] = a
+	}
+	n.settled = true
+	lams := make([]float64, len(as))
+	for i, a := range as {
+		lam, err := a.TrialNoise()
+		if err != nil {
+			return err
+		}
+		if lam < ConfirmNoise {
+			return nil
+		}
+		lams[i] = lam
+	}
+	slices.Sort(lams)
+	if lams[len(lams)/2] < NoisyMedian {
+		return nil
+	}
+	n.noisy = true
+	if n.prior == model.NoisyPriorKept && n.every == 0 {
+		return nil // noisy-starts alone: the fits stay as they are
+	}
+	for _, a := range as {
+		if err := a.SetNoisy(n.prior, n.every); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readNoisyFit reads noisy-prior, noisy-refit and noisy-starts.
+func readNoisyFit(name string, ps bandit.Params) (noisyFit, error) {
+	p, err := noisyPriorDoc.Read(name, ps)
+	if err != nil {
+		return noisyFit{}, err
+	}
+	k, err := noisyRefitDoc.Read(name, ps)
+	if err != nil {
+		return noisyFit{}, err
+	}
+	st, err := noisyStartsDoc.Read(name, ps)
+	if err != nil {
+		return noisyFit{}, err
+	}
+	n := noisyFit{every: k, starts: st}
+	if p == "optuna" {
+		n.prior = model.NoisyPriorOptuna
+	}
+	return n, nil
+}

@@ -1,0 +1,137 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/service/snap"
+)
+
+// TestSetNoisySchedule: TrialNoise changes nothing; after SetNoisy(…, 2)
+// at FirstFit (8 in 2-D) the hyperparameters change at every even count
+// below DeferFrom (32), and from there on the doubling schedule's deferred
+// refit (started at 32, swapped in at 40) is the only one.
+func TestSetNoisySchedule(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	observe := func() {
+		x := []float64{2 * rng.Float64(), rng.Float64()}
+		if err := a.Observe(bandit.PointAction(x), math.Sin(3*x[0])+x[1]+0.3*rng.NormFloat64()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 7 {
+		observe()
+	}
+	if _, err := a.TrialNoise(); err == nil {
+		t.Fatal("a trial fit on 7 observations in 2-D: no error")
+	}
+	observe()
+	theta, mean := slices.Clone(a.theta), slices.Clone(a.Mean())
+	lam, err := a.TrialNoise()
+	if err != nil || !(lam > 0) {
+		t.Fatalf("TrialNoise: %v, %v", lam, err)
+	}
+	if !slices.Equal(a.theta, theta) || !slices.Equal(a.Mean(), mean) {
+		t.Fatal("TrialNoise changed the model")
+	}
+	if err := a.SetNoisy(NoisyPriorOptuna, 2); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(a.theta, theta) {
+		t.Fatal("SetNoisy did not refit")
+	}
+	theta = a.theta
+	for n := 9; n <= 48; n++ {
+		if got, want := a.Refreshes(), (n < 32 && n%2 == 0) || n == 32 || n == 40; got != want {
+			t.Fatalf("n = %d: Refreshes %v, want %v", n, got, want)
+		}
+		observe()
+		if a.job != nil {
+			<-a.job.done
+		}
+		if swapped := !slices.Equal(a.theta, theta); swapped != ((n < 32 && n%2 == 0) || n == 40) {
+			t.Fatalf("n = %d: new hyperparameters %v", n, swapped)
+		}
+		theta = a.theta
+	}
+}
+
+// TestOptunaLengthscalePrior: −0.1(ℓ² + 1/ℓ²) at θ = ln ℓ, its largest
+// value −0.2 at ℓ = 1, and its derivative in θ against a central
+// difference.
+func TestOptunaLengthscalePrior(t *testing.T) {
+	if l, dl := optunaLengthscalePrior(0); l != -0.2 || dl != 0 {
+		t.Fatalf("at ℓ = 1: %v, %v; want -0.2, 0", l, dl)
+	}
+	for _, th := range []float64{-2, -0.5, 0.3, 1.5} {
+		l, dl := optunaLengthscalePrior(th)
+		e := math.Exp(th)
+		if want := -0.1 * (e*e + 1/(e*e)); math.Abs(l-want) > 1e-12 {
+			t.Fatalf("θ = %v: %v, want %v", th, l, want)
+		}
+		h := 1e-6
+		lp, _ := optunaLengthscalePrior(th + h)
+		lm, _ := optunaLengthscalePrior(th - h)
+		if fd := (lp - lm) / (2 * h); math.Abs(dl-fd) > 1e-6*math.Max(1, math.Abs(fd)) {
+			t.Fatalf("θ = %v: derivative %v, central difference %v", th, dl, fd)
+		}
+	}
+}
+
+// TestSetNoisySnapshot: a model switched by SetNoisy and restored from a
+// snapshot at count 13 keeps the noisy priors and schedule: after every
+// later observation its posterior is the original's to the bit.
+func TestSetNoisySnapshot(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	newA := func() *Adaptive {
+		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	orig, restored := newA(), (*Adaptive)(nil)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 1; n <= 30; n++ {
+		x := []float64{2 * rng.Float64(), rng.Float64()}
+		y := math.Cos(2*x[0]) - x[1] + 0.3*rng.NormFloat64()
+		for _, a := range []*Adaptive{orig, restored} {
+			if a == nil {
+				continue
+			}
+			if err := a.Observe(bandit.PointAction(x), y); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n == 8 {
+			if err := orig.SetNoisy(NoisyPriorOptuna, 3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n == 13 {
+			data, err := snap.Encode(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored = newA()
+			if err := snap.Decode(data, restored); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if restored != nil && (!slices.Equal(restored.Mean(), orig.Mean()) || !slices.Equal(restored.Var(), orig.Var())) {
+			t.Fatalf("n = %d: the restored posterior differs", n)
+		}
+	}
+}
