@@ -13,12 +13,12 @@ import (
 // noisyPriorDoc declares noisy-prior.
 var noisyPriorDoc = bandit.ChoiceParam{Name: "noisy-prior", Default: "kept", Choices: []string{"kept", "optuna"},
 	Doc:    "where every metric is noisy (a trial fit at 2(d+2) observations puts every model's noise variance at least ConfirmNoise; a box below TrustAutoDim dimensions, typed or not): the priors of the hyperparameter fits from then on; kept: the fit's own (BoTorch's before v0.12, noise Gamma(1.1, 0.05) on λ/v); optuna: GPSampler's (noise Gamma(1.1, 30), kernel scale Gamma(2, 1), lengthscale −0.1(ℓ² + 1/ℓ²)), which keeps a fit on few points from calling the trend noise",
-	Source: "Optuna v4.6 GPSampler (optuna/_gp/prior.py, default_log_prior); measured: docs/offline.md, \"Generation 14: the early rounds under noise\""}
+	Source: "Optuna v4.6 GPSampler (optuna/_gp/prior.py, default_log_prior); measured: docs/offline.md, \"The early rounds under noise (opt-in)\""}
 
 // noisyRefitDoc declares noisy-refit.
 var noisyRefitDoc = bandit.IntParam{Name: "noisy-refit", Default: 0, Range: bandit.AtLeast(0),
 	Doc:    "where every metric is noisy (as noisy-prior): every model refits its hyperparameters at every k-th observation count (k the value; 0: only on the doubling schedule) from the trial fit at 2(d+2) observations until 8(d+2) (model.DeferFrom), and at the trial fit itself",
-	Source: "Optuna v4.6 GPSampler (optuna/samplers/_gp/sampler.py: a fit at every trial from its 10th); measured: docs/offline.md, \"Generation 14: the early rounds under noise\""}
+	Source: "Optuna v4.6 GPSampler (optuna/samplers/_gp/sampler.py: a fit at every trial from its 10th); measured: docs/offline.md, \"The early rounds under noise (opt-in)\""}
 
 // NoisyMedian is the median noise variance over the models (standardised
 // units) of the trial fit at 2(d+2) observations from which a study whose
@@ -26,13 +26,13 @@ var noisyRefitDoc = bandit.IntParam{Name: "noisy-refit", Default: 0, Range: band
 // 14 % of the data's spread. A fit on so few points often puts a
 // noise-free metric's noise well above its floor: the medians, seeds 1–3
 // of eight problems, are 8e-6 to 0.011 noise-free and 0.0054 to 1 at 5 %
-// noise (docs/offline.md, "Generation 14: the early rounds under noise").
+// noise (docs/offline.md, "The early rounds under noise (opt-in)").
 const NoisyMedian = 0.02
 
 // noisyStartsDoc declares noisy-starts.
 var noisyStartsDoc = bandit.IntParam{Name: "noisy-starts", Default: 0, Range: bandit.AtLeast(0),
 	Doc:    "where every metric is noisy (as noisy-prior): lognei's acquisition search starts from the best k candidates and the incumbent (k the value; 0: the 4 of every study)",
-	Source: "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: 10 local searches); measured: docs/offline.md, \"Generation 14: the early rounds under noise\""}
+	Source: "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: 10 local searches); measured: docs/offline.md, \"The early rounds under noise (opt-in)\""}
 
 // noisyFit is lognei's switch to the fits of a noisy study: decided once,
 // when every model first holds model.FirstFit(d) observations.
