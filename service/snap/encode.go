@@ -3,9 +3,11 @@
 package snap
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"slices"
 	"unsafe"
 )
 
@@ -135,12 +137,11 @@ func (e *encoder) scan(v reflect.Value) error {
 			return nil
 		}
 		e.scannedMap[v.UnsafePointer()] = true
-		it := v.MapRange()
-		for it.Next() {
-			if err := e.scan(addressable(it.Key())); err != nil {
+		for _, kv := range mapEntries(v) {
+			if err := e.scan(addressable(kv[0])); err != nil {
 				return err
 			}
-			if err := e.scan(addressable(it.Value())); err != nil {
+			if err := e.scan(addressable(kv[1])); err != nil {
 				return err
 			}
 		}
@@ -269,12 +270,11 @@ func (e *encoder) value(v reflect.Value) error {
 		e.maps[v.UnsafePointer()] = id
 		e.uvarint(id)
 		e.uvarint(uint64(v.Len()))
-		it := v.MapRange()
-		for it.Next() {
-			if err := e.value(addressable(it.Key())); err != nil {
+		for _, kv := range mapEntries(v) {
+			if err := e.value(addressable(kv[0])); err != nil {
 				return err
 			}
-			if err := e.value(addressable(it.Value())); err != nil {
+			if err := e.value(addressable(kv[1])); err != nil {
 				return err
 			}
 		}
@@ -341,4 +341,38 @@ func (e *encoder) value(v reflect.Value) error {
 		return fmt.Errorf("snap: values of kind %s cannot be saved", t.Kind())
 	}
 	return nil
+}
+
+// mapEntries are v's keys and values, ordered by key where the key's kind
+// has an order (strings, numbers, booleans), so that the same state
+// encodes to the same bytes; other keys in the map's own order.
+func mapEntries(v reflect.Value) [][2]reflect.Value {
+	var kvs [][2]reflect.Value
+	for it := v.MapRange(); it.Next(); {
+		kvs = append(kvs, [2]reflect.Value{it.Key(), it.Value()})
+	}
+	var by func(a, b reflect.Value) int
+	switch v.Type().Key().Kind() {
+	case reflect.String:
+		by = func(a, b reflect.Value) int { return cmp.Compare(a.String(), b.String()) }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		by = func(a, b reflect.Value) int { return cmp.Compare(a.Int(), b.Int()) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		by = func(a, b reflect.Value) int { return cmp.Compare(a.Uint(), b.Uint()) }
+	case reflect.Float32, reflect.Float64:
+		by = func(a, b reflect.Value) int { return cmp.Compare(a.Float(), b.Float()) }
+	case reflect.Bool:
+		by = func(a, b reflect.Value) int { return cmp.Compare(b2i(a.Bool()), b2i(b.Bool())) }
+	default:
+		return kvs
+	}
+	slices.SortFunc(kvs, func(a, b [2]reflect.Value) int { return by(a[0], b[0]) })
+	return kvs
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -262,3 +262,25 @@ func TestTransientAndDeclared(t *testing.T) {
 		t.Fatal("decoded an undeclared, unreachable type")
 	}
 }
+
+// The same state encodes to the same bytes, whatever order its maps
+// iterate in.
+func TestEncodeIsDeterministic(t *testing.T) {
+	orig := build(1)
+	for _, k := range []string{"c", "d", "e", "f", "g", "h"} {
+		orig.m[k] = &node{name: k}
+	}
+	first, err := Encode(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		again, err := Encode(orig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, again) {
+			t.Fatalf("encoding %d differs from the first", i+1)
+		}
+	}
+}
