@@ -355,10 +355,11 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
 }
 
-// holdSafe returns act with safe-hold=none, where beta-safe-noisy does not
-// act (0, or every constraint deterministic), when act lies in the safe
-// set at the noisy widths (noisyBetas) or no evaluated point does; else the
-// evaluated point of the largest UCB of f inside that set, repeated. On the
+// holdSafe is safe-hold: with it, where beta-safe-noisy acts (> 0, some
+// constraint noisy), a decision act outside the safe set at the noisy
+// widths (noisyBetas) becomes the evaluated point of the largest UCB of f
+// inside that set, repeated; otherwise, or when no evaluated point lies
+// inside, act stands. On the
 // speed reducer at 2 % noise the late breaks of seed 6 were decisions
 // outside the set at β = 3, none of the trust region's candidates inside
 // it (docs/live_limits.md, "Generation 14").

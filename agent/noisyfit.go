@@ -43,12 +43,13 @@ type noisyFit struct {
 	noisy        bool // its answer
 }
 
-// on reports whether noisy-prior or noisy-refit asks for anything.
+// on reports whether noisy-prior, noisy-refit or noisy-starts asks for anything.
 func (n *noisyFit) on() bool { return n.prior != model.NoisyPriorKept || n.every > 0 || n.starts > 0 }
 
 // settle runs the test once every model holds FirstFit(d) observations: a
 // fit of each model to its data (not applied) whose noise variance is at
-// least ConfirmNoise in every one makes the study noisy, and every model
+// least ConfirmNoise in every one, with their median at least NoisyMedian,
+// makes the study noisy, and every model
 // then refits with the chosen priors and schedule. A deterministic study's
 // models are left as they were, so its decisions do not change.
 func (n *noisyFit) settle(ms []model.Model, dom domain.Domain) error {
