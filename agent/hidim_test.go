@@ -3,7 +3,6 @@ package agent
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -110,9 +109,11 @@ func TestLogNEIRegionUCB(t *testing.T) {
 	}
 }
 
-// The trust region's fresh candidates scored without f where CONFIG's rule
-// does not read it (skipF) score as with f everywhere, to the bit; and
-// some points skip f, some do not.
+// The best of the trust region's fresh candidates, scored without f where
+// CONFIG's rule does not read it (skipF) and without the constraints left
+// once a point cannot beat the best before it, is the best of every point
+// scored with every model, in four orders of the points; some points skip
+// f, some do not, and some are dropped.
 func TestFreshScoresSkipF(t *testing.T) {
 	const d = 10
 	lo, hi := make([]float64, d), make([]float64, d)
@@ -156,24 +157,116 @@ func TestFreshScoresSkipF(t *testing.T) {
 	xs := scboPoints(rand.New(rand.NewPCG(3, 4)), reg.box, reg, 500)
 	score := func(_ []float64, mv []float64) float64 { return acq.raw()(mv) }
 	var skipped int
-	count := func(mv []float64) bool {
-		s := skipF(mv)
-		if s {
+	count := func(x, mv []float64) float64 {
+		if skipF(mv) {
 			skipped++
 		}
-		return s
+		return score(x, mv)
 	}
-	with, without := make([]float64, len(xs)), make([]float64, len(xs))
-	if err := scoreSkippingF(bps, score, count)(xs, with, nil); err != nil {
-		t.Fatal(err)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 4 { // the best at other places of the run
+		if trial > 0 {
+			rng.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
+		}
+		skipped = 0
+		val := make([]float64, len(xs))
+		if err := batchScore(bps, count, d)(xs, val, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for k := range val {
+			if val[k] > val[want] {
+				want = k
+			}
+		}
+		var drop int
+		got, err := bestSkippingF(bps, score, skipF, xs, &drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("order %d: the best with fewer predictions is point %d (%v), with every prediction %d (%v)", trial, got, val[got], want, val[want])
+		}
+		if skipped == 0 || skipped == len(xs) {
+			t.Fatalf("%d of %d points skipped f: want some, not all", skipped, len(xs))
+		}
+		if drop == 0 {
+			t.Fatalf("order %d: no point dropped before its last model", trial)
+		}
 	}
-	if err := batchScore(bps, score, d)(xs, without, nil); err != nil {
-		t.Fatal(err)
+}
+
+// quadPredictor is a posterior in closed form: mean c + ‖x − at‖², variance
+// v; it counts the points it predicts.
+type quadPredictor struct {
+	at    []float64
+	c, v  float64
+	count *int
+}
+
+func (q quadPredictor) Predict(x []float64) (float64, float64) {
+	*q.count++
+	s := q.c
+	for i, a := range q.at {
+		s += (x[i] - a) * (x[i] - a)
 	}
-	if !slices.Equal(with, without) {
-		t.Fatal("the scores without f where it is not read differ from the scores with it")
+	return s, q.v
+}
+
+func (q quadPredictor) PredictBatch(xs [][]float64, mean, variance []float64, _, _ [][]float64) error {
+	for k, x := range xs {
+		mean[k], variance[k] = q.Predict(x)
 	}
-	if skipped == 0 || skipped == len(xs) {
-		t.Fatalf("%d of %d points skipped f: want some, not all", skipped, len(xs))
+	return nil
+}
+
+func (q quadPredictor) Gradients() bool { return false }
+
+// With no point optimistically feasible (both constraints' LCBs above 0
+// everywhere), CONFIG's rule ranks by the least largest LCB: the best of
+// 1,000 points with the dropping is the best of scoring every point, in
+// five orders of the points; f is never predicted, and the constraint
+// that is the larger at most points (g_2, near the other corner) comes
+// first once it would have dropped more: at most 1,500 predictions of g
+// in all, fewer of g_1 than of g_2.
+func TestBestSkippingFDrops(t *testing.T) {
+	var nf, n1, n2 int
+	f := quadPredictor{at: []float64{0.5, 0.5}, v: 1, count: &nf}
+	g1 := quadPredictor{at: []float64{0, 0}, c: 2, v: 0.25, count: &n1}
+	g2 := quadPredictor{at: []float64{1, 1}, c: 3, v: 0.25, count: &n2}
+	bps := []model.BatchPredictor{f, g1, g2}
+	b := uniform(-TrustBetaG, 2)
+	acq, skipF := safeFirst(PracticalBetaF, b).raw(), safeFirstSkipsF(b)
+	score := func(_ []float64, mv []float64) float64 { return acq(mv) }
+	rng := rand.New(rand.NewPCG(7, 8))
+	xs := make([][]float64, 1000)
+	for k := range xs {
+		xs[k] = []float64{rng.Float64(), rng.Float64()}
+	}
+	for trial := range 5 {
+		if trial > 0 {
+			rng.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
+		}
+		want, wantVal := 0, math.Inf(-1)
+		mv := make([]float64, 6)
+		for k, x := range xs {
+			mv[2], mv[3] = g1.Predict(x)
+			mv[4], mv[5] = g2.Predict(x)
+			if v := acq(mv); v > wantVal {
+				want, wantVal = k, v
+			}
+		}
+		nf, n1, n2 = 0, 0, 0
+		var drop int
+		got, err := bestSkippingF(bps, score, skipF, xs, &drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("order %d: best %d, every point scored: %d", trial, got, want)
+		}
+		if nf != 0 || drop == 0 || n1+n2 > 3*len(xs)/2 || n1 >= n2 {
+			t.Fatalf("order %d: %d predictions of f, %d of g_1, %d of g_2, %d dropped", trial, nf, n1, n2, drop)
+		}
 	}
 }

@@ -4,6 +4,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/maximise"
@@ -126,54 +127,145 @@ func grow(b []float64, n int) []float64 {
 	return make([]float64, n)
 }
 
-// scoreSkippingF is batchScore's values (no gradients) with f, bps[0],
-// predicted only at the points where skipF says acq reads it: the same
-// numbers (a point's prediction does not depend on the batch it is in), a
-// model fewer at the others, where f's entries of mv are 0 and unread.
-func scoreSkippingF(bps []model.BatchPredictor, acq func(x, mv []float64) float64, skipF func(mv []float64) bool) maximise.BatchScore {
+// freshBlock is how many fresh candidates bestSkippingF predicts together:
+// at least the solve's block of right-hand sides (gp's solveBlock, 64), and
+// few enough that the best of the earlier blocks prunes most of a run of
+// SCBO's 2,000–5,000 candidates.
+const freshBlock = 128
+
+// bestSkippingF is the index of the first largest acq over xs, the arg max
+// of batchScore's values, with fewer predictions: f, bps[0], is predicted
+// only where skipF says acq reads it, and a point's other models only while
+// it may still beat the best of the blocks before it. Where skipF holds, acq
+// does not rise with any model's posterior mean (safeFirst's largest bound
+// of g; the penalties of pending points and of failures), so acq with the
+// models not yet predicted at mean −∞ and variance 0 bounds it from above,
+// and a point whose bound is not above that best is dropped. The model that
+// dropped most points, or alone would have, is predicted first. A point's prediction does not
+// depend on the batch it is in, so the index is the one of scoring every
+// point; drop, when set, counts the points dropped (tests).
+func bestSkippingF(bps []model.BatchPredictor, acq func(x, mv []float64) float64, skipF func(mv []float64) bool, xs [][]float64, drop *int) (int, error) {
 	nm := len(bps)
 	mv := make([]float64, 2*nm)
-	return func(xs [][]float64, val []float64, _ [][]float64) error {
-		b := len(xs)
-		mean, vr := make([][]float64, nm), make([][]float64, nm)
-		for j, p := range bps {
-			mean[j], vr[j] = make([]float64, b), make([]float64, b)
-			if j > 0 {
-				if err := p.PredictBatch(xs, mean[j], vr[j], nil, nil); err != nil {
-					return err
+	mean, vr := make([][]float64, nm), make([][]float64, nm)
+	for j := range bps {
+		mean[j], vr[j] = make([]float64, freshBlock), make([]float64, freshBlock)
+	}
+	order := make([]int, 0, nm-1) // the models but f, the best pruner first
+	for j := 1; j < nm; j++ {
+		order = append(order, j)
+	}
+	pruned := make([]int, nm)
+	known := make([]bool, nm)
+	sub := make([][]float64, 0, freshBlock)
+	alive := make([]int, 0, freshBlock)
+	sm, sv := make([]float64, freshBlock), make([]float64, freshBlock)
+	best, bestVal := -1, math.Inf(-1)
+	for lo := 0; lo < len(xs); lo += freshBlock {
+		blk := xs[lo:min(lo+freshBlock, len(xs))]
+		alive = alive[:0]
+		for k := range blk {
+			alive = append(alive, k)
+		}
+		clear(known)
+		// fill writes point k's posteriors into mv: the known models' own, the
+		// others mean −∞ and variance 0 (f's 0: unread where skipF holds)
+		fill := func(k int) {
+			for j := range bps {
+				switch {
+				case known[j]:
+					mv[2*j], mv[2*j+1] = mean[j][k], vr[j][k]
+				case j == 0:
+					mv[0], mv[1] = 0, 0
+				default:
+					mv[2*j], mv[2*j+1] = math.Inf(-1), 0
 				}
 			}
 		}
-		fill := func(k int) {
-			for j := range bps {
-				mv[2*j], mv[2*j+1] = mean[j][k], vr[j][k]
+		// predict predicts model j at the alive points of the block
+		predict := func(j int) error {
+			sub = sub[:0]
+			for _, k := range alive {
+				sub = append(sub, blk[k])
 			}
+			if err := bps[j].PredictBatch(sub, sm, sv, nil, nil); err != nil {
+				return err
+			}
+			for i, k := range alive {
+				mean[j][k], vr[j][k] = sm[i], sv[i]
+			}
+			known[j] = true
+			return nil
 		}
-		var need []int
-		for k := range xs {
-			if fill(k); !skipF(mv) {
-				need = append(need, k)
+		for q, j := range order {
+			if len(alive) == 0 {
+				break
+			}
+			if err := predict(j); err != nil {
+				return 0, err
+			}
+			if best < 0 || q == len(order)-1 {
+				continue // no best to beat yet, or every model known
+			}
+			keep := alive[:0]
+			for _, k := range alive {
+				if fill(k); skipF(mv) && acq(blk[k], mv) <= bestVal {
+					pruned[j]++
+					continue
+				}
+				keep = append(keep, k)
+			}
+			alive = keep
+		}
+		if drop != nil {
+			*drop += len(blk) - len(alive)
+		}
+		// f where acq reads it, then the values
+		need := alive
+		if len(order) > 0 {
+			need = make([]int, 0, len(alive))
+			for _, k := range alive {
+				if fill(k); !skipF(mv) {
+					need = append(need, k)
+				}
 			}
 		}
 		if len(need) > 0 {
-			fx := make([][]float64, len(need))
-			fm, fv := make([]float64, len(need)), make([]float64, len(need))
-			for i, k := range need {
-				fx[i] = xs[k]
+			for _, k := range alive {
+				mean[0][k], vr[0][k] = 0, 0 // unread where f is not predicted
 			}
-			if err := bps[0].PredictBatch(fx, fm, fv, nil, nil); err != nil {
-				return err
+			all := alive
+			alive = need
+			if err := predict(0); err != nil {
+				return 0, err
 			}
-			for i, k := range need {
-				mean[0][k], vr[0][k] = fm[i], fv[i]
-			}
+			alive = all
 		}
-		for k := range xs {
+		prev := bestVal
+		for _, k := range alive {
 			fill(k)
-			val[k] = acq(xs[k], mv)
+			if v := acq(blk[k], mv); best < 0 || v > bestVal {
+				best, bestVal = lo+k, v
+			}
 		}
-		return nil
+		// which model alone would have dropped the points scored in full
+		if lo > 0 {
+			for _, k := range alive {
+				for _, j := range order {
+					for i := 1; i < nm; i++ {
+						mv[2*i], mv[2*i+1] = math.Inf(-1), 0
+					}
+					mv[0], mv[1] = 0, 0
+					mv[2*j], mv[2*j+1] = mean[j][k], vr[j][k]
+					if skipF(mv) && acq(blk[k], mv) <= prev {
+						pruned[j]++
+					}
+				}
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return pruned[b] - pruned[a] })
 	}
+	return best, nil
 }
 
 // predictors returns the Predictor views of f and g_1..g_m, or nil when the

@@ -204,8 +204,8 @@ func ascentOptions(d int) maximise.GradOptions {
 // uniform draw in the region (at least one coordinate; Eriksson & Poloczek
 // 2021, §3, after TuRBO's perturbation) — reg.points of them, or SCBO's
 // min(5000, max(2000, 200d)) when it is 0 — scores them with acq over the models ms (less excluded where rep
-// marks a pending point; f, ms[0], predicted only where skipF, when set,
-// says acq reads it), and returns the best as a start for the
+// marks a pending point; with skipF set, bestSkippingF's fewer
+// predictions, the same best), and returns the best as a start for the
 // refinement (nil when the models cannot be evaluated off their
 // candidates).
 func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, skipF func(mv []float64) bool, rep func(bandit.Action) bool) [][]float64 {
@@ -225,12 +225,15 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 	if rep != nil {
 		score = awayFrom(acq, rep)
 	}
-	val := make([]float64, n)
-	eval := batchScore(bps, score, d)
 	if skipF != nil {
-		eval = scoreSkippingF(bps, score, skipF)
+		best, err := bestSkippingF(bps, score, skipF, xs, nil)
+		if err != nil || best < 0 {
+			return nil
+		}
+		return [][]float64{xs[best]}
 	}
-	if err := eval(xs, val, nil); err != nil {
+	val := make([]float64, n)
+	if err := batchScore(bps, score, d)(xs, val, nil); err != nil {
 		return nil
 	}
 	best := 0
