@@ -260,6 +260,9 @@ type turn struct {
 	// candidates there are scored without predicting f (freshStart).
 	skipF func(mv []float64) bool
 	after func(act bandit.Action, i int) (bandit.Action, error)
+	// own: after plays an action of its own whatever the pick, so a trust
+	// region's pick keeps its random draws and skips its search
+	own   bool
 	draw  func(pend pending) (bandit.Action, error)
 	blind bool
 	// failLimit is δ of the failure model for this decision (0: FailLimit)
@@ -304,7 +307,7 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 			reg.points = tn.points
 		}
 		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
-			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind, failLimit: tn.failLimit, skipF: tn.skipF}
+			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind, failLimit: tn.failLimit, skipF: tn.skipF, own: tn.own}
 		act, i, err = ch.pick(c.rng, c.info.Domain)
 		if rep := repeatsWithin(c.info.Domain, tn.fresh, RepeatRadius); err == nil && rep != nil && rep(act) {
 			ch.avoid = rep

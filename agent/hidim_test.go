@@ -3,6 +3,7 @@ package agent
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -268,5 +269,65 @@ func TestBestSkippingFDrops(t *testing.T) {
 		if nf != 0 || drop == 0 || n1+n2 > 3*len(xs)/2 || n1 >= n2 {
 			t.Fatalf("order %d: %d predictions of f, %d of g_1, %d of g_2, %d dropped", trial, nf, n1, n2, drop)
 		}
+	}
+}
+
+// A turn that plays its own action (turn.own) in the trust region reads
+// its acquisition at the candidates only, not at the region's fresh
+// candidates nor in a search, and leaves the random stream where the full
+// pick leaves it; the decision is its own action either way.
+func TestOwnTurnKeepsDraws(t *testing.T) {
+	const d = 10
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range hi {
+		hi[i] = 1
+	}
+	box, err := domain.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	play := make([]float64, d)
+	play[0] = 0.25
+	run := func(own bool) (calls int, next uint64, x []float64) {
+		ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1}, Horizon: 100, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 1; r <= model.FirstFit(d); r++ {
+			x := make([]float64, d)
+			for i := range x {
+				x[i] = float64((r*7+i*3)%11) / 10
+			}
+			dec, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r}, bandit.PointAction(x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Observe(bandit.Feedback{ID: dec.ID, Reward: x[0], HasReward: true, Costs: []float64{1 + x[1]}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := ag.(*LogNEI)
+		if reg := regionIf(a.trust, box, a.ledger, pending{}); reg == nil || !reg.fresh {
+			t.Fatal("no trust region with fresh candidates")
+		}
+		dec, err := a.decideTurn(&bandit.Round{T: 30}, func() (turn, error) {
+			return turn{acq: func(Posterior) float64 { calls++; return 0 }, fixed: true, own: own,
+				after: func(bandit.Action, int) (bandit.Action, error) { return bandit.PointAction(play), nil }}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return calls, a.rng.Uint64(), dec.Action.X
+	}
+	nOwn, rOwn, xOwn := run(true)
+	nAll, rAll, xAll := run(false)
+	if rOwn != rAll {
+		t.Errorf("the random stream after the pick: %d with own, %d without", rOwn, rAll)
+	}
+	if !slices.Equal(xOwn, play) || !slices.Equal(xAll, play) {
+		t.Errorf("played %v and %v, want %v", xOwn, xAll, play)
+	}
+	if nOwn >= nAll || nAll-nOwn < 512 {
+		t.Errorf("the acquisition read %d times with own, %d without: want at least the 512 fresh candidates fewer", nOwn, nAll)
 	}
 }

@@ -74,7 +74,7 @@ func (a *LogNEI) confirmDeep(t int) (turn, bool, error) {
 		return turn{}, false, err
 	}
 	act := bandit.PointAction(x)
-	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true,
+	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
 		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true, nil
 }
 
@@ -121,7 +121,7 @@ func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 	}
 	act := ev.acts[k]
 	act.X = append([]float64(nil), act.X...)
-	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true,
+	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
 		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true
 }
 

@@ -135,7 +135,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 			if ok {
 				act := bandit.PointAction(x)
-				return turn{acq: func(Posterior) float64 { return 0 }, fixed: true,
+				return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
 					after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, nil
 			}
 		}

@@ -55,6 +55,7 @@ type choice struct {
 	failLimit float64
 	avoid     func(bandit.Action) bool // points excluded beside the pending repeats (turn.fresh)
 	skipF     func(mv []float64) bool  // where acq does not read f (turn.skipF)
+	own       bool                     // the turn plays its own action (turn.own)
 }
 
 // pick is the decision core's maximiser, shared by every GP agent: ONE
@@ -136,6 +137,15 @@ func (c choice) pick(rng *rand.Rand, dom domain.Domain) (bandit.Action, int, err
 	g := ascentOptions(reg.box.Dim())
 	if drawn {
 		inner = nil
+	}
+	if c.own && rep == nil {
+		// the turn plays its own action: the pick's random draws (the
+		// fresh candidates, the arg max's ties) and no search, whose end
+		// nothing reads
+		if reg.fresh && !drawn {
+			freshStart(rng, reg, ms, nil, nil, nil)
+		}
+		return pickAction(rng, ms[0], reg.box, score, ms, nil, nil, nil, c.moves, reg.centre)
 	}
 	var extra [][]float64
 	if reg.fresh && !drawn {

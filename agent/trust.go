@@ -207,7 +207,7 @@ func ascentOptions(d int) maximise.GradOptions {
 // marks a pending point; with skipF set, bestSkippingF's fewer
 // predictions, the same best), and returns the best as a start for the
 // refinement (nil when the models cannot be evaluated off their
-// candidates).
+// candidates, or acq is nil: the draws alone).
 func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, skipF func(mv []float64) bool, rep func(bandit.Action) bool) [][]float64 {
 	bps := make([]model.BatchPredictor, len(ms))
 	for j, m := range ms {
@@ -221,6 +221,9 @@ func freshStart(rng *rand.Rand, reg *region, ms []model.Model, acq acquisition, 
 		n = min(5000, max(2000, 200*d))
 	}
 	xs := scboPoints(rng, reg.box, reg, n)
+	if acq == nil { // the draws alone (choice.own)
+		return nil
+	}
 	score := func(_ []float64, mv []float64) float64 { return acq(mv) }
 	if rep != nil {
 		score = awayFrom(acq, rep)
