@@ -97,6 +97,18 @@ func BFGS(obj func(theta, grad []float64) (float64, error), start, lo, hi []floa
 				xn[i] = math.Min(math.Max(x[i]+step*dir[i], lo[i]), hi[i])
 				ascent += g[i] * (xn[i] - x[i])
 			}
+			if !(ascent >= 0) {
+				// a step the projection turned downhill fails the test
+				// whatever its value: not evaluated
+				if !o.Interp {
+					step /= 2
+					continue
+				}
+				if step *= 0.1; step*dmax < 1e-10 {
+					break
+				}
+				continue
+			}
 			var v float64
 			var err error
 			below := false
