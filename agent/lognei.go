@@ -40,6 +40,7 @@ type LogNEI struct {
 	each       bool       // box-polish=each
 	interp     bool       // polish-search=interp
 	bound      bool       // polish-trials=bound
+	adjoint    bool       // polish-grad=adjoint
 	delta      float64    // fail-limit
 	observed   bool       // deterministic=observed
 	exploit    int        // exploit: every k-th decision of a deterministic study (0: never)
@@ -158,7 +159,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return logImprovement(mu, v, best, bests) + lpf
 		}
-		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, Interp: a.interp, Monotone: a.bound}
+		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, Interp: a.interp, Adjoint: a.adjoint, Monotone: a.bound}
 		if a.noisyFit.noisy && a.noisyFit.starts > 0 {
 			w.Top = a.noisyFit.starts
 		}
@@ -180,7 +181,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -219,6 +220,10 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	grad, err := polishGradDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	delta, err := logNEIFailDoc.Read(name, cfg.Params)
 	if err != nil {
 		return nil, err
@@ -249,7 +254,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
-		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", interp: search == "interp", bound: trials == "bound", delta: delta, observed: det == "observed", exploit: exploit,
+		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}
 	})(name, cfg)
 }

@@ -19,8 +19,8 @@ import (
 // place, nothing pending. d = 4 with 5 constraints and 7 with 11 (the
 // shapes of the welded beam and the speed reducer): the whole box's search
 // (BFGS from every start, box-polish=each), also with generation 12's
-// polish-trials=full ("/full") and the opt-in polish-search=interp
-// ("/interp"); 10
+// polish-trials=full ("/full"), the opt-in polish-search=interp
+// ("/interp") and polish-grad=adjoint ("/adjoint"); 10
 // and 20: the trust region with an evaluation that met every limit
 // (region-points candidates);
 // "20/none-feasible": ‖x‖ ≤ −1, which no point meets, so the region draws
@@ -33,8 +33,8 @@ func BenchmarkOfflineDecide(b *testing.B) {
 		d, m int
 		none bool   // no point feasible
 		k, v string // a parameter
-	}{{4, 5, false, "", ""}, {4, 5, false, "polish-trials", "full"}, {4, 5, false, "polish-search", "interp"},
-		{7, 11, false, "", ""}, {7, 11, false, "polish-trials", "full"}, {7, 11, false, "polish-search", "interp"},
+	}{{4, 5, false, "", ""}, {4, 5, false, "polish-trials", "full"}, {4, 5, false, "polish-search", "interp"}, {4, 5, false, "polish-grad", "adjoint"},
+		{7, 11, false, "", ""}, {7, 11, false, "polish-trials", "full"}, {7, 11, false, "polish-search", "interp"}, {7, 11, false, "polish-grad", "adjoint"},
 		{10, 2, false, "", ""}, {20, 2, false, "", ""}, {20, 2, true, "", ""}} {
 		name := fmt.Sprintf("d=%d/m=%d", c.d, c.m)
 		if c.none {

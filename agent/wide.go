@@ -42,6 +42,9 @@ type wideSearch struct {
 	// adjoint form (model.AdjointPredictor), in the ascent and the polish
 	// (opt-in polish-search=interp).
 	Interp bool
+	// Adjoint: on a box, the models' gradients in the ascent and the polish
+	// come in the adjoint form, the line search as it is (polish-grad).
+	Adjoint bool
 	// Monotone: the acquisition is largest where every model but f has
 	// posterior mean −∞ (lognei's: log P(g_j ≤ 0) ≤ 0, and the failure
 	// penalty acts only above δ), so BFGS's line search rejects a trial
@@ -58,6 +61,12 @@ type wideSearch struct {
 var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "halve", Choices: []string{"halve", "interp"},
 	Doc:    "boxes: halve: BFGS backtracks from the full step by halving, the models' gradients by d + 1 triangular solves a point; interp: the first step at most one lengthscale, the inverse Hessian scaled before its first update, a rejected step shrunk by quadratic interpolation, and the gradients in the adjoint form (two solves a point): 0.4–0.5 of the CPU time a decision, worse gaps on 10 seeds",
 	Source: "Nocedal & Wright 2006 §3.5 (interpolating backtracking) and eq. 6.20 (the initial inverse Hessian); the adjoint form: GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"A cheaper box polish\""}
+
+// polishGradDoc declares polish-grad: how lognei's box search computes the
+// models' gradients.
+var polishGradDoc = bandit.ChoiceParam{Name: "polish-grad", Default: "solve", Choices: []string{"solve", "adjoint"},
+	Doc:    "boxes: the models' gradients in the batched ascent and the BFGS polish: solve: d + 1 triangular solves a point (∇μ = (L⁻¹∂k)ᵀL⁻¹y); adjoint: two, ∇μ = ∂kᵀα with α = K⁻¹y solved once (equal to rounding, so the searches part in the last bits); the line search as polish-search has it",
+	Source: "the adjoint form of GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"Generation 15: cost\""}
 
 // polishTrialsDoc declares polish-trials: how lognei's BFGS polish
 // evaluates a line search's trial.
@@ -138,10 +147,10 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 			}
 		}
 	} else {
-		if w.Interp {
+		if w.Interp || w.Adjoint {
 			batch = adjointScore(bps, ms, sc, d)
-			tol.Interp = true
 		}
+		tol.Interp = w.Interp
 		// One batched ascent from every start (one pass over the factor per
 		// step for all of them), then the quasi-Newton polish of its best.
 		x, _, err := maximise.RefineGrad(batch, box.Lo, box.Hi, starts, ascentOptions(d))
