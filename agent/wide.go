@@ -65,7 +65,7 @@ var polishSearchDoc = bandit.ChoiceParam{Name: "polish-search", Default: "halve"
 // polishGradDoc declares polish-grad: how lognei's box search computes the
 // models' gradients.
 var polishGradDoc = bandit.ChoiceParam{Name: "polish-grad", Default: "solve", Choices: []string{"solve", "adjoint"},
-	Doc:    "boxes: the models' gradients in the batched ascent and the BFGS polish: solve: d + 1 triangular solves a point (∇μ = (L⁻¹∂k)ᵀL⁻¹y); adjoint: two, ∇μ = ∂kᵀα with α = K⁻¹y solved once (equal to rounding, so the searches part in the last bits); the line search as polish-search has it: 0.75–0.85 of the CPU time a decision, crash's gap worse on 8 of 10 seeds",
+	Doc:    "boxes: the models' gradients in the batched ascent and the BFGS polish: solve: d + 1 triangular solves a point (∇μ = (L⁻¹∂k)ᵀL⁻¹y); adjoint: two, ∇μ = ∂kᵀα with α = K⁻¹y solved once (equal to rounding, so the searches part in the last bits); the line search as polish-search has it: 0.76–0.88 of the CPU time a decision, crash's gap worse on 8 of 10 seeds",
 	Source: "the adjoint form of GPyTorch's posterior mean kᵀα; measured: docs/offline.md, \"Generation 15: cost\""}
 
 // polishTrialsDoc declares polish-trials: how lognei's BFGS polish
