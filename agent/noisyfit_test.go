@@ -2,9 +2,12 @@ package agent
 
 import (
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/model"
 )
 
 // TestNoisyFitSettles: lognei with noisy-prior=optuna and noisy-refit=1 on
@@ -30,6 +33,56 @@ func TestNoisyFitSettles(t *testing.T) {
 			if nf := ag.(*LogNEI).noisyFit; nf.settled != (r >= 9) || nf.noisy != (r >= 9 && noise > 0) {
 				t.Fatalf("noise %v, round %d: settled %v, noisy %v", noise, r, nf.settled, nf.noisy)
 			}
+		}
+	}
+}
+
+// TestNoisyFinalRefitsKept: with noisy-prior=optuna, lognei with
+// noisy-final=kept decides as with noisy-final=search until the
+// confirmation's first round (28 of 30), where every model refits under
+// the kept priors, so the fitted kernels differ from there; noise-free the
+// study is not noisy and nothing refits.
+func TestNoisyFinalRefitsKept(t *testing.T) {
+	for _, noise := range []float64{0, 0.3} {
+		ags := []bandit.Agent{
+			lognei2D(t, 30, bandit.Params{"noisy-prior": "optuna"}),
+			lognei2D(t, 30, bandit.Params{"noisy-prior": "optuna", "noisy-final": "kept"}),
+		}
+		rngs := []*rand.Rand{rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))}
+		for r := 1; r <= 28; r++ {
+			var xs [2][]float64
+			for i, ag := range ags {
+				d, err := ag.Decide(&bandit.Round{T: r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				xs[i] = d.Action.X
+				x, y := d.Action.X[0], d.Action.X[1]
+				f, g := -((x-0.9)*(x-0.9) + (y-0.9)*(y-0.9)), x+y-1
+				f, g = f+noise*rngs[i].NormFloat64(), g+noise*rngs[i].NormFloat64()
+				if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if r < 28 && !slices.Equal(xs[0], xs[1]) {
+				t.Fatalf("noise %v, round %d: %v and %v before the confirmation", noise, r, xs[0], xs[1])
+			}
+			kept := ags[1].(*LogNEI)
+			if want := r >= 28 && noise > 0; kept.noisyFit.restored != want {
+				t.Fatalf("noise %v, round %d: restored %v", noise, r, kept.noisyFit.restored)
+			}
+		}
+		if noise == 0 {
+			continue
+		}
+		same := true
+		for j, m := range ags[0].(*LogNEI).ms {
+			k0, l0 := m.(*model.Adaptive).Kernel()
+			k1, l1 := ags[1].(*LogNEI).ms[j].(*model.Adaptive).Kernel()
+			same = same && l0 == l1 && reflect.DeepEqual(k0, k1)
+		}
+		if same {
+			t.Fatal("noisy-final=kept: the fits are the search's")
 		}
 	}
 }
