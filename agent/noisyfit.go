@@ -1,4 +1,4 @@
-// lognei's fits where every metric is noisy: GPSampler's priors (by default from NoisyPriorDim dimensions) and its early, frequent refits (opt-in).
+// lognei's fits where every metric is noisy: GPSampler's priors and its early, frequent refits (opt-in).
 
 package agent
 
@@ -11,16 +11,16 @@ import (
 )
 
 // noisyPriorDoc declares noisy-prior.
-var noisyPriorDoc = bandit.ChoiceParam{Name: "noisy-prior", Default: "auto", Choices: []string{"auto", "kept", "optuna", "between"},
-	Doc:     "where every metric is noisy (a trial fit at 2(d+2) observations puts every model's noise variance at least ConfirmNoise; a box below TrustAutoDim dimensions, typed or not): the priors of the hyperparameter fits from then on; kept: the fit's own (BoTorch's before v0.12, noise Gamma(1.1, 0.05) on λ/v); optuna: GPSampler's (noise Gamma(1.1, 30), kernel scale Gamma(2, 1), lengthscale −0.1(ℓ² + 1/ℓ²)), which keeps a fit on few points from calling the trend noise; between: GPSampler's with the noise prior Gamma(1.1, 1); auto: optuna on a box of at least NoisyPriorDim (5) dimensions, kept below (no trial fit)",
-	Source:  "Optuna v4.6 GPSampler (optuna/_gp/prior.py, default_log_prior); measured: docs/offline.md, \"The early rounds under noise (opt-in)\" and \"Generation 15: GPSampler's prior from 5 dimensions\"",
-	Earlier: []bandit.Change{{Until: 14, Value: "kept", Why: "under noise, lognei fits a box of 5 to 9 dimensions under GPSampler's priors"}}}
+var noisyPriorDoc = bandit.ChoiceParam{Name: "noisy-prior", Default: "kept", Choices: []string{"kept", "optuna", "between", "auto"},
+	Doc:    "where every metric is noisy (a trial fit at 2(d+2) observations puts every model's noise variance at least ConfirmNoise; a box below TrustAutoDim dimensions, typed or not): the priors of the hyperparameter fits from then on; kept: the fit's own (BoTorch's before v0.12, noise Gamma(1.1, 0.05) on λ/v); optuna: GPSampler's (noise Gamma(1.1, 30), kernel scale Gamma(2, 1), lengthscale −0.1(ℓ² + 1/ℓ²)), which keeps a fit on few points from calling the trend noise; between: GPSampler's with the noise prior Gamma(1.1, 1); auto: optuna on a box of at least NoisyPriorDim (5) dimensions, kept below (no trial fit)",
+	Source: "Optuna v4.6 GPSampler (optuna/_gp/prior.py, default_log_prior); measured: docs/offline.md, \"The early rounds under noise (opt-in)\" and \"Generation 15: GPSampler's prior from 5 dimensions (opt-in)\""}
 
 // NoisyPriorDim is the dimension from which noisy-prior=auto fits under
 // GPSampler's priors: on 10 seeds at 5 % noise they bring the 7-D speed
 // reducer's best gap from 0.029 to 0.013 but make the 4-D welded beam and
-// vessel-mi worse (docs/offline.md, "Generation 15: GPSampler's prior from
-// 5 dimensions").
+// vessel-mi worse, and the 6-D hartmann6 worse on 7 of 10 seeds
+// (docs/offline.md, "Generation 15: GPSampler's prior from 5 dimensions
+// (opt-in)").
 const NoisyPriorDim = 5
 
 // noisyRefitDoc declares noisy-refit.
@@ -29,10 +29,9 @@ var noisyRefitDoc = bandit.IntParam{Name: "noisy-refit", Default: 0, Range: band
 	Source: "Optuna v4.6 GPSampler (optuna/samplers/_gp/sampler.py: a fit at every trial from its 10th); measured: docs/offline.md, \"The early rounds under noise (opt-in)\""}
 
 // noisyFinalDoc declares noisy-final.
-var noisyFinalDoc = bandit.ChoiceParam{Name: "noisy-final", Default: "kept", Choices: []string{"search", "kept"},
-	Doc:     "where noisy-prior or noisy-refit changed the fits (as noisy-prior): search: the confirmation rounds and the recommendation read the search's fits; kept: at the confirmation's first round every model refits under the kept priors, so the replicates, confirm-deep's point and P(every limit holds) of the recommendation come from the default fit",
-	Source:  "measured: docs/offline.md, \"Generation 15: GPSampler's prior from 5 dimensions\" (speed reducer, 10 seeds at 5 % noise, noisy-prior=optuna: 1 of 10 recommendations breaks a limit with search, none with kept)",
-	Earlier: []bandit.Change{{Until: 14, Value: "search", Why: "the confirmation and the recommendation read fits under the kept priors"}}}
+var noisyFinalDoc = bandit.ChoiceParam{Name: "noisy-final", Default: "search", Choices: []string{"search", "kept"},
+	Doc:    "where noisy-prior or noisy-refit changed the fits (as noisy-prior): search: the confirmation rounds and the recommendation read the search's fits; kept: at the confirmation's first round every model refits under the kept priors, so the replicates, confirm-deep's point and P(every limit holds) of the recommendation come from the default fit",
+	Source: "measured: docs/offline.md, \"Generation 15: GPSampler's prior from 5 dimensions (opt-in)\" (speed reducer, 10 seeds at 5 % noise, noisy-prior=optuna: 1 of 10 recommendations breaks a limit with search, none with kept)"}
 
 // NoisyMedian is the median noise variance over the models (standardised
 // units) of the trial fit at 2(d+2) observations from which a study whose

@@ -89,7 +89,7 @@ func TestNoisyFinalRefitsKept(t *testing.T) {
 	}
 }
 
-// TestNoisyPriorAuto: noisy-prior=auto (the default) takes GPSampler's
+// TestNoisyPriorAuto: noisy-prior=auto takes GPSampler's
 // priors on a box of NoisyPriorDim dimensions and more, the kept ones
 // below, where no trial fit runs: on the 2-D problem at noise 0.3 the
 // study is never tested, so it decides as before.
@@ -103,7 +103,7 @@ func TestNoisyPriorAuto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := readNoisyFit("lognei", bandit.Params{})
+		n, err := readNoisyFit("lognei", bandit.Params{"noisy-prior": "auto"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestNoisyPriorAuto(t *testing.T) {
 			t.Fatalf("%d dimensions: prior %d, on %v", d, n.prior, n.on())
 		}
 	}
-	ag := lognei2D(t, 30, nil)
+	ag := lognei2D(t, 30, bandit.Params{"noisy-prior": "auto", "noisy-final": "kept"})
 	rng := rand.New(rand.NewPCG(3, 4))
 	for r := 1; r <= 12; r++ {
 		d, err := ag.Decide(&bandit.Round{T: r})

@@ -261,15 +261,3 @@ func TestDefaultsGeneration14(t *testing.T) {
 		{"config", 13, map[string]any{"safe-hold": "evaluated"}, map[string]string{"safe-hold": "evaluated"}},
 	})
 }
-
-// TestDefaultsGeneration15: a lognei study of generation 14 keeps the kept
-// priors under noise on every box and the search's fits to the end; one of
-// 15 pins neither; a value the study set stays.
-func TestDefaultsGeneration15(t *testing.T) {
-	checkPins(t, []pin{
-		{"lognei", 14, nil, map[string]string{"noisy-prior": "kept", "noisy-final": "search"}},
-		{"lognei", 13, nil, map[string]string{"noisy-prior": "kept", "noisy-final": "search", "confirm-deep": "0"}},
-		{"lognei", 15, nil, map[string]string{"noisy-prior": "", "noisy-final": ""}},
-		{"lognei", 14, map[string]any{"noisy-prior": "optuna"}, map[string]string{"noisy-prior": "optuna", "noisy-final": "search"}},
-	})
-}
