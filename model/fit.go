@@ -37,7 +37,7 @@ var (
 )
 
 // BetweenPriorNoise is the noise prior of NoisyPriorBetween: Gamma(1.1, 1)
-// on λ/v (mean 1.1), the rate the geometric mean of the kept prior's 0.05
+// on λ/v (mean 1.1), the rate near the geometric mean (1.2) of the kept prior's 0.05
 // and GPSampler's 30, so a fit calls more of the data noise than
 // GPSampler's and less than the kept one's.
 var BetweenPriorNoise = gp.GammaPrior{Shape: 1.1, Rate: 1}
