@@ -2,9 +2,14 @@ package agent
 
 import (
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+	"github.com/cbandit/cbandit/model"
 )
 
 // TestNoisyFitSettles: lognei with noisy-prior=optuna and noisy-refit=1 on
@@ -31,5 +36,103 @@ func TestNoisyFitSettles(t *testing.T) {
 				t.Fatalf("noise %v, round %d: settled %v, noisy %v", noise, r, nf.settled, nf.noisy)
 			}
 		}
+	}
+}
+
+// TestNoisyFinalRefitsKept: with noisy-prior=optuna, lognei with
+// noisy-final=kept decides as with noisy-final=search until the
+// confirmation's first round (28 of 30), where every model refits under
+// the kept priors, so the fitted kernels differ from there; noise-free the
+// study is not noisy and nothing refits.
+func TestNoisyFinalRefitsKept(t *testing.T) {
+	for _, noise := range []float64{0, 0.3} {
+		ags := []bandit.Agent{
+			lognei2D(t, 30, bandit.Params{"noisy-prior": "optuna", "noisy-final": "search"}),
+			lognei2D(t, 30, bandit.Params{"noisy-prior": "optuna", "noisy-final": "kept"}),
+		}
+		rngs := []*rand.Rand{rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))}
+		for r := 1; r <= 28; r++ {
+			var xs [2][]float64
+			for i, ag := range ags {
+				d, err := ag.Decide(&bandit.Round{T: r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				xs[i] = d.Action.X
+				x, y := d.Action.X[0], d.Action.X[1]
+				f, g := -((x-0.9)*(x-0.9) + (y-0.9)*(y-0.9)), x+y-1
+				f, g = f+noise*rngs[i].NormFloat64(), g+noise*rngs[i].NormFloat64()
+				if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if r < 28 && !slices.Equal(xs[0], xs[1]) {
+				t.Fatalf("noise %v, round %d: %v and %v before the confirmation", noise, r, xs[0], xs[1])
+			}
+			kept := ags[1].(*LogNEI)
+			if want := r >= 28 && noise > 0; kept.noisyFit.restored != want {
+				t.Fatalf("noise %v, round %d: restored %v", noise, r, kept.noisyFit.restored)
+			}
+		}
+		if noise == 0 {
+			continue
+		}
+		same := true
+		for j, m := range ags[0].(*LogNEI).ms {
+			k0, l0 := m.(*model.Adaptive).Kernel()
+			k1, l1 := ags[1].(*LogNEI).ms[j].(*model.Adaptive).Kernel()
+			same = same && l0 == l1 && reflect.DeepEqual(k0, k1)
+		}
+		if same {
+			t.Fatal("noisy-final=kept: the fits are the search's")
+		}
+	}
+}
+
+// TestNoisyPriorAuto: noisy-prior=auto takes GPSampler's
+// priors on a box of NoisyPriorDim dimensions and more, the kept ones
+// below, where no trial fit runs: on the 2-D problem at noise 0.3 the
+// study is never tested, so it decides as before.
+func TestNoisyPriorAuto(t *testing.T) {
+	for _, d := range []int{NoisyPriorDim - 1, NoisyPriorDim} {
+		lo, hi := make([]float64, d), make([]float64, d)
+		for i := range hi {
+			hi[i] = 1
+		}
+		box, err := domain.NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := readNoisyFit("lognei", bandit.Params{"noisy-prior": "auto"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := gp.NewSE(0.2, 1)
+		m, err := model.NewAdaptive(box, k, 0.01, model.AdaptiveOptions{Standardise: true, Fit: true, Candidates: model.GridPoints(box, 2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.settle([]model.Model{m}, box); err != nil {
+			t.Fatal(err)
+		}
+		if want := d >= NoisyPriorDim; (n.prior == model.NoisyPriorOptuna) != want || n.on() != want {
+			t.Fatalf("%d dimensions: prior %d, on %v", d, n.prior, n.on())
+		}
+	}
+	ag := lognei2D(t, 30, bandit.Params{"noisy-prior": "auto", "noisy-final": "kept"})
+	rng := rand.New(rand.NewPCG(3, 4))
+	for r := 1; r <= 12; r++ {
+		d, err := ag.Decide(&bandit.Round{T: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y := d.Action.X[0], d.Action.X[1]
+		f, g := -((x-0.9)*(x-0.9)+(y-0.9)*(y-0.9))+0.3*rng.NormFloat64(), x+y-1+0.3*rng.NormFloat64()
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if nf := ag.(*LogNEI).noisyFit; nf.settled || nf.noisy {
+		t.Fatalf("2-D, noisy: settled %v, noisy %v; want no trial fit", nf.settled, nf.noisy)
 	}
 }

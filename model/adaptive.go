@@ -291,8 +291,9 @@ func (a *Adaptive) early(n int) bool {
 
 // Noisy priors of SetNoisy.
 const (
-	NoisyPriorKept   = 0 // the Fit priors (FitPriorLengthscale, …)
-	NoisyPriorOptuna = 1 // Optuna v4.6 GPSampler's (fitPriorOptuna)
+	NoisyPriorKept    = 0 // the Fit priors (FitPriorLengthscale, …)
+	NoisyPriorOptuna  = 1 // Optuna v4.6 GPSampler's (OptunaPriorVariance, …)
+	NoisyPriorBetween = 2 // GPSampler's with the noise prior BetweenPriorNoise
 )
 
 // TrialNoise returns the noise variance (in the inner GP's units) that a

@@ -36,6 +36,12 @@ var (
 	OptunaPriorNoise    = gp.GammaPrior{Shape: 1.1, Rate: 30}
 )
 
+// BetweenPriorNoise is the noise prior of NoisyPriorBetween: Gamma(1.1, 1)
+// on λ/v (mean 1.1), the rate near the geometric mean (1.2) of the kept prior's 0.05
+// and GPSampler's 30, so a fit calls more of the data noise than
+// GPSampler's and less than the kept one's.
+var BetweenPriorNoise = gp.GammaPrior{Shape: 1.1, Rate: 1}
+
 // optunaLengthscalePrior is GPSampler's log prior −(0.1/ι + 0.1·ι) on the
 // inverse squared lengthscale ι = 1/ℓ² (ℓ on ℓ_d/side_d), at θ = ln ℓ, and
 // its derivative in θ: −0.1(e^{2θ} + e^{−2θ}), a bump centred at ℓ = 1.
@@ -200,8 +206,11 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		// of the unit, so the prior is free of the data's and the box's
 		// units.
 		pv, pn := FitPriorVariance, FitPriorNoise
-		if a.noisyPrior == NoisyPriorOptuna {
+		switch a.noisyPrior {
+		case NoisyPriorOptuna:
 			pv, pn = OptunaPriorVariance, OptunaPriorNoise
+		case NoisyPriorBetween:
+			pv, pn = OptunaPriorVariance, BetweenPriorNoise
 		}
 		lp, dv := pv.LogAt(theta[0] - lv)
 		ln, dn := pn.LogAt(theta[d+1] - lv)
@@ -213,7 +222,7 @@ func (a *Adaptive) refit(acts []bandit.Action, ys, theta []float64, fits int) ([
 		for i, s := range a.side {
 			l, dl := FitPriorLengthscale.LogAt(theta[1+i] - math.Log(s))
 			switch {
-			case a.noisyPrior == NoisyPriorOptuna:
+			case a.noisyPrior == NoisyPriorOptuna || a.noisyPrior == NoisyPriorBetween:
 				l, dl = optunaLengthscalePrior(theta[1+i] - math.Log(s))
 			case a.dimPrior:
 				l, dl = dimLengthscalePrior(theta[1+i]-math.Log(s), d)

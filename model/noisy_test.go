@@ -135,3 +135,33 @@ func TestSetNoisySnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestBetweenPriorNoise: on the same noisy data, a fit under
+// NoisyPriorBetween (GPSampler's priors but the noise's rate 1 for 30)
+// puts the noise variance above the fit under NoisyPriorOptuna's: the
+// lighter penalty on λ.
+func TestBetweenPriorNoise(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	lams := make([]float64, 2)
+	for i, prior := range []int{NoisyPriorOptuna, NoisyPriorBetween} {
+		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Candidates: GridPoints(box, 8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		for range 20 {
+			x := []float64{2 * rng.Float64(), rng.Float64()}
+			if err := a.Observe(bandit.PointAction(x), math.Sin(3*x[0])+x[1]+0.5*rng.NormFloat64()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.SetNoisy(prior, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, lams[i] = a.Kernel()
+	}
+	if !(lams[1] > lams[0]) {
+		t.Fatalf("noise variance: optuna %v, between %v; want between above", lams[0], lams[1])
+	}
+}
