@@ -308,22 +308,7 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	if len(pend) == 0 || act.X == nil {
 		return act
 	}
-	// isSafe: every μ_j + β_j·σ_j ≤ 0 at x; ok false: a model that does
-	// not predict off its candidates.
-	safe := func(x []float64, beta []float64) (ok, isSafe bool) {
-		for j, m := range a.g {
-			p, isP := m.(model.Predictor)
-			if !isP {
-				return false, false
-			}
-			mu, v := p.Predict(x)
-			if mu+beta[j]*math.Sqrt(math.Max(v, 0)) > 0 {
-				return true, false
-			}
-		}
-		return true, true
-	}
-	if ok, isSafe := safe(act.X, uniform(a.batchBeta, len(a.g))); !ok || isSafe {
+	if ok, isSafe := a.safeAt(act.X, uniform(a.batchBeta, len(a.g))); !ok || isSafe {
 		return act
 	}
 	fp, isP := a.f.(model.Predictor)
@@ -341,7 +326,7 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	}
 	best, bestU, bs := -1, math.Inf(-1), a.safeBetas()
 	for i, pa := range pend {
-		if _, isSafe := safe(pa.X, bs); !isSafe && i != vouched {
+		if _, isSafe := a.safeAt(pa.X, bs); !isSafe && i != vouched {
 			continue
 		}
 		mu, v := fp.Predict(pa.X)
