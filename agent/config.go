@@ -7,7 +7,6 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/estimator"
-	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/model"
 )
 
@@ -77,12 +76,7 @@ var (
 	configRepeatBeta = bandit.FloatParam{Name: "safe-repeat-beta", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
 		Doc:    "opt-in: b > 0: where some constraint is noisy, a safe-stage decision that repeats an evaluated point (within RepeatRadius) whose posterior has some μ_j + b·σ_j > 0 is made again away from every such point; 0: off",
 		Source: "safe-observed's vouching by observation extended to noise (a point repeated n times vouches when its mean lies about b·σ/√n inside); measured: docs/live_limits.md, \"Generation 14\""}
-	// configReach declares safe-reach, how near the data a point of the
-	// noisy safe set must lie (opt-in).
-	configReach = bandit.FloatParam{Name: "safe-reach", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
-		Doc:    "opt-in: r > 0: where some constraint is noisy, a point lies in the safe stage's set only where every noisy constraint's posterior σ_j is at most r times its prior σ_j (the kernel's), besides its UCB ≤ 0; a decision beyond that reach plays the evaluated point safe-hold plays; 0: off",
-		Source: "SafeOpt's safe set grows only within reach of points it has certified (Sui et al. 2015 §3; Berkenkamp et al. 2016 §3), the posterior σ standing in for the Lipschitz reach; measured: docs/live_limits.md, \"Generation 15: 20 parameters at 2 % noise\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta, configReach}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -107,7 +101,6 @@ type ConfigAgent struct {
 	warp        bool    // constraint-warp=bilog
 	hold        bool    // safe-hold=evaluated
 	repeatBeta  float64 // safe-repeat-beta
-	reach       float64 // safe-reach
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -177,15 +170,11 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	reach, err := configReach.Read(name, ps)
-	if err != nil {
-		return nil, err
-	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb, reach: reach,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -209,13 +198,9 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.unpendG = a.observedG
 		defer func() { a.unpendG = false }()
 		return a.decideTurn(r, func() (turn, error) {
-			caps := a.reachCaps()
 			tn := turn{acq: safeFirst(bf, a.safeBetas()), fresh: a.unvouched()}
-			if caps != nil {
-				tn.acq = safeWithin(tn.acq, caps)
-			}
 			tn.after = func(act bandit.Action, _ int) (bandit.Action, error) {
-				act = a.holdSafe(bf, act, caps)
+				act = a.holdSafe(bf, act)
 				if a.observedG {
 					act = a.keepSafe(bf, act)
 				}
@@ -378,12 +363,12 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 // speed reducer at 2 % noise the late breaks of seed 6 were decisions
 // outside the set at β = 3, none of the trust region's candidates inside
 // it (docs/live_limits.md, "Generation 14").
-func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action, caps []float64) bandit.Action {
+func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 	bs, noisy := a.noisyBetas()
-	if !a.hold || !(noisy || caps != nil) || act.X == nil {
+	if !a.hold || !noisy || act.X == nil {
 		return act
 	}
-	if ok, isSafe := a.safeAt(act.X, bs); !ok || isSafe && a.within(act.X, caps) {
+	if ok, isSafe := a.safeAt(act.X, bs); !ok || isSafe {
 		return act
 	}
 	ev, ok := a.evaluated()
@@ -405,73 +390,6 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action, caps []float64) ba
 		return act
 	}
 	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
-}
-
-// reachCaps are, with safe-reach r > 0, the largest posterior variance
-// r²·k_j(x, x) a point may have on each noisy constraint j to lie in the
-// safe set (+Inf on the others); nil when off, when no constraint is
-// noisy, or when a model reads no kernel.
-func (a *ConfigAgent) reachCaps() []float64 {
-	if a.reach <= 0 {
-		return nil
-	}
-	ex := a.exact()
-	caps, noisy := make([]float64, len(a.g)), false
-	for j, m := range a.g {
-		caps[j] = math.Inf(1)
-		if ex[1+j] {
-			continue
-		}
-		if w, ok := m.(*model.Window); ok {
-			m = w.Model
-		}
-		k, ok := m.(interface{ Kernel() (gp.Kernel, float64) })
-		if !ok {
-			return nil
-		}
-		kern, _ := k.Kernel()
-		if kern == nil {
-			return nil
-		}
-		x := make([]float64, a.info.Domain.(*domain.Box).Dim())
-		caps[j], noisy = a.reach*a.reach*kern.Eval(x, x), true
-	}
-	if !noisy {
-		return nil
-	}
-	return caps
-}
-
-// safeWithin is acq with every point whose posterior variance of some g_j
-// exceeds caps_j ranked outside the safe set, by the largest excess of σ_j
-// (beyond every evaluation's reach, safeFirst's fallback leads back to
-// the data).
-func safeWithin(acq Acquisition, caps []float64) Acquisition {
-	return func(p Posterior) float64 {
-		out := math.Inf(-1)
-		for j, c := range caps {
-			if _, v := p.G(j); v > c {
-				out = math.Max(out, math.Sqrt(v)-math.Sqrt(c))
-			}
-		}
-		if out > 0 {
-			return -safeMargin * (1 + out)
-		}
-		return acq(p)
-	}
-}
-
-// within reports whether x lies within caps (nil: everywhere): every
-// constraint's posterior variance at most its cap.
-func (a *ConfigAgent) within(x []float64, caps []float64) bool {
-	for j, c := range caps {
-		if p, ok := a.g[j].(model.Predictor); ok {
-			if _, v := p.Predict(x); v > c {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // unvouched are, with safe-repeat-beta b > 0 and some constraint noisy, the

@@ -382,7 +382,7 @@ func TestHoldSafe(t *testing.T) {
 		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
 			return x[0], []float64{x[0] - 0.6 + c.noise*math.Sin(1e3*float64(r))}
 		})
-		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out}, nil)
+		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out})
 		if c.want == 0 {
 			if !slices.Equal(got.X, out) {
 				t.Errorf("beta-safe-noisy=%s, safe-hold %q, noise %v: the decision moved to %v", c.beta, c.hold, c.noise, got.X)
@@ -392,7 +392,7 @@ func TestHoldSafe(t *testing.T) {
 		if !evaluatedAt(a, got.X) || got.X[0] != c.want {
 			t.Errorf("beta-safe-noisy=%s: an unsafe decision played %v, want an evaluated point of x₀ = %v", c.beta, got.X, c.want)
 		}
-		if in := a.holdSafe(1, bandit.Action{Arm: -1, X: got.X}, nil); c.beta == "3" && !slices.Equal(in.X, got.X) {
+		if in := a.holdSafe(1, bandit.Action{Arm: -1, X: got.X}); c.beta == "3" && !slices.Equal(in.X, got.X) {
 			t.Errorf("a decision inside the safe set (%v) moved to %v", got.X, in.X)
 		}
 	}
@@ -433,56 +433,6 @@ func TestUnvouched(t *testing.T) {
 		}
 		if hi != 18 {
 			t.Errorf("%d of the 18 points of x₀ ≥ 0.7 barred", hi)
-		}
-	}
-}
-
-// safe-reach: a point whose posterior variance of some g_j exceeds its cap
-// ranks below every point within it, the nearer its σ_j to the cap the
-// higher; within every cap the score is safeFirst's.
-func TestSafeWithin(t *testing.T) {
-	base := safeFirst(2, []float64{1})
-	acq := safeWithin(base, []float64{0.04})
-	at := func(f, gmu, gvar float64) Posterior { return Posterior{[]float64{f, 0.01, gmu, gvar}} }
-	in := at(0, -1, 0.04)
-	if got, want := acq(in), base(in); got != want {
-		t.Fatalf("within the cap: %v, want safeFirst's %v", got, want)
-	}
-	far, farther := acq(at(10, -5, 0.09)), acq(at(10, -5, 0.16))
-	unsafeIn := acq(at(0, 0.5, 0.01)) // within the cap, outside the UCB set
-	if !(acq(in) > far && far > farther) {
-		t.Fatalf("inside %v, σ 0.3 %v, σ 0.4 %v: want the point within reach first, then the smaller excess", acq(in), far, farther)
-	}
-	if want := -safeMargin * (1 + 0.3 - 0.2); math.Abs(far-want) > 1e-9 {
-		t.Fatalf("σ 0.3 against a cap of 0.2: %v, want %v", far, want)
-	}
-	if !(unsafeIn < acq(in)) {
-		t.Fatalf("a point within reach outside the UCB set (%v) ranks above one inside (%v)", unsafeIn, acq(in))
-	}
-}
-
-// reachCaps is r²·k(x, x) on a noisy constraint, nil when safe-reach is 0
-// or every constraint is deterministic.
-func TestReachCaps(t *testing.T) {
-	for _, c := range []struct {
-		reach string
-		noise float64
-		want  bool
-	}{{"0.5", 0.05, true}, {"0", 0.05, false}, {"0.5", 0, false}} {
-		a, _ := safeCube(t, 1, bandit.Params{"safe-reach": c.reach}, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
-			return x[0], []float64{x[0] - 0.6 + c.noise*math.Sin(1e3*float64(r))}
-		})
-		caps := a.reachCaps()
-		if (caps != nil) != c.want {
-			t.Fatalf("safe-reach=%s, noise %v: caps %v, want some: %v", c.reach, c.noise, caps, c.want)
-		}
-		if caps == nil {
-			continue
-		}
-		k, _ := a.g[0].(*model.Adaptive).Kernel()
-		x := []float64{0.3, 0.1, 0.9}
-		if want := 0.25 * k.Eval(x, x); math.Abs(caps[0]-want) > 1e-12*want {
-			t.Fatalf("cap %v, want 0.25·k(x, x) = %v", caps[0], want)
 		}
 	}
 }
