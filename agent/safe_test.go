@@ -295,7 +295,7 @@ func safeCube(t *testing.T, m int, ps bandit.Params, xs0 []float64, tell func(r 
 // the safe set falls back to beta-safe; with none (the default) it applies
 // regardless.
 // beta-safe-noisy's default is 3 from FreshDim to NoisyBetaBelow dimensions,
-// 0 elsewhere.
+// beta-safe-noisy-wide from there on, 0 below FreshDim.
 func TestSafeBetasSeeded(t *testing.T) {
 	for _, c := range []struct {
 		beta, seed string
@@ -315,7 +315,7 @@ func TestSafeBetasSeeded(t *testing.T) {
 			t.Errorf("beta-safe-noisy=%s, seed %q: β = %v, want [%v 1]", c.beta, c.seed, got, c.want)
 		}
 	}
-	for d, want := range map[int]float64{3: 0, 6: 0, 7: 3, 19: 3, 20: 0} {
+	for d, want := range map[int]float64{3: 0, 6: 0, 7: 3, 19: 3, 20: 1.5} {
 		lo, hi := make([]float64, d), make([]float64, d)
 		for i := range hi {
 			hi[i] = 1
@@ -324,7 +324,7 @@ func TestSafeBetasSeeded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := betaNoisyDefault(b); got != want {
+		if got := betaNoisyDefault(b, 1.5); got != want {
 			t.Errorf("beta-safe-noisy's default in %d dims: %v, want %v", d, got, want)
 		}
 	}
@@ -433,6 +433,39 @@ func TestUnvouched(t *testing.T) {
 		}
 		if hi != 18 {
 			t.Errorf("%d of the 18 points of x₀ ≥ 0.7 barred", hi)
+		}
+	}
+}
+
+// The agent reads beta-safe-noisy's computed default from the box: 1.5
+// (beta-safe-noisy-wide) in 20 dims, 3 in 10, 0 in 4, 0 in 20 with
+// beta-safe-noisy-wide=0; an explicit beta-safe-noisy overrides it.
+func TestBetaNoisyWide(t *testing.T) {
+	for _, c := range []struct {
+		d    int
+		ps   bandit.Params
+		want float64
+	}{
+		{20, nil, 1.5}, {10, nil, 3}, {4, nil, 0}, {19, nil, 3},
+		{20, bandit.Params{"beta-safe-noisy-wide": "0"}, 0},
+		{20, bandit.Params{"beta-safe-noisy-wide": "2"}, 2},
+		{10, bandit.Params{"beta-safe-noisy-wide": "0"}, 3},
+		{20, bandit.Params{"beta-safe-noisy": "0.5"}, 0.5},
+	} {
+		lo, hi := make([]float64, c.d), make([]float64, c.d)
+		for i := range hi {
+			hi[i] = 1
+		}
+		b, err := domain.NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 60, Params: c.ps, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ag.(*ConfigAgent).betaNoisy; got != c.want {
+			t.Errorf("%d dims, params %v: beta-safe-noisy %v, want %v", c.d, c.ps, got, c.want)
 		}
 	}
 }

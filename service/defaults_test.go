@@ -261,3 +261,17 @@ func TestDefaultsGeneration14(t *testing.T) {
 		{"config", 13, map[string]any{"safe-hold": "evaluated"}, map[string]string{"safe-hold": "evaluated"}},
 	})
 }
+
+// Generation 15 takes the noisy safe set at β = 1.5 from 20 dims on
+// (config's beta-safe-noisy-wide): a study of generation 14 or earlier keeps
+// beta-safe-noisy-wide 0 unless it names it; one of generation 15 gets the
+// default (nothing pinned).
+func TestDefaultsGeneration15(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 14, nil, map[string]string{"beta-safe-noisy-wide": "0", "safe-hold": ""}},
+		{"config", 13, nil, map[string]string{"beta-safe-noisy-wide": "0", "safe-hold": "none"}},
+		{"config", 15, nil, map[string]string{"beta-safe-noisy-wide": ""}},
+		{"config", 14, map[string]any{"beta-safe-noisy-wide": 2}, map[string]string{"beta-safe-noisy-wide": "2"}},
+		{"rpol-ucb", 14, nil, map[string]string{"beta-safe-noisy-wide": ""}},
+	})
+}
