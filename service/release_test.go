@@ -24,8 +24,8 @@ import (
 // confirmation rounds and lognei's trust region in 12 dims; 58bc36e: 48,
 // adding generation 12's noise-free offline 4-dim box and config's safe
 // stage asked in batches of 4; 6955ddb: 49, adding config's safe stage in
-// 7 dims with a noisy constraint; 25
-// rounds with a partial observation and two pending decisions each, no
+// 7 dims with a noisy constraint; 1f1309c: 50, adding config's safe stage
+// in 20 dims with a noisy constraint; 25 rounds with a partial observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
 // next.json holds the two decisions each study made next there. A copy of
