@@ -11,6 +11,38 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
+// logneiImposed is lognei on the unit box of d dims (horizon 100, seed 1)
+// told FirstFit(d) imposed points with f = x₀ and g = 1 + x₁, all infeasible.
+func logneiImposed(t *testing.T, d int, ps bandit.Params) *LogNEI {
+	t.Helper()
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range hi {
+		hi[i] = 1
+	}
+	box, err := domain.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1}, Horizon: 100, Seed: 1, Params: ps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 1; r <= model.FirstFit(d); r++ {
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = float64((r*7+i*3)%11) / 10
+		}
+		dec, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r}, bandit.PointAction(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: dec.ID, Reward: x[0], HasReward: true, Costs: []float64{1 + x[1]}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ag.(*LogNEI)
+}
+
 // TestLogNEIRegionUCB: in the trust region lognei plays CONFIG's rule —
 // UCB of f (β_f = 2) where every LCB of g (β_g = 1) is ≤ 0, else below
 // every such point by the largest LCB — and from ⌈T/2⌉, once an
@@ -18,36 +50,7 @@ import (
 // region-points candidates drawn instead of SCBO's count; with
 // region-acq=logei, or below 10 dims (region=auto), its own acquisition.
 func TestLogNEIRegionUCB(t *testing.T) {
-	agentOn := func(d int, ps bandit.Params) *LogNEI {
-		lo, hi := make([]float64, d), make([]float64, d)
-		for i := range hi {
-			hi[i] = 1
-		}
-		box, err := domain.NewBox(lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1}, Horizon: 100, Seed: 1, Params: ps})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// FirstFit(d) observations, all infeasible but the last when feasible is set
-		for r := 1; r <= model.FirstFit(d); r++ {
-			x := make([]float64, d)
-			for i := range x {
-				x[i] = float64((r*7+i*3)%11) / 10
-			}
-			dec, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r}, bandit.PointAction(x))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ag.Observe(bandit.Feedback{ID: dec.ID, Reward: x[0], HasReward: true, Costs: []float64{1 + x[1]}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return ag.(*LogNEI)
-	}
-	a := agentOn(10, nil)
+	a := logneiImposed(t, 10, nil)
 	at := func(t int) Acquisition {
 		acq, _, ok := a.region.acq(a.gpCore, t)
 		if !ok {
@@ -100,10 +103,10 @@ func TestLogNEIRegionUCB(t *testing.T) {
 	if got := safe(p(1, 1, -1, 0.25)); got != 3 { // UCB −0.5
 		t.Errorf("safe stage, UCB of g ≤ 0: %v, want 3", got)
 	}
-	if b := agentOn(10, bandit.Params{"region-acq": "logei"}); b.region != nil {
+	if b := logneiImposed(t, 10, bandit.Params{"region-acq": "logei"}); b.region != nil {
 		t.Error("region-acq=logei: the trust-region rule is set")
 	}
-	if b := agentOn(4, nil); b.region != nil {
+	if b := logneiImposed(t, 4, nil); b.region != nil {
 		if _, _, ok := b.region.acq(b.gpCore, 30); ok {
 			t.Error("4 dims with region=auto: the trust-region rule applies")
 		}
@@ -278,36 +281,11 @@ func TestBestSkippingFDrops(t *testing.T) {
 // pick leaves it; the decision is its own action either way.
 func TestOwnTurnKeepsDraws(t *testing.T) {
 	const d = 10
-	lo, hi := make([]float64, d), make([]float64, d)
-	for i := range hi {
-		hi[i] = 1
-	}
-	box, err := domain.NewBox(lo, hi)
-	if err != nil {
-		t.Fatal(err)
-	}
 	play := make([]float64, d)
 	play[0] = 0.25
 	run := func(own bool) (calls int, next uint64, x []float64) {
-		ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1}, Horizon: 100, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for r := 1; r <= model.FirstFit(d); r++ {
-			x := make([]float64, d)
-			for i := range x {
-				x[i] = float64((r*7+i*3)%11) / 10
-			}
-			dec, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r}, bandit.PointAction(x))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ag.Observe(bandit.Feedback{ID: dec.ID, Reward: x[0], HasReward: true, Costs: []float64{1 + x[1]}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		a := ag.(*LogNEI)
-		if reg := regionIf(a.trust, box, a.ledger, pending{}); reg == nil || !reg.fresh {
+		a := logneiImposed(t, d, nil)
+		if reg := regionIf(a.trust, a.info.Domain, a.ledger, pending{}); reg == nil || !reg.fresh {
 			t.Fatal("no trust region with fresh candidates")
 		}
 		dec, err := a.decideTurn(&bandit.Round{T: 30}, func() (turn, error) {
