@@ -469,3 +469,65 @@ func TestBetaNoisyWide(t *testing.T) {
 		}
 	}
 }
+
+// batch-before-feasible ranks by the largest LCB of g (lcb) or by the
+// largest posterior mean (mean), the least first, whatever f says.
+func TestLeastG(t *testing.T) {
+	at := func(acq Acquisition, fmu, gmu, gvar float64) float64 {
+		return acq(Posterior{[]float64{fmu, 0.01, gmu, gvar}})
+	}
+	lcb, mean := leastG([]float64{1}), leastG([]float64{0})
+	// wide: μ 0.5, σ 1 (LCB −0.5); narrow: μ 0.1, σ 0.1 (LCB 0).
+	if w, n := at(lcb, 0, 0.5, 1), at(lcb, 10, 0.1, 0.01); !(w > n) || w != 0.5 || n != 0 {
+		t.Fatalf("lcb: wide %v, narrow %v: want 0.5 > 0", w, n)
+	}
+	if w, n := at(mean, 10, 0.5, 1), at(mean, 0, 0.1, 0.01); !(n > w) || w != -0.5 || n != -0.1 {
+		t.Fatalf("mean: wide %v, narrow %v: want −0.1 > −0.5", w, n)
+	}
+}
+
+// batch-before-feasible is ucb by default; set, it changes no decision
+// made with nothing pending (one at a time), and mean moves a batch's
+// later member (lcb is CONFIG's own rule here: no point's LCB is ≤ 0).
+func TestBatchBeforeFeasible(t *testing.T) {
+	tell := func(_ int, x []float64) (float64, []float64) {
+		return x[0] + x[1] + x[2], []float64{x[0]*x[0] + 0.01} // nowhere feasible
+	}
+	var later [3][]float64
+	var seq [3][][]float64
+	for i, ps := range []bandit.Params{nil, {"batch-before-feasible": "lcb"}, {"batch-before-feasible": "mean"}} {
+		a, r := safeCube(t, 1, ps, []float64{0.1, 0.5, 0.9}, tell)
+		if i == 0 && a.batchFirst != "ucb" {
+			t.Fatalf("batch-before-feasible %q by default, want ucb", a.batchFirst)
+		}
+		for k := 1; k <= 3; k++ {
+			d, err := a.Decide(&bandit.Round{T: r + k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq[i] = append(seq[i], d.Action.X)
+			f, g := tell(0, d.Action.X)
+			if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: g}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := a.Decide(&bandit.Round{T: r + 4}); err != nil { // pending from here on
+			t.Fatal(err)
+		}
+		d, err := a.Decide(&bandit.Round{T: r + 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		later[i] = d.Action.X
+	}
+	for i := 1; i < 3; i++ {
+		for k := range seq[0] {
+			if !slices.Equal(seq[i][k], seq[0][k]) {
+				t.Fatalf("setting %d, nothing pending, decision %d: %v, default %v", i, k+1, seq[i][k], seq[0][k])
+			}
+		}
+	}
+	if !slices.Equal(later[1], later[0]) || slices.Equal(later[2], later[0]) {
+		t.Fatalf("later member: default %v, lcb %v, mean %v: want lcb = default ≠ mean", later[0], later[1], later[2])
+	}
+}
