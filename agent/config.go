@@ -82,12 +82,7 @@ var (
 	configRepeatBeta = bandit.FloatParam{Name: "safe-repeat-beta", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
 		Doc:    "opt-in: b > 0: where some constraint is noisy, a safe-stage decision that repeats an evaluated point (within RepeatRadius) whose posterior has some μ_j + b·σ_j > 0 is made again away from every such point; 0: off",
 		Source: "safe-observed's vouching by observation extended to noise (a point repeated n times vouches when its mean lies about b·σ/√n inside); measured: docs/live_limits.md, \"Generation 14\""}
-	// configBatchFirst declares batch-before-feasible, what a batch's later
-	// decisions rank while no evaluation has met every limit (opt-in).
-	configBatchFirst = bandit.ChoiceParam{Name: "batch-before-feasible", Default: "ucb", Choices: []string{"ucb", "lcb", "mean"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:    "opt-in: before the safe stage, while no evaluation has met every limit, a decision made with others of its batch pending: ucb: CONFIG's rule (f's UCB over the optimistic set); lcb: the least largest LCB of g; mean: the least largest posterior mean of g",
-		Source: "feasibility first, as SCBO ranks by total violation until feasible (Eriksson & Poloczek 2021, §3); measured: docs/live_limits.md, \"Batches: the first feasible evaluation (opt-in, measured)\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta, configBatchFirst}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -112,7 +107,6 @@ type ConfigAgent struct {
 	warp        bool    // constraint-warp=bilog
 	hold        bool    // safe-hold=evaluated
 	repeatBeta  float64 // safe-repeat-beta
-	batchFirst  string  // batch-before-feasible
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -186,15 +180,11 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	bff, err := configBatchFirst.Read(name, ps)
-	if err != nil {
-		return nil, err
-	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb, batchFirst: bff,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -248,14 +238,6 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 		}
 		feasible := slices.ContainsFunc(a.gmax, func(v float64) bool { return v <= 0 })
-		if a.pessimistic && a.batchFirst != "ucb" && len(a.ledger.Pending(false, MaxPending)) > 0 && !a.ledger.anyFeasible() {
-			// A batch's later members seek feasibility while none is known
-			// (batch-before-feasible): the least largest LCB or mean of g.
-			if a.batchFirst == "mean" {
-				return leastG(make([]float64, len(bg)))
-			}
-			return leastG(bg)
-		}
 		return func(p Posterior) float64 {
 			gm := math.Inf(-1)
 			for j := range a.g {
@@ -305,19 +287,6 @@ func safeGate(bs []float64, p Posterior) float64 {
 // posterior (turn.skipF): there freshStart predicts g alone.
 func safeFirstSkipsF(bs []float64) func(mv []float64) bool {
 	return func(mv []float64) bool { return safeGate(bs, Posterior{mv}) > 0 }
-}
-
-// leastG ranks the points by their largest μ_j − bs_j·σ_j of g, the least
-// first: bs = 0 the posterior mean, bs = CONFIG's β its LCB.
-func leastG(bs []float64) Acquisition {
-	return func(p Posterior) float64 {
-		gm := math.Inf(-1)
-		for j, b := range bs {
-			mu, v := p.G(j)
-			gm = math.Max(gm, mu-b*math.Sqrt(v))
-		}
-		return -gm
-	}
 }
 
 // meanFirst ranks the points whose posterior mean of every g_j is ≤ 0
