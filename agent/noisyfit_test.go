@@ -22,16 +22,7 @@ func TestNoisyFitSettles(t *testing.T) {
 		ag := lognei2D(t, 30, bandit.Params{"noisy-prior": "optuna", "noisy-refit": "1"})
 		rng := rand.New(rand.NewPCG(3, 4))
 		for r := 1; r <= 12; r++ {
-			d, err := ag.Decide(&bandit.Round{T: r})
-			if err != nil {
-				t.Fatal(err)
-			}
-			x, y := d.Action.X[0], d.Action.X[1]
-			f, g := -((x-0.9)*(x-0.9) + (y-0.9)*(y-0.9)), x+y-1
-			f, g = f+noise*rng.NormFloat64(), g+noise*rng.NormFloat64()
-			if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
-				t.Fatal(err)
-			}
+			noisy2DRound(t, ag, r, noise, rng)
 			if nf := ag.(*LogNEI).noisyFit; nf.settled != (r >= 9) || nf.noisy != (r >= 9 && noise > 0) {
 				t.Fatalf("noise %v, round %d: settled %v, noisy %v", noise, r, nf.settled, nf.noisy)
 			}
@@ -54,17 +45,7 @@ func TestNoisyFinalRefitsKept(t *testing.T) {
 		for r := 1; r <= 28; r++ {
 			var xs [2][]float64
 			for i, ag := range ags {
-				d, err := ag.Decide(&bandit.Round{T: r})
-				if err != nil {
-					t.Fatal(err)
-				}
-				xs[i] = d.Action.X
-				x, y := d.Action.X[0], d.Action.X[1]
-				f, g := -((x-0.9)*(x-0.9) + (y-0.9)*(y-0.9)), x+y-1
-				f, g = f+noise*rngs[i].NormFloat64(), g+noise*rngs[i].NormFloat64()
-				if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
-					t.Fatal(err)
-				}
+				xs[i] = noisy2DRound(t, ag, r, noise, rngs[i])
 			}
 			if r < 28 && !slices.Equal(xs[0], xs[1]) {
 				t.Fatalf("noise %v, round %d: %v and %v before the confirmation", noise, r, xs[0], xs[1])
@@ -122,17 +103,27 @@ func TestNoisyPriorAuto(t *testing.T) {
 	ag := lognei2D(t, 30, bandit.Params{"noisy-prior": "auto", "noisy-final": "kept"})
 	rng := rand.New(rand.NewPCG(3, 4))
 	for r := 1; r <= 12; r++ {
-		d, err := ag.Decide(&bandit.Round{T: r})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, y := d.Action.X[0], d.Action.X[1]
-		f, g := -((x-0.9)*(x-0.9)+(y-0.9)*(y-0.9))+0.3*rng.NormFloat64(), x+y-1+0.3*rng.NormFloat64()
-		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
-			t.Fatal(err)
-		}
+		noisy2DRound(t, ag, r, 0.3, rng)
 	}
 	if nf := ag.(*LogNEI).noisyFit; nf.settled || nf.noisy {
 		t.Fatalf("2-D, noisy: settled %v, noisy %v; want no trial fit", nf.settled, nf.noisy)
 	}
+}
+
+// noisy2DRound plays round r of lognei2D's problem, f = −‖x − (0.9, 0.9)‖²
+// and g = x + y − 1, each observed with Gaussian noise of std noise drawn
+// from rng (f's first), and returns the point played.
+func noisy2DRound(t *testing.T, ag bandit.Agent, r int, noise float64, rng *rand.Rand) []float64 {
+	t.Helper()
+	d, err := ag.Decide(&bandit.Round{T: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := d.Action.X[0], d.Action.X[1]
+	f, g := -((x-0.9)*(x-0.9) + (y-0.9)*(y-0.9)), x+y-1
+	f, g = f+noise*rng.NormFloat64(), g+noise*rng.NormFloat64()
+	if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
+		t.Fatal(err)
+	}
+	return d.Action.X
 }
