@@ -53,7 +53,7 @@ var confirmDoc = bandit.FloatParam{Name: "confirm", Default: 0.1, Range: bandit.
 // evaluates when nothing is confirmable.
 var confirmDeepDoc = bandit.FloatParam{Name: "confirm-deep", Default: ConfirmBeta, Range: bandit.AtLeast(0),
 	Doc:     "in the confirmation rounds, where a metric is noisy and no evaluated configuration holds, or could with the rounds left be brought to, P(every limit holds) ≥ 0.95, on a box: evaluate the maximiser of f's posterior mean subject to μ_j + β·σ_j ≤ 0 for every noisy constraint (σ_j its posterior std, β the value), from the incumbent, so that the replicates have a configuration to confirm; 0, or when the solve finds none: search",
-	Source:  "the kriging quantile (Picheny, Ginsbourger, Richet & Caplin 2013, Technometrics 55(1)) as the final choice's candidate; β measured: docs/offline.md, \"A configuration to confirm\"",
+	Source:  "the kriging quantile (Picheny, Ginsbourger, Richet & Caplin 2013, Technometrics 55(1)) as the final choice's candidate; β measured: docs/offline.md, \"Generation 14: a configuration to confirm\"",
 	Earlier: []bandit.Change{{Until: 13, Value: "0", Why: "where nothing is confirmable, the confirmation evaluates the posterior means' optimum that its replicates could confirm"}}}
 
 // confirmDeep is the decision of round t in the confirmation when

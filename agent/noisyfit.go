@@ -13,13 +13,13 @@ import (
 // noisyPriorDoc declares noisy-prior.
 var noisyPriorDoc = bandit.ChoiceParam{Name: "noisy-prior", Default: "kept", Choices: []string{"kept", "optuna", "between", "auto"},
 	Doc:    "where every metric is noisy (a trial fit at 2(d+2) observations puts every model's noise variance at least ConfirmNoise; a box below TrustAutoDim dimensions, typed or not): the priors of the hyperparameter fits from then on; kept: the fit's own (BoTorch's before v0.12, noise Gamma(1.1, 0.05) on λ/v); optuna: GPSampler's (noise Gamma(1.1, 30), kernel scale Gamma(2, 1), lengthscale −0.1(ℓ² + 1/ℓ²)), which keeps a fit on few points from calling the trend noise; between: GPSampler's with the noise prior Gamma(1.1, 1); auto: optuna on a box of at least NoisyPriorDim (5) dimensions, kept below (no trial fit)",
-	Source: "Optuna v4.6 GPSampler (optuna/_gp/prior.py, default_log_prior); measured: docs/offline.md, \"The early rounds under noise (opt-in)\" and \"Generation 15: GPSampler's prior from 5 dimensions (opt-in)\""}
+	Source: "Optuna v4.6 GPSampler (optuna/_gp/prior.py, default_log_prior); measured: docs/offline.md, \"The early rounds under noise (opt-in)\" and \"GPSampler's prior from 5 dimensions (opt-in)\""}
 
 // NoisyPriorDim is the dimension from which noisy-prior=auto fits under
 // GPSampler's priors: on 10 seeds at 5 % noise they bring the 7-D speed
 // reducer's best gap from 0.029 to 0.013 but make the 4-D welded beam and
 // vessel-mi worse, and the 6-D hartmann6 worse on 7 of 10 seeds
-// (docs/offline.md, "Generation 15: GPSampler's prior from 5 dimensions
+// (docs/offline.md, "GPSampler's prior from 5 dimensions
 // (opt-in)").
 const NoisyPriorDim = 5
 
@@ -31,7 +31,7 @@ var noisyRefitDoc = bandit.IntParam{Name: "noisy-refit", Default: 0, Range: band
 // noisyFinalDoc declares noisy-final.
 var noisyFinalDoc = bandit.ChoiceParam{Name: "noisy-final", Default: "search", Choices: []string{"search", "kept"},
 	Doc:    "where noisy-prior or noisy-refit changed the fits (as noisy-prior): search: the confirmation rounds and the recommendation read the search's fits; kept: at the confirmation's first round every model refits under the kept priors, so the replicates, confirm-deep's point and P(every limit holds) of the recommendation come from the default fit",
-	Source: "measured: docs/offline.md, \"Generation 15: GPSampler's prior from 5 dimensions (opt-in)\" (speed reducer, 10 seeds at 5 % noise, noisy-prior=optuna: 1 of 10 recommendations breaks a limit with search, none with kept)"}
+	Source: "measured: docs/offline.md, \"GPSampler's prior from 5 dimensions (opt-in)\" (speed reducer, 10 seeds at 5 % noise, noisy-prior=optuna: 1 of 10 recommendations breaks a limit with search, none with kept)"}
 
 // NoisyMedian is the median noise variance over the models (standardised
 // units) of the trial fit at 2(d+2) observations from which a study whose

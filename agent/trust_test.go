@@ -212,8 +212,8 @@ func TestPickAcqInRegion(t *testing.T) {
 	}
 }
 
-// The trust region on hartmann6 (docs/defaults.md, "Trust
-// region"): trial 0 of `cbandit run --problem suite-hartmann6 --algos
+// The trust region on hartmann6 (docs/defaults.md, "Generation
+// 6: a trust region in 3+ dimensions"): trial 0 of `cbandit run --problem suite-hartmann6 --algos
 // rpol-ucb --seed 1`, mean true reward over rounds 101–200 (the optimum
 // 3.322): on the whole box rpol-ucb settles on the ball's boundary below
 // the fourth bump (1.9), in the region it climbs the optimum's (3.3).

@@ -312,9 +312,10 @@ func (a *Adaptive) TrialNoise() (float64, error) {
 }
 
 // SetNoisy switches a fitted model to the fits of a noisy metric: the
-// priors prior (NoisyPriorKept or NoisyPriorOptuna) and, with every > 0,
-// a refit at every every-th observation count below DeferFrom (the
-// doubling schedule's refits stay); it refits at once from every start.
+// priors prior (NoisyPriorKept, NoisyPriorOptuna or NoisyPriorBetween)
+// and, with every > 0, a refit at every every-th observation count below
+// DeferFrom (the doubling schedule's refits stay); it refits at once from
+// every start.
 // A deferred refit under way is dropped (the rebuild replaces it).
 func (a *Adaptive) SetNoisy(prior, every int) error {
 	if !a.fit || len(a.ys) < FirstFit(len(a.side)) {
