@@ -11,9 +11,8 @@ import (
 	"github.com/cbandit/cbandit/model"
 )
 
-// logneiImposed is lognei on the unit box of d dims (horizon 100, seed 1)
-// told FirstFit(d) imposed points with f = x₀ and g = 1 + x₁, all infeasible.
-func logneiImposed(t *testing.T, d int, ps bandit.Params) *LogNEI {
+// unitBox is the box [0, 1]^d.
+func unitBox(t *testing.T, d int) *domain.Box {
 	t.Helper()
 	lo, hi := make([]float64, d), make([]float64, d)
 	for i := range hi {
@@ -23,6 +22,14 @@ func logneiImposed(t *testing.T, d int, ps bandit.Params) *LogNEI {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return box
+}
+
+// logneiImposed is lognei on the unit box of d dims (horizon 100, seed 1)
+// told FirstFit(d) imposed points with f = x₀ and g = 1 + x₁, all infeasible.
+func logneiImposed(t *testing.T, d int, ps bandit.Params) *LogNEI {
+	t.Helper()
+	box := unitBox(t, d)
 	ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1}, Horizon: 100, Seed: 1, Params: ps})
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +127,7 @@ func TestLogNEIRegionUCB(t *testing.T) {
 // f, some do not, and some are dropped.
 func TestFreshScoresSkipF(t *testing.T) {
 	const d = 10
-	lo, hi := make([]float64, d), make([]float64, d)
-	for i := range hi {
-		hi[i] = 1
-	}
-	box, err := domain.NewBox(lo, hi)
-	if err != nil {
-		t.Fatal(err)
-	}
+	box := unitBox(t, d)
 	ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 2}, Horizon: 100, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

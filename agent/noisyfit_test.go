@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/model"
 )
@@ -76,14 +75,7 @@ func TestNoisyFinalRefitsKept(t *testing.T) {
 // study is never tested, so it decides as before.
 func TestNoisyPriorAuto(t *testing.T) {
 	for _, d := range []int{NoisyPriorDim - 1, NoisyPriorDim} {
-		lo, hi := make([]float64, d), make([]float64, d)
-		for i := range hi {
-			hi[i] = 1
-		}
-		box, err := domain.NewBox(lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
+		box := unitBox(t, d)
 		n, err := readNoisyFit("lognei", bandit.Params{"noisy-prior": "auto"})
 		if err != nil {
 			t.Fatal(err)

@@ -29,17 +29,6 @@ func TestSafeFirstRanksTheSafeSet(t *testing.T) {
 // region (3+ dims) from ⌈safe-from·T⌉ on, and not with the papers'
 // settings, feasibility = optimistic or on 1–2-D boxes.
 func TestConfigSafeStage(t *testing.T) {
-	box := func(d int) *domain.Box {
-		lo, hi := make([]float64, d), make([]float64, d)
-		for i := range hi {
-			hi[i] = 1
-		}
-		b, err := domain.NewBox(lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
 	for _, c := range []struct {
 		d    int
 		ps   bandit.Params
@@ -50,7 +39,7 @@ func TestConfigSafeStage(t *testing.T) {
 		{3, bandit.Params{"feasibility": "optimistic"}, false, 20}, {3, bandit.Params{"region": "global"}, false, 20},
 		{3, bandit.Params{"widths": "theory"}, false, 20},
 	} {
-		ag, err := New("config", Config{Info: bandit.Info{Domain: box(c.d), M: 1}, Horizon: 40, Params: c.ps, Seed: 1})
+		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 40, Params: c.ps, Seed: 1})
 		if err != nil {
 			t.Fatalf("%d dims %v: %v", c.d, c.ps, err)
 		}
@@ -316,14 +305,7 @@ func TestSafeBetasSeeded(t *testing.T) {
 		}
 	}
 	for d, want := range map[int]float64{3: 0, 6: 0, 7: 3, 19: 3, 20: 1.5} {
-		lo, hi := make([]float64, d), make([]float64, d)
-		for i := range hi {
-			hi[i] = 1
-		}
-		b, err := domain.NewBox(lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := unitBox(t, d)
 		if got := betaNoisyDefault(b, 1.5); got != want {
 			t.Errorf("beta-safe-noisy's default in %d dims: %v, want %v", d, got, want)
 		}
@@ -452,15 +434,7 @@ func TestBetaNoisyWide(t *testing.T) {
 		{10, bandit.Params{"beta-safe-noisy-wide": "0"}, 3},
 		{20, bandit.Params{"beta-safe-noisy": "0.5"}, 0.5},
 	} {
-		lo, hi := make([]float64, c.d), make([]float64, c.d)
-		for i := range hi {
-			hi[i] = 1
-		}
-		b, err := domain.NewBox(lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ag, err := New("config", Config{Info: bandit.Info{Domain: b, M: 1}, Horizon: 60, Params: c.ps, Seed: 1})
+		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 60, Params: c.ps, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
