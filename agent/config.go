@@ -57,7 +57,7 @@ var (
 	// configBeforeFeasible declares before-feasible, the search while no
 	// evaluation has met every limit late in the first stage.
 	configBeforeFeasible = bandit.ChoiceParam{Name: "before-feasible", Default: "optimistic", Choices: []string{"optimistic", "mean", "thompson"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:    "optimistic: CONFIG's LCB set until an evaluation met every limit; thompson (opt-in): from round ⌈ThompsonFrom·T⌉ while none has, SCBO's rule: f and every g drawn jointly at the trust region's points, the best drawn f among the drawn-feasible points, else the least total drawn violation (each batch member its own draw, pending decisions conditioned); mean (opt-in): from round ⌈0.35·T⌉ while none has, points whose posterior mean of every g is ≤ 0 first, by f's UCB, else the least largest LCB of g (feasibility first: it kept every late limit of the spring in batches of 4 but found its first feasible point in a worse basin on 2 of 3 runs it changed)",
+		Doc:    "optimistic: CONFIG's LCB set until an evaluation met every limit; thompson (opt-in): from round ⌈0.35·T⌉ (as mean) while none has, SCBO's rule: f and every g drawn jointly at the trust region's points, the best drawn f among the drawn-feasible points, else the least total drawn violation (each batch member its own draw, pending decisions conditioned); mean (opt-in): from round ⌈0.35·T⌉ while none has, points whose posterior mean of every g is ≤ 0 first, by f's UCB, else the least largest LCB of g (feasibility first: it kept every late limit of the spring in batches of 4 but found its first feasible point in a worse basin on 2 of 3 runs it changed)",
 		Source: "feasibility first, as SCBO (Eriksson & Poloczek 2021, §3) and FuRBO (Ascia et al. 2025); measured: docs/live_limits.md, \"Feasibility first\""}
 	// configSafeObserved declares safe-observed, whether an observation
 	// vouches for the point keepSafe repeats.
@@ -103,9 +103,8 @@ type ConfigAgent struct {
 	batchBeta   float64
 	firstMean   bool        // before-feasible=mean
 	firstDraw   bool        // before-feasible=thompson
-	drawFrom    int         // its first round: ⌈ThompsonFrom·T⌉
-	buf         drawBuffers `snap:"-"`
-	meanFrom    int         // its first round: ⌈MeanFrom·T⌉
+	meanFrom    int         // their first round: ⌈MeanFrom·T⌉
+	buf         drawBuffers `snap:"-"` // thompson's joint draws
 	obsSafe     bool        // safe-observed=exact
 	warp        bool        // constraint-warp=bilog
 	hold        bool        // safe-hold=evaluated
@@ -187,7 +186,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", drawFrom: int(math.Ceil(ThompsonFrom * float64(cfg.Horizon))), meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -222,7 +221,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			return tn, nil
 		})
 	}
-	if a.pessimistic && a.firstDraw && r.T >= a.drawFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+	if a.pessimistic && a.firstDraw && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
 		// SCBO's own rule before feasibility (Eriksson & Poloczek 2021, §3):
 		// each member of a batch draws its own sample, which spreads the batch.
 		return a.decideTurn(r, func() (turn, error) {
@@ -551,17 +550,13 @@ func (a *ConfigAgent) incumbent() (act bandit.Action, ok bool) {
 	return act, ok
 }
 
-// MeanFrom is where before-feasible=mean starts, as a share of the
+// MeanFrom is where before-feasible=mean (and thompson) starts, as a share of the
 // horizon: after the round by which the optimistic search had met every
 // limit on 39 of 40 runs (spring and welded beam, 10 seeds each, one at a
 // time and in batches of 4; round 61 at the latest), so that it changes
 // only a search that failed; from 0.25 it also changed a spring run that
 // found one at round 61 (docs/live_limits.md, "Feasibility first").
 const MeanFrom = 0.35
-
-// ThompsonFrom is where before-feasible=thompson starts, as a share of the
-// horizon.
-const ThompsonFrom = 0
 
 // safeMargin puts every point outside the safe set below every point in it
 // (standardised UCBs of f are far smaller), at a magnitude where the

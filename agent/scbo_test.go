@@ -96,10 +96,10 @@ func TestSCBORuleHandBuilt(t *testing.T) {
 }
 
 // config with before-feasible=thompson, while no evaluation has met the
-// limit (g = 1 + x₁ > 0 everywhere): the decision is the point of the least
-// drawn g among the trust region's SCBO points, replayed here with the same
-// random stream; the same seed gives the same decisions; the default
-// (optimistic) does not draw.
+// limit (g = 1 + x₁ > 0 everywhere), from ⌈MeanFrom·T⌉ on: the
+// decision is the point of the least drawn g among the trust region's SCBO
+// points, replayed here with the same random stream; before it, CONFIG's
+// decisions; the same seed gives the same decisions.
 func TestConfigThompsonBeforeFeasible(t *testing.T) {
 	box := unitBox(t, 3)
 	run := func(ps bandit.Params, check bool) [][]float64 {
@@ -166,7 +166,14 @@ func TestConfigThompsonBeforeFeasible(t *testing.T) {
 			t.Fatalf("decision %d: %v, then %v", i+1, a[i], b[i])
 		}
 	}
-	if slices.Equal(a[len(a)-2], opt[len(opt)-2]) {
-		t.Errorf("round 15: thompson and optimistic both played %v", a[len(a)-2])
+	// ⌈MeanFrom·40⌉ = 14: before it the rule is CONFIG's, the same
+	// decisions; from it, SCBO's.
+	for i := range 13 {
+		if !slices.Equal(a[i], opt[i]) {
+			t.Errorf("round %d, before the rule starts: thompson played %v, optimistic %v", i+1, a[i], opt[i])
+		}
+	}
+	if slices.Equal(a[14], opt[14]) {
+		t.Errorf("round 15: thompson and optimistic both played %v", a[14])
 	}
 }
