@@ -58,7 +58,7 @@ var (
 	// evaluation has met every limit late in the first stage.
 	configBeforeFeasible = bandit.ChoiceParam{Name: "before-feasible", Default: "optimistic", Choices: []string{"optimistic", "mean", "thompson"}, When: bandit.Is("feasibility", "pessimistic"),
 		Doc:    "optimistic: CONFIG's LCB set until an evaluation met every limit; thompson (opt-in): from round ⌈0.35·T⌉ (as mean) while none has, SCBO's rule: f and every g drawn jointly at the trust region's points, the best drawn f among the drawn-feasible points, else the least total drawn violation (each batch member its own draw, pending decisions conditioned); mean (opt-in): from round ⌈0.35·T⌉ while none has, points whose posterior mean of every g is ≤ 0 first, by f's UCB, else the least largest LCB of g (feasibility first: it kept every late limit of the spring in batches of 4 but found its first feasible point in a worse basin on 2 of 3 runs it changed)",
-		Source: "feasibility first, as SCBO (Eriksson & Poloczek 2021, §3) and FuRBO (Ascia et al. 2025); measured: docs/live_limits.md, \"Feasibility first\""}
+		Source: "feasibility first, as SCBO (Eriksson & Poloczek 2021, §3) and FuRBO (Ascia et al. 2025); measured: docs/live_limits.md, \"Feasibility first\" and \"SCBO's rule before feasibility (opt-in, measured)\""}
 	// configSafeObserved declares safe-observed, whether an observation
 	// vouches for the point keepSafe repeats.
 	configSafeObserved = bandit.ChoiceParam{Name: "safe-observed", Default: "exact", Choices: []string{"exact", "model"}, When: bandit.Is("safe-pending", "observed"),
