@@ -82,7 +82,12 @@ var (
 	configRepeatBeta = bandit.FloatParam{Name: "safe-repeat-beta", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
 		Doc:    "opt-in: b > 0: where some constraint is noisy, a safe-stage decision that repeats an evaluated point (within RepeatRadius) whose posterior has some μ_j + b·σ_j > 0 is made again away from every such point; 0: off",
 		Source: "safe-observed's vouching by observation extended to noise (a point repeated n times vouches when its mean lies about b·σ/√n inside); measured: docs/live_limits.md, \"Generation 14\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
+	// configWarpFrom declares constraint-warp-from, where the warp may start
+	// (opt-in earlier than MeanFrom).
+	configWarpFrom = bandit.FloatParam{Name: "constraint-warp-from", Default: MeanFrom, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("constraint-warp", "bilog"),
+		Doc:    "constraint-warp starts at round ⌈constraint-warp-from·T⌉ while no evaluation has met every limit (0: from the first decision after the initial design)",
+		Source: "MeanFrom (docs/live_limits.md, \"Feasibility first\"); earlier (opt-in) measured: docs/live_limits.md, \"SCBO's rule before feasibility (opt-in, measured)\""}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -107,6 +112,7 @@ type ConfigAgent struct {
 	buf         drawBuffers `snap:"-"` // thompson's joint draws
 	obsSafe     bool        // safe-observed=exact
 	warp        bool        // constraint-warp=bilog
+	warpFrom    int         // its first round: ⌈constraint-warp-from·T⌉
 	hold        bool        // safe-hold=evaluated
 	repeatBeta  float64     // safe-repeat-beta
 }
@@ -174,6 +180,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	wf, err := configWarpFrom.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	sh, err := configSafeHold.Read(name, ps)
 	if err != nil {
 		return nil, err
@@ -186,7 +196,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -199,7 +209,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
 	}
-	if a.pessimistic && a.warp && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+	if a.pessimistic && a.warp && r.T >= a.warpFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
 		if err := a.warpConstraints(); err != nil {
 			return bandit.Decision{}, err
 		}
