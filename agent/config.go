@@ -56,9 +56,9 @@ var (
 		Doc: "β of the constraints' UCB a batch's later decision must hold ≤ 0 in the safe stage to be played; else it repeats a safe pending decision or the best feasible evaluation (safe-pending)", Source: "measured: docs/live_limits.md, \"Where g11 still breaks\""}
 	// configBeforeFeasible declares before-feasible, the search while no
 	// evaluation has met every limit late in the first stage.
-	configBeforeFeasible = bandit.ChoiceParam{Name: "before-feasible", Default: "optimistic", Choices: []string{"optimistic", "mean"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:    "optimistic: CONFIG's LCB set until an evaluation met every limit; mean (opt-in): from round ⌈0.35·T⌉ while none has, points whose posterior mean of every g is ≤ 0 first, by f's UCB, else the least largest LCB of g (feasibility first: it kept every late limit of the spring in batches of 4 but found its first feasible point in a worse basin on 2 of 3 runs it changed)",
-		Source: "feasibility first, as SCBO (Eriksson & Poloczek 2021, §3) and FuRBO (Ascia et al. 2025); measured: docs/live_limits.md, \"Feasibility first\""}
+	configBeforeFeasible = bandit.ChoiceParam{Name: "before-feasible", Default: "optimistic", Choices: []string{"optimistic", "mean", "thompson"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:    "optimistic: CONFIG's LCB set until an evaluation met every limit; thompson (opt-in): from round ⌈0.35·T⌉ (as mean) while none has, SCBO's rule: f and every g drawn jointly at the trust region's points, the best drawn f among the drawn-feasible points, else the least total drawn violation (each batch member its own draw, pending decisions conditioned); mean (opt-in): from round ⌈0.35·T⌉ while none has, points whose posterior mean of every g is ≤ 0 first, by f's UCB, else the least largest LCB of g (feasibility first: it kept every late limit of the spring in batches of 4 but found its first feasible point in a worse basin on 2 of 3 runs it changed)",
+		Source: "feasibility first, as SCBO (Eriksson & Poloczek 2021, §3) and FuRBO (Ascia et al. 2025); measured: docs/live_limits.md, \"Feasibility first\" and \"SCBO's rule before feasibility (opt-in, measured)\""}
 	// configSafeObserved declares safe-observed, whether an observation
 	// vouches for the point keepSafe repeats.
 	configSafeObserved = bandit.ChoiceParam{Name: "safe-observed", Default: "exact", Choices: []string{"exact", "model"}, When: bandit.Is("safe-pending", "observed"),
@@ -82,7 +82,12 @@ var (
 	configRepeatBeta = bandit.FloatParam{Name: "safe-repeat-beta", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
 		Doc:    "opt-in: b > 0: where some constraint is noisy, a safe-stage decision that repeats an evaluated point (within RepeatRadius) whose posterior has some μ_j + b·σ_j > 0 is made again away from every such point; 0: off",
 		Source: "safe-observed's vouching by observation extended to noise (a point repeated n times vouches when its mean lies about b·σ/√n inside); measured: docs/live_limits.md, \"Generation 14\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
+	// configWarpFrom declares constraint-warp-from, where the warp may start
+	// (opt-in earlier than MeanFrom).
+	configWarpFrom = bandit.FloatParam{Name: "constraint-warp-from", Default: MeanFrom, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("constraint-warp", "bilog"),
+		Doc:    "constraint-warp starts at round ⌈constraint-warp-from·T⌉ while no evaluation has met every limit (0: from the first decision after the initial design)",
+		Source: "MeanFrom (docs/live_limits.md, \"Feasibility first\"); earlier (opt-in) measured: docs/live_limits.md, \"SCBO's rule before feasibility (opt-in, measured)\""}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -101,12 +106,15 @@ type ConfigAgent struct {
 	safeFrom    int     // the first round of the safe stage
 	observedG   bool    // safe-pending=observed
 	batchBeta   float64
-	firstMean   bool    // before-feasible=mean
-	meanFrom    int     // its first round: ⌈MeanFrom·T⌉
-	obsSafe     bool    // safe-observed=exact
-	warp        bool    // constraint-warp=bilog
-	hold        bool    // safe-hold=evaluated
-	repeatBeta  float64 // safe-repeat-beta
+	firstMean   bool        // before-feasible=mean
+	firstDraw   bool        // before-feasible=thompson
+	meanFrom    int         // their first round: ⌈MeanFrom·T⌉
+	buf         drawBuffers `snap:"-"` // thompson's joint draws
+	obsSafe     bool        // safe-observed=exact
+	warp        bool        // constraint-warp=bilog
+	warpFrom    int         // its first round: ⌈constraint-warp-from·T⌉
+	hold        bool        // safe-hold=evaluated
+	repeatBeta  float64     // safe-repeat-beta
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -172,6 +180,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	wf, err := configWarpFrom.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	sh, err := configSafeHold.Read(name, ps)
 	if err != nil {
 		return nil, err
@@ -184,7 +196,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", hold: sh == "evaluated", repeatBeta: rb,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -197,7 +209,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
 	}
-	if a.pessimistic && a.warp && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+	if a.pessimistic && a.warp && r.T >= a.warpFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
 		if err := a.warpConstraints(); err != nil {
 			return bandit.Decision{}, err
 		}
@@ -217,6 +229,15 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 				return act, nil
 			}
 			return tn, nil
+		})
+	}
+	if a.pessimistic && a.firstDraw && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+		// SCBO's own rule before feasibility (Eriksson & Poloczek 2021, §3):
+		// each member of a batch draws its own sample, which spreads the batch.
+		return a.decideTurn(r, func() (turn, error) {
+			return turn{draw: func(pend pending) (bandit.Action, error) {
+				return a.thompson(&a.buf, regionIf(a.trust, a.info.Domain, a.ledger, pend), pend)
+			}}, nil
 		})
 	}
 	if a.pessimistic && a.firstMean && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
@@ -539,7 +560,7 @@ func (a *ConfigAgent) incumbent() (act bandit.Action, ok bool) {
 	return act, ok
 }
 
-// MeanFrom is where before-feasible=mean starts, as a share of the
+// MeanFrom is where before-feasible=mean (and thompson) starts, as a share of the
 // horizon: after the round by which the optimistic search had met every
 // limit on 39 of 40 runs (spring and welded beam, 10 seeds each, one at a
 // time and in batches of 4; round 61 at the latest), so that it changes

@@ -313,18 +313,23 @@ func TestSafeBetasSeeded(t *testing.T) {
 }
 
 // constraint-warp=bilog puts the constraints' models on the bilog scale
-// from ⌈MeanFrom·T⌉ while no evaluation met every limit: not before, not
-// with none, not once one has.
+// from ⌈MeanFrom·T⌉ (21 of 60; constraint-warp-from moves it: 0, 30) while
+// no evaluation met every limit: not before, not with none, not once one has.
 func TestConstraintWarpStarts(t *testing.T) {
 	for _, c := range []struct {
 		warp     string
+		from     string // constraint-warp-from
 		feasible bool
 		round    int
 		want     bool
-	}{{"", false, 60, true}, {"", false, 20, false}, {"none", false, 60, false}, {"", true, 60, false}} {
+	}{{"", "", false, 60, true}, {"", "", false, 20, false}, {"none", "", false, 60, false}, {"", "", true, 60, false},
+		{"", "0", false, 20, true}, {"", "0.5", false, 25, false}, {"", "0", true, 20, false}} {
 		ps := bandit.Params{}
 		if c.warp != "" {
 			ps["constraint-warp"] = c.warp
+		}
+		if c.from != "" {
+			ps["constraint-warp-from"] = c.from
 		}
 		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.5, 0.9}, func(r int, x []float64) (float64, []float64) {
 			if c.feasible && r == 5 {
@@ -336,7 +341,7 @@ func TestConstraintWarpStarts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := a.g[0].(*model.Adaptive).Warped(); got != c.want {
-			t.Errorf("constraint-warp=%q, a feasible evaluation %v, round %d: warped %v, want %v", c.warp, c.feasible, c.round, got, c.want)
+			t.Errorf("constraint-warp=%q from %q, a feasible evaluation %v, round %d: warped %v, want %v", c.warp, c.from, c.feasible, c.round, got, c.want)
 		}
 	}
 }

@@ -24,10 +24,14 @@ const SCBOCandidates = 500
 // exists, the points are uniform in the box.
 type SCBO struct {
 	*gpCore
-	// the draw's buffers (n² floats each): reused across decisions, kept
-	// out of snapshots and made again after a restore
-	samp *gp.Sampler `snap:"-"`
-	cov  []float64   `snap:"-"`
+	buf drawBuffers `snap:"-"`
+}
+
+// drawBuffers are a joint draw's buffers (n² floats each): reused across
+// decisions, kept out of snapshots and made again after a restore.
+type drawBuffers struct {
+	samp *gp.Sampler
+	cov  []float64
 }
 
 // Decide implements bandit.Agent: a draw turn on the core.
@@ -35,24 +39,31 @@ func (a *SCBO) Decide(r *bandit.Round) (bandit.Decision, error) {
 	return a.decideTurn(r, func() (turn, error) { return turn{draw: a.draw}, nil })
 }
 
-// draw is SCBO's decision on the conditioned models: points perturbed from
-// the trust region's centre (uniform in the box before the region exists,
-// or with region=global), every model drawn jointly there, and the rule's
-// choice among the points the core admits (admissible).
+// draw is SCBO's decision in the core's trust region (uniform in the box
+// before the region exists, or with region=global).
 func (a *SCBO) draw(pend pending) (bandit.Action, error) {
-	box := a.info.Domain.(*domain.Box) // newSCBO
 	var reg *region
 	if a.trust != regionGlobal {
-		reg = trustRegion(box, a.ledger)
+		reg = trustRegion(a.info.Domain, a.ledger)
 	}
-	xs := scboPoints(a.rng, box, reg, SCBOCandidates)
+	return a.thompson(&a.buf, reg, pend)
+}
+
+// thompson is SCBO's rule on the conditioned models (a box domain): points
+// perturbed from reg's centre (uniform in the box when reg is nil), every
+// model drawn jointly there, and scboRule's choice among the points the
+// core admits (admissible). SCBO decides by it; so does config's
+// before-feasible=thompson while no evaluation has met every limit.
+func (c *gpCore) thompson(buf *drawBuffers, reg *region, pend pending) (bandit.Action, error) {
+	box := c.info.Domain.(*domain.Box)
+	xs := scboPoints(c.rng, box, reg, SCBOCandidates)
 	n := len(xs)
-	if a.samp == nil || len(a.cov) != n*n {
-		a.samp, a.cov = gp.NewSampler(n), make([]float64, n*n)
+	if buf.samp == nil || len(buf.cov) != n*n {
+		buf.samp, buf.cov = gp.NewSampler(n), make([]float64, n*n)
 	}
-	mean, cov := make([]float64, n), a.cov
-	draw := make([][]float64, len(a.ms))
-	for j, m := range a.ms {
+	mean, cov := make([]float64, n), buf.cov
+	draw := make([][]float64, len(c.ms))
+	for j, m := range c.ms {
 		jp := model.AsJointPredictor(m)
 		if jp == nil {
 			return bandit.Action{}, fmt.Errorf("the model of metric %d has no joint posterior off its candidates", j)
@@ -61,11 +72,11 @@ func (a *SCBO) draw(pend pending) (bandit.Action, error) {
 			return bandit.Action{}, err
 		}
 		draw[j] = make([]float64, n)
-		if err := a.samp.Draw(a.rng, mean, cov, 1, draw[j]); err != nil {
+		if err := buf.samp.Draw(c.rng, mean, cov, 1, draw[j]); err != nil {
 			return bandit.Action{}, err
 		}
 	}
-	ok, pfail, err := admissible(a.info.Domain, xs, pend)
+	ok, pfail, err := admissible(c.info.Domain, xs, pend)
 	if err != nil {
 		return bandit.Action{}, err
 	}
