@@ -48,7 +48,7 @@ type LogNEI struct {
 	// never), the constraints held at μ + beta·σ (exploit-beta)
 	exploitNoisy int
 	beta         float64
-	noisyFit     noisyFit // noisy-prior, noisy-refit, noisy-starts (noisyfit.go)
+	noisyFit     noisyFit // noisy-prior, noisy-refit, noisy-starts, noisy-candidates (noisyfit.go)
 }
 
 // fittedNoisy reports whether every model has fitted its hyperparameters
@@ -166,6 +166,9 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if a.noisyFit.noisy && a.noisyFit.starts > 0 {
 			w.Top = a.noisyFit.starts
 		}
+		if a.noisyFit.noisy {
+			w.Fresh = a.noisyFit.cands
+		}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}
@@ -184,7 +187,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyFinalDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
