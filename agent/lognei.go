@@ -18,7 +18,9 @@ import (
 // posterior mean of f among the evaluated points whose posterior means
 // hold every limit: noise-free, the fitted noise interpolates and it is
 // the best feasible observation; noisy, a smoothed one (the plug-in
-// approximation of noisy EI, Letham et al. 2019 Bayesian Analysis §2).
+// approximation of noisy EI, Letham et al. 2019 Bayesian Analysis §2), but
+// on a box of 5 to 9 dims the best observed feasible value, GPSampler's
+// (parameter incumbent, observedBar).
 // The acquisition is searched from the best candidates and the incumbent
 // with BFGS polish (wideSearch, after Optuna's GPSampler: on a box from
 // each start, box-polish; on a typed space of the continuous coordinates
@@ -48,7 +50,7 @@ type LogNEI struct {
 	// never), the constraints held at μ + beta·σ (exploit-beta)
 	exploitNoisy int
 	beta         float64
-	noisyFit     noisyFit // noisy-prior, noisy-refit, noisy-starts (noisyfit.go)
+	noisyFit     noisyFit // noisy-prior, noisy-refit, noisy-starts, noisy-candidates (noisyfit.go)
 }
 
 // fittedNoisy reports whether every model has fitted its hyperparameters
@@ -166,6 +168,9 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if a.noisyFit.noisy && a.noisyFit.starts > 0 {
 			w.Top = a.noisyFit.starts
 		}
+		if a.noisyFit.noisy {
+			w.Fresh = a.noisyFit.cands
+		}
 		if at >= 0 && len(ev.acts[at].X) > 0 {
 			w.From = [][]float64{ev.acts[at].X}
 		}
@@ -184,7 +189,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyFinalDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -255,7 +260,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
+	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: observedBar(inc, cfg.Info.Domain), seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}

@@ -47,20 +47,29 @@ var noisyStartsDoc = bandit.IntParam{Name: "noisy-starts", Default: 0, Range: ba
 	Doc:    "where every metric is noisy (as noisy-prior): lognei's acquisition search starts from the best k candidates and the incumbent (k the value; 0: the 4 of every study)",
 	Source: "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: 10 local searches); measured: docs/offline.md, \"The early rounds under noise (opt-in)\""}
 
+// noisyCandidatesDoc declares noisy-candidates.
+var noisyCandidatesDoc = bandit.IntParam{Name: "noisy-candidates", Default: 0, Range: bandit.AtLeast(0),
+	Doc:    "where every metric is noisy (as noisy-prior), on a box: each decision also scores n points drawn uniformly in the box (n the value), fresh each time, and the best of them join the acquisition search's starts (0: the fixed candidates alone)",
+	Source: "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: 2,048 fresh Sobol points a trial before its local searches); measured: docs/offline.md, \"At 5 % noise: lognei toward GPSampler's recipe\""}
+
 // noisyFit is lognei's switch to the fits of a noisy study: decided once,
 // when every model first holds model.FirstFit(d) observations.
 type noisyFit struct {
 	prior, every int  // model.NoisyPrior…, noisy-refit
 	auto         bool // noisy-prior=auto: prior set by the box's dimension in settle
 	starts       int  // noisy-starts
+	cands        int  // noisy-candidates
 	final        bool // noisy-final=kept
 	settled      bool // the test ran
 	noisy        bool // its answer
 	restored     bool // noisy-final=kept has refit the models
 }
 
-// on reports whether noisy-prior, noisy-refit or noisy-starts asks for anything.
-func (n *noisyFit) on() bool { return n.prior != model.NoisyPriorKept || n.every > 0 || n.starts > 0 }
+// on reports whether noisy-prior, noisy-refit, noisy-starts or
+// noisy-candidates asks for anything.
+func (n *noisyFit) on() bool {
+	return n.prior != model.NoisyPriorKept || n.every > 0 || n.starts > 0 || n.cands > 0
+}
 
 // settle runs the test once every model holds FirstFit(d) observations: a
 // fit of each model to its data (not applied) whose noise variance is at
@@ -113,7 +122,7 @@ func (n *noisyFit) settle(ms []model.Model, dom domain.Domain) error {
 	}
 	n.noisy = true
 	if n.prior == model.NoisyPriorKept && n.every == 0 {
-		return nil // noisy-starts alone: the fits stay as they are
+		return nil // noisy-starts, noisy-candidates alone: the fits stay as they are
 	}
 	for _, a := range as {
 		if err := a.SetNoisy(n.prior, n.every); err != nil {
@@ -141,7 +150,8 @@ func (n *noisyFit) restore(ms []model.Model, t, from int) error {
 	return nil
 }
 
-// readNoisyFit reads noisy-prior, noisy-refit, noisy-starts and noisy-final.
+// readNoisyFit reads noisy-prior, noisy-refit, noisy-starts,
+// noisy-candidates and noisy-final.
 func readNoisyFit(name string, ps bandit.Params) (noisyFit, error) {
 	p, err := noisyPriorDoc.Read(name, ps)
 	if err != nil {
@@ -155,11 +165,15 @@ func readNoisyFit(name string, ps bandit.Params) (noisyFit, error) {
 	if err != nil {
 		return noisyFit{}, err
 	}
+	nc, err := noisyCandidatesDoc.Read(name, ps)
+	if err != nil {
+		return noisyFit{}, err
+	}
 	fin, err := noisyFinalDoc.Read(name, ps)
 	if err != nil {
 		return noisyFit{}, err
 	}
-	n := noisyFit{every: k, starts: st, final: fin == "kept"}
+	n := noisyFit{every: k, starts: st, cands: nc, final: fin == "kept"}
 	switch p {
 	case "auto":
 		n.auto = true

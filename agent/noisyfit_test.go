@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/model"
 )
@@ -118,4 +120,117 @@ func noisy2DRound(t *testing.T, ag bandit.Agent, r int, noise float64, rng *rand
 		t.Fatal(err)
 	}
 	return d.Action.X
+}
+
+// TestFreshStarts: on the box [0, 1] × [2, 4] scored by −‖x − (0.3, 3.5)‖²
+// (−∞ where x > 0.8), the best 3 of 600 uniform points, drawn again from
+// the same seed, come back in order of their scores, the first the arg
+// max of the draw, within 0.1 of (0.3, 3.5), and none where the score is −∞.
+func TestFreshStarts(t *testing.T) {
+	box, err := domain.NewBox([]float64{0, 2}, []float64{1, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := func(x []float64) float64 {
+		if x[0] > 0.8 {
+			return math.Inf(-1)
+		}
+		return -((x[0]-0.3)*(x[0]-0.3) + (x[1]-3.5)*(x[1]-3.5))
+	}
+	batch := func(xs [][]float64, val []float64, _ [][]float64) error {
+		for k, x := range xs {
+			val[k] = score(x)
+		}
+		return nil
+	}
+	got, err := freshStarts(rand.New(rand.NewPCG(5, 6)), box, batch, 600, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d starts, want 3", len(got))
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	best, bestV := []float64(nil), math.Inf(-1)
+	for range 600 {
+		x := []float64{rng.Float64(), 2 + 2*rng.Float64()}
+		if v := score(x); v > bestV {
+			best, bestV = x, v
+		}
+	}
+	if !slices.Equal(got[0], best) || math.Hypot(best[0]-0.3, best[1]-3.5) > 0.1 {
+		t.Fatalf("first start %v, the draw's best %v", got[0], best)
+	}
+	for k, x := range got {
+		if x[0] > 0.8 || x[1] < 2 || x[1] > 4 || (k > 0 && score(x) > score(got[k-1])) {
+			t.Fatalf("starts %v", got)
+		}
+	}
+}
+
+// TestNoisyCandidatesOnlyWhenNoisy: lognei with noisy-candidates=512 on
+// the 2-D problem of lockInRun observed exactly is never noisy and decides
+// as lognei, point for point; observed with noise of std 0.3 the study is
+// noisy from round 9 and its search draws fresh points (its random stream
+// moves on), so its decisions part from lognei's.
+func TestNoisyCandidatesOnlyWhenNoisy(t *testing.T) {
+	for _, noise := range []float64{0, 0.3} {
+		ags := []bandit.Agent{
+			lognei2D(t, 30, nil),
+			lognei2D(t, 30, bandit.Params{"noisy-candidates": "512"}),
+		}
+		rngs := []*rand.Rand{rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))}
+		same := true
+		for r := 1; r <= 24; r++ {
+			var xs [2][]float64
+			for i, ag := range ags {
+				xs[i] = noisy2DRound(t, ag, r, noise, rngs[i])
+			}
+			same = same && slices.Equal(xs[0], xs[1])
+			if noise == 0 && !same {
+				t.Fatalf("noise-free, round %d: %v and %v", r, xs[0], xs[1])
+			}
+		}
+		if nf := ags[1].(*LogNEI).noisyFit; nf.noisy != (noise > 0) {
+			t.Fatalf("noise %v: noisy %v", noise, nf.noisy)
+		}
+		if noise > 0 && same {
+			t.Fatal("noisy: the same decisions with and without fresh candidates")
+		}
+	}
+}
+
+// TestIncumbentAuto: lognei's default incumbent (auto) puts the bar at the
+// best observed feasible value on a box of NoisyPriorDim to TrustAutoDim − 1
+// dimensions and keeps the plug-in bar on 2, 4 and TrustAutoDim; observed
+// does so in every dimension, plug-in in none; a study of generation 15
+// keeps plug-in.
+func TestIncumbentAuto(t *testing.T) {
+	k, err := gp.NewSE(0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []int{2, NoisyPriorDim - 1, NoisyPriorDim, TrustAutoDim - 1, TrustAutoDim} {
+		box := unitBox(t, d)
+		for _, inc := range []string{"", "auto", "observed", "plug-in"} {
+			ps := bandit.Params{}
+			if inc != "" {
+				ps["incumbent"] = inc
+			}
+			ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: 30},
+				Horizon: 30, Seed: 1, Params: ps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := inc == "observed" || ((inc == "" || inc == "auto") && d >= NoisyPriorDim && d < TrustAutoDim)
+			if got := ag.(*LogNEI).observedBar; got != want {
+				t.Fatalf("%d dims, incumbent %q: observed bar %v, want %v", d, inc, got, want)
+			}
+		}
+	}
+	ps := bandit.Params{}
+	bandit.PinEarlier([]bandit.Param{incumbentDoc}, 15, 16, ps)
+	if ps["incumbent"] != "plug-in" {
+		t.Fatalf("generation 15's incumbent %q", ps["incumbent"])
+	}
 }

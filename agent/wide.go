@@ -53,6 +53,11 @@ type wideSearch struct {
 	// the same search, fewer predictions. On a box; a typed space's
 	// polish predicts every model.
 	Monotone bool
+	// Fresh: on a box, this many points drawn uniformly in it at each
+	// search are scored too, and the best Top of them join the starts
+	// (GPSampler's preliminary 2,048 Sobol points a trial, fresh each time:
+	// noisy-candidates). 0: the fixed candidates alone.
+	Fresh int
 }
 
 // polishSearchDoc declares polish-search: the line search and gradients of
@@ -110,6 +115,15 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	}
 	d := box.Dim()
 	batch := batchScore(bps, sc, d)
+	if w.Fresh > 0 && !box.Mixed() {
+		xs, err := freshStarts(rng, box, batch, w.Fresh, w.Top)
+		if err != nil {
+			return bandit.Action{}, 0, err
+		}
+		for _, x := range xs {
+			add(x)
+		}
+	}
 	tol := bfgsTol(w.Iters)
 	if w.Monotone {
 		tol.Below = belowScore(bps, sc)
@@ -181,6 +195,35 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 		return f.Action(i), i, nil
 	}
 	return bandit.PointAction(bestX), -1, nil
+}
+
+// freshStarts are the best top of n points drawn uniformly in box,
+// scored by batch in blocks (the scores −∞ or NaN left out).
+func freshStarts(rng *rand.Rand, box *domain.Box, batch maximise.BatchScore, n, top int) ([][]float64, error) {
+	const block = 256
+	d := box.Dim()
+	pts := make([][]float64, n)
+	val := make([]float64, n)
+	for k := range pts {
+		x := make([]float64, d)
+		for c := range x {
+			x[c] = box.Lo[c] + rng.Float64()*(box.Hi[c]-box.Lo[c])
+		}
+		pts[k] = x
+	}
+	for lo := 0; lo < n; lo += block {
+		hi := min(lo+block, n)
+		if err := batch(pts[lo:hi], val[lo:hi], nil); err != nil {
+			return nil, err
+		}
+	}
+	var out [][]float64
+	for _, k := range maximise.TopK(val, top) {
+		if val[k] > -math.MaxFloat64 {
+			out = append(out, pts[k])
+		}
+	}
+	return out, nil
 }
 
 // belowScore evaluates sc at one point model by model, f first (the
