@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
-	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/model"
 )
@@ -189,7 +188,7 @@ type lastRounds struct {
 	from, horizon int
 	deep          float64 // confirm-deep's β (0: off)
 	nei           bool
-	observedBar   bool // incumbent=observed, or auto from NoisyPriorDim dims (observedBar)
+	observedBar   bool // incumbent=observed
 	seed          uint64
 }
 
@@ -219,23 +218,9 @@ func logImprovement(mu, v, best float64, bests []float64) float64 {
 
 // incumbentDoc declares lognei's incumbent: the bar of its expected
 // improvement.
-var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "auto", Choices: []string{"plug-in", "nei", "observed", "auto"},
-	Doc:     "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI); observed: where every metric is noisy (as exploit-noisy reads it), EI over the best observed value of f among the evaluations observed to hold every limit (a bar raised by the noise), plug-in elsewhere; auto: observed on a box of NoisyPriorDim (5) to TrustAutoDim − 1 (9) dimensions, plug-in elsewhere",
-	Source:  "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); observed: Optuna v4.6 GPSampler (samplers/_gp/sampler.py: threshold = the best observed feasible value, noisy or not); measured: docs/offline.md, \"Under noise\", \"Exploitation under noise (opt-in)\", \"At 5 % noise: lognei toward GPSampler's recipe\" (auto: speed reducer and hartmann6 closer at 5 % noise, the truss and vessel-mi worse with observed)",
-	Earlier: []bandit.Change{{Until: 15, Value: "plug-in", Why: "lognei's bar under noise on boxes of 5 to 9 dims is the best observed feasible value, GPSampler's: the speed reducer and hartmann6 closer at 5 % noise"}}}
-
-// observedBar reports whether lognei's incumbent choice inc puts the bar
-// at the best observed feasible value where every metric is noisy:
-// observed, or auto on a box of NoisyPriorDim to TrustAutoDim − 1
-// dimensions (from TrustAutoDim the trust region decides), where
-// the plug-in bar keeps the search inside the limits (the speed reducer
-// and hartmann6 at 5 % noise; below, the three-bar truss and vessel-mi are
-// worse with it: docs/offline.md, "At 5 % noise: lognei toward GPSampler's
-// recipe").
-func observedBar(inc string, dom domain.Domain) bool {
-	box, ok := dom.(*domain.Box)
-	return inc == "observed" || (inc == "auto" && ok && box.Dim() >= NoisyPriorDim && box.Dim() < TrustAutoDim)
-}
+var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei", "observed"},
+	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI); observed: where every metric is noisy (as exploit-noisy reads it), EI over the best observed value of f among the evaluations observed to hold every limit (a bar raised by the noise), plug-in elsewhere",
+	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); observed: Optuna v4.6 GPSampler (samplers/_gp/sampler.py: threshold = the best observed feasible value, noisy or not); measured: docs/offline.md, \"Under noise\", \"Exploitation under noise (opt-in)\""}
 
 // observedIncumbent is the best observation of f, in its model's
 // standardised units, among the evaluated points whose every constraint

@@ -18,9 +18,7 @@ import (
 // posterior mean of f among the evaluated points whose posterior means
 // hold every limit: noise-free, the fitted noise interpolates and it is
 // the best feasible observation; noisy, a smoothed one (the plug-in
-// approximation of noisy EI, Letham et al. 2019 Bayesian Analysis §2), but
-// on a box of 5 to 9 dims the best observed feasible value, GPSampler's
-// (parameter incumbent, observedBar).
+// approximation of noisy EI, Letham et al. 2019 Bayesian Analysis §2).
 // The acquisition is searched from the best candidates and the incumbent
 // with BFGS polish (wideSearch, after Optuna's GPSampler: on a box from
 // each start, box-polish; on a typed space of the continuous coordinates
@@ -260,7 +258,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: observedBar(inc, cfg.Info.Domain), seed: cfg.Seed}
+	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each == "each", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}

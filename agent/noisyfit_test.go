@@ -199,38 +199,3 @@ func TestNoisyCandidatesOnlyWhenNoisy(t *testing.T) {
 		}
 	}
 }
-
-// TestIncumbentAuto: lognei's default incumbent (auto) puts the bar at the
-// best observed feasible value on a box of NoisyPriorDim to TrustAutoDim − 1
-// dimensions and keeps the plug-in bar on 2, 4 and TrustAutoDim; observed
-// does so in every dimension, plug-in in none; a study of generation 15
-// keeps plug-in.
-func TestIncumbentAuto(t *testing.T) {
-	k, err := gp.NewSE(0.2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []int{2, NoisyPriorDim - 1, NoisyPriorDim, TrustAutoDim - 1, TrustAutoDim} {
-		box := unitBox(t, d)
-		for _, inc := range []string{"", "auto", "observed", "plug-in"} {
-			ps := bandit.Params{}
-			if inc != "" {
-				ps["incumbent"] = inc
-			}
-			ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: 30},
-				Horizon: 30, Seed: 1, Params: ps})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := inc == "observed" || ((inc == "" || inc == "auto") && d >= NoisyPriorDim && d < TrustAutoDim)
-			if got := ag.(*LogNEI).observedBar; got != want {
-				t.Fatalf("%d dims, incumbent %q: observed bar %v, want %v", d, inc, got, want)
-			}
-		}
-	}
-	ps := bandit.Params{}
-	bandit.PinEarlier([]bandit.Param{incumbentDoc}, 15, 16, ps)
-	if ps["incumbent"] != "plug-in" {
-		t.Fatalf("generation 15's incumbent %q", ps["incumbent"])
-	}
-}

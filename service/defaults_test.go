@@ -275,17 +275,3 @@ func TestDefaultsGeneration15(t *testing.T) {
 		{"rpol-ucb", 14, nil, map[string]string{"beta-safe-noisy-wide": ""}},
 	})
 }
-
-// Generation 16 puts lognei's bar under noise at the best observed
-// feasible value on boxes of 5 to 9 dims (incumbent=auto): a study of
-// generation 15 or earlier keeps incumbent plug-in unless it names it; one
-// of generation 16 gets the default (nothing pinned).
-func TestDefaultsGeneration16(t *testing.T) {
-	checkPins(t, []pin{
-		{"lognei", 15, nil, map[string]string{"incumbent": "plug-in"}},
-		{"lognei", 13, nil, map[string]string{"incumbent": "plug-in", "confirm-deep": "0"}},
-		{"lognei", 16, nil, map[string]string{"incumbent": ""}},
-		{"lognei", 15, map[string]any{"incumbent": "nei"}, map[string]string{"incumbent": "nei"}},
-		{"config", 15, nil, map[string]string{"incumbent": ""}},
-	})
-}
