@@ -273,31 +273,66 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		fresh = append(fresh, e)
 		out[j] = e
 	}
-	// One pass over the rows of L for each block of right-hand sides: row
-	// s is read once per block while it is hot in cache, and a block's
-	// right-hand sides stay in cache across the rows (each is computed by
-	// the same operations in the same order as alone).
-	// The diagonal is read after the dot products, so that L is read as
-	// one sequential stream (reading it first costs a cache miss per row
-	// once L outgrows the cache).
+	// One pass over the rows of L for each block of right-hand sides
+	// (forward): a block's right-hand sides stay in cache across the rows
+	// (each is computed by the same operations in the same order as alone).
 	for lo := 0; lo < len(rhs); lo += solveBlock {
-		blk := rhs[lo:min(lo+solveBlock, len(rhs))]
-		for s := 0; s < t; s++ {
-			r := f.row(s)
-			rs := r[:s]
-			for _, b := range blk {
-				b[s] -= floats.Dot(rs, b[:s])
-			}
-			d := r[s]
-			for _, b := range blk {
-				b[s] /= d
-			}
-		}
+		f.forward(rhs[lo:min(lo+solveBlock, len(rhs))], t)
 	}
 	for _, e := range fresh {
 		c.put(e)
 	}
 	return out, nil
+}
+
+// forward overwrites each b of blk with L_t⁻¹b (rows 0..t−1), bit for bit
+// as row-by-row substitution with floats.Dot. Where gonum's DotUnitary is
+// its assembly, four rows at a time: dot4 accumulates their dot products
+// over the first s entries (s a multiple of 4) in DotUnitary's four lanes,
+// and the rest (row s+k's entries s..s+k−1, DotUnitary's tail, into lane 0)
+// and the lanes' sum follow in its order. Four independent sums in flight
+// instead of one: one right-hand side's substitution (a line-search trial)
+// is bound by the latency of its adds, not by their count.
+func (f *factor) forward(blk [][]float64, t int) {
+	s := 0
+	if haveDot4 {
+		var acc [16]float64
+		for ; s+4 <= t; s += 4 {
+			o := s * (s + 1) / 2 // rows s..s+3 follow each other in f.l
+			rows := [4][]float64{f.l[o : o+s+1], f.l[o+s+1 : o+2*s+3], f.l[o+2*s+3 : o+3*s+6], f.l[o+3*s+6 : o+4*s+10]}
+			for _, b := range blk {
+				b = b[:s+4]
+				if s > 0 {
+					dot4(&rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &b[0], s, &acc)
+				} else {
+					acc = [16]float64{}
+				}
+				for k, r := range rows {
+					a := acc[4*k : 4*k+4]
+					a0 := a[0]
+					for i := s; i < s+k; i++ {
+						a0 += float64(r[i] * b[i]) // rounded apart, as MULSD then ADDSD
+					}
+					b[s+k] = (b[s+k] - ((a[1] + a[3]) + (a0 + a[2]))) / r[s+k]
+				}
+			}
+		}
+	}
+	// Row by row: row s is read once for the block while it is hot in
+	// cache, its diagonal after the dot products, so that L is read as one
+	// sequential stream (reading it first costs a cache miss per row once
+	// L outgrows the cache).
+	for ; s < t; s++ {
+		r := f.row(s)
+		rs := r[:s]
+		for _, b := range blk {
+			b[s] -= floats.Dot(rs, b[:s])
+		}
+		d := r[s]
+		for _, b := range blk {
+			b[s] /= d
+		}
+	}
 }
 
 // gradRows returns d rows of t zeros over one allocation, each capped (a
