@@ -51,3 +51,44 @@ func TestForwardRowByRow(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveRecycles: once the solve cache is full, a line search's trial
+// (one fresh point) takes the allocation of an entry the cache dropped,
+// and a point predicted again after its entry's allocation went to other
+// points has its first moments to the bit.
+func TestSolveRecycles(t *testing.T) {
+	g, err := NewExact(ARD{Nu: 2.5, Lengthscales: []float64{0.3, 0.7, 1.2}, Variance: 1.3}, 1e-4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	point := func() []float64 { return []float64{rng.Float64(), rng.Float64(), rng.Float64()} }
+	for range 40 {
+		x := point()
+		if err := g.Add(x, math.Sin(3*x[0])+x[1]*x[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mean, vr := make([]float64, 1), make([]float64, 1)
+	predict := func(x []float64) (float64, float64) {
+		if err := g.PredictBatch([][]float64{x}, mean, vr, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		return mean[0], vr[0]
+	}
+	xs := make([][]float64, 3*solveCacheSize)
+	ms, vs := make([]float64, len(xs)), make([]float64, len(xs))
+	for i := range xs {
+		xs[i] = point()
+		ms[i], vs[i] = predict(xs[i])
+	}
+	for i, x := range xs { // each evicted since: solved again in recycled allocations
+		if m, v := predict(x); math.Float64bits(m) != math.Float64bits(ms[i]) || math.Float64bits(v) != math.Float64bits(vs[i]) {
+			t.Fatalf("point %d again: (%v, %v), first (%v, %v)", i, m, v, ms[i], vs[i])
+		}
+	}
+	x := point()
+	if n := testing.AllocsPerRun(20, func() { x[0] = rng.Float64(); predict(x) }); n > 1 {
+		t.Errorf("a fresh point's solve allocates %v times, want at most 1 (its entry; the rest recycled)", n)
+	}
+}

@@ -26,6 +26,9 @@ type cacheEntry struct {
 	// point); valid while len(c) = n. Not in snapshots: a restored entry
 	// computes its gradients by Grad, the same numbers.
 	c []float64 `snap:"-"`
+	// buf is the allocation x, w and c came from in solve, which the cache
+	// recycles once it drops the entry (nil: not solve's, or restored).
+	buf []float64 `snap:"-"`
 }
 
 // shapeBatch is the largest batch whose points keep their gradient factors
@@ -40,12 +43,44 @@ type solveCache struct {
 	gen  int
 	e    []*cacheEntry
 	next int
+	// free holds the allocations of entries the cache dropped, for solve's
+	// next fresh points (recycle, take): a line search's trials otherwise
+	// allocate and clear one each per model.
+	free [][]float64 `snap:"-"`
+}
+
+// recycle keeps e's allocation for take. solve's callers read its result
+// before the factor's next solve, so a dropped entry is no longer read.
+func (c *solveCache) recycle(e *cacheEntry) {
+	if e.buf != nil && len(c.free) < solveCacheSize {
+		c.free = append(c.free, e.buf)
+		e.buf = nil
+	}
+}
+
+// take returns n float64s, not cleared: a recycled allocation when one is
+// large enough, else a new one with room for a few more rows (t grows by
+// one an observation).
+func (c *solveCache) take(n int) []float64 {
+	for i := len(c.free) - 1; i >= 0; i-- {
+		if b := c.free[i]; cap(b) >= n {
+			c.free[i] = c.free[len(c.free)-1]
+			c.free[len(c.free)-1] = nil
+			c.free = c.free[:len(c.free)-1]
+			return b[:n]
+		}
+	}
+	return make([]float64, n, n+32)
 }
 
 // solveCacheSize is the number of points kept: a few refinement batches.
 const solveCacheSize = 32
 
 func (c *solveCache) clear() {
+	for i, e := range c.e {
+		c.recycle(e)
+		c.e[i] = nil
+	}
 	c.e = c.e[:0]
 	c.next = 0
 }
@@ -62,6 +97,9 @@ func (c *solveCache) find(x []float64) *cacheEntry {
 func (c *solveCache) put(e *cacheEntry) {
 	for i, o := range c.e {
 		if slices.Equal(o.x, e.x) {
+			if o != e {
+				c.recycle(o)
+			}
 			c.e[i] = e
 			return
 		}
@@ -70,6 +108,7 @@ func (c *solveCache) put(e *cacheEntry) {
 		c.e = append(c.e, e)
 		return
 	}
+	c.recycle(c.e[c.next])
 	c.e[c.next] = e
 	c.next = (c.next + 1) % solveCacheSize
 }
@@ -234,8 +273,8 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		if shape {
 			n += t
 		}
-		buf := make([]float64, n)
-		e := &cacheEntry{x: buf[:d:d], n: t, w: buf[d : d+t : d+t]}
+		buf := c.take(n)
+		e := &cacheEntry{x: buf[:d:d], n: t, w: buf[d : d+t : d+t], buf: buf}
 		copy(e.x, x)
 		var g []float64
 		if grad {
@@ -252,7 +291,7 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 			return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x,x) = %v at xs[%d]", f.k, e.kxx, j)
 		}
 		if shape {
-			e.c = buf[d+t:]
+			e.c = buf[d+t : d+2*t : d+2*t]
 			evalColShape(a, f.pts, x, e.w, e.c)
 		} else if !grad {
 			evalCol(f.k, f.pts, x, e.w)
