@@ -59,9 +59,11 @@ func (c *solveCache) recycle(e *cacheEntry) {
 }
 
 // take returns n float64s, not cleared: a recycled allocation when one is
-// large enough, else a new one with room for a few more rows (t grows by
-// one an observation).
-func (c *solveCache) take(n int) []float64 {
+// large enough, else a new one, with room for a few more rows (t grows by
+// one an observation) when room is set (a line search's points; not a
+// trust region's thousands of candidates, which the cache mostly drops
+// in the same call).
+func (c *solveCache) take(n int, room bool) []float64 {
 	for i := len(c.free) - 1; i >= 0; i-- {
 		if b := c.free[i]; cap(b) >= n {
 			c.free[i] = c.free[len(c.free)-1]
@@ -69,6 +71,9 @@ func (c *solveCache) take(n int) []float64 {
 			c.free = c.free[:len(c.free)-1]
 			return b[:n]
 		}
+	}
+	if !room {
+		return make([]float64, n)
 	}
 	return make([]float64, n, n+32)
 }
@@ -273,7 +278,7 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		if shape {
 			n += t
 		}
-		buf := c.take(n)
+		buf := c.take(n, len(xs) <= shapeBatch)
 		e := &cacheEntry{x: buf[:d:d], n: t, w: buf[d : d+t : d+t], buf: buf}
 		copy(e.x, x)
 		var g []float64
