@@ -58,22 +58,22 @@ func (c *solveCache) recycle(e *cacheEntry) {
 	}
 }
 
-// take returns n float64s, not cleared: a recycled allocation when one is
-// large enough, else a new one, with room for a few more rows (t grows by
-// one an observation) when room is set (a line search's points; not a
-// trust region's thousands of candidates, which the cache mostly drops
-// in the same call).
+// take returns n float64s, not cleared. With room (a line search's
+// points): a recycled allocation when the last one kept is large enough,
+// else a new one with room for a few more rows (t grows by one an
+// observation). Without (a trust region's thousands of candidates, which
+// the cache mostly drops in the same call): a new one of n.
 func (c *solveCache) take(n int, room bool) []float64 {
-	for i := len(c.free) - 1; i >= 0; i-- {
-		if b := c.free[i]; cap(b) >= n {
-			c.free[i] = c.free[len(c.free)-1]
-			c.free[len(c.free)-1] = nil
-			c.free = c.free[:len(c.free)-1]
-			return b[:n]
-		}
-	}
 	if !room {
 		return make([]float64, n)
+	}
+	for len(c.free) > 0 { // one too small is dropped: t does not shrink but by an undo
+		b := c.free[len(c.free)-1]
+		c.free[len(c.free)-1] = nil
+		c.free = c.free[:len(c.free)-1]
+		if cap(b) >= n {
+			return b[:n]
+		}
 	}
 	return make([]float64, n, n+32)
 }
@@ -278,8 +278,12 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		if shape {
 			n += t
 		}
-		buf := c.take(n, len(xs) <= shapeBatch)
-		e := &cacheEntry{x: buf[:d:d], n: t, w: buf[d : d+t : d+t], buf: buf}
+		room := len(xs) <= shapeBatch
+		buf := c.take(n, room)
+		e := &cacheEntry{x: buf[:d:d], n: t, w: buf[d : d+t : d+t]}
+		if room { // a large batch's allocations are not kept: too small for a trial's
+			e.buf = buf
+		}
 		copy(e.x, x)
 		var g []float64
 		if grad {
