@@ -26,6 +26,9 @@ type cacheEntry struct {
 	// point); valid while len(c) = n. Not in snapshots: a restored entry
 	// computes its gradients by Grad, the same numbers.
 	c []float64 `snap:"-"`
+	// buf is the allocation x, w and c came from in solve, which the cache
+	// recycles once it drops the entry (nil: not solve's, or restored).
+	buf []float64 `snap:"-"`
 }
 
 // shapeBatch is the largest batch whose points keep their gradient factors
@@ -40,12 +43,49 @@ type solveCache struct {
 	gen  int
 	e    []*cacheEntry
 	next int
+	// free holds the allocations of entries the cache dropped, for solve's
+	// next fresh points (recycle, take): a line search's trials otherwise
+	// allocate and clear one each per model.
+	free [][]float64 `snap:"-"`
+}
+
+// recycle keeps e's allocation for take. solve's callers read its result
+// before the factor's next solve, so a dropped entry is no longer read.
+func (c *solveCache) recycle(e *cacheEntry) {
+	if e.buf != nil && len(c.free) < solveCacheSize {
+		c.free = append(c.free, e.buf)
+		e.buf = nil
+	}
+}
+
+// take returns n float64s, not cleared. With room (a line search's
+// points): a recycled allocation when the last one kept is large enough,
+// else a new one with room for a few more rows (t grows by one an
+// observation). Without (a trust region's thousands of candidates, which
+// the cache mostly drops in the same call): a new one of n.
+func (c *solveCache) take(n int, room bool) []float64 {
+	if !room {
+		return make([]float64, n)
+	}
+	for len(c.free) > 0 { // one too small is dropped: t does not shrink but by an undo
+		b := c.free[len(c.free)-1]
+		c.free[len(c.free)-1] = nil
+		c.free = c.free[:len(c.free)-1]
+		if cap(b) >= n {
+			return b[:n]
+		}
+	}
+	return make([]float64, n, n+32)
 }
 
 // solveCacheSize is the number of points kept: a few refinement batches.
 const solveCacheSize = 32
 
 func (c *solveCache) clear() {
+	for i, e := range c.e {
+		c.recycle(e)
+		c.e[i] = nil
+	}
 	c.e = c.e[:0]
 	c.next = 0
 }
@@ -62,6 +102,9 @@ func (c *solveCache) find(x []float64) *cacheEntry {
 func (c *solveCache) put(e *cacheEntry) {
 	for i, o := range c.e {
 		if slices.Equal(o.x, e.x) {
+			if o != e {
+				c.recycle(o)
+			}
 			c.e[i] = e
 			return
 		}
@@ -70,6 +113,7 @@ func (c *solveCache) put(e *cacheEntry) {
 		c.e = append(c.e, e)
 		return
 	}
+	c.recycle(c.e[c.next])
 	c.e[c.next] = e
 	c.next = (c.next + 1) % solveCacheSize
 }
@@ -234,8 +278,12 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		if shape {
 			n += t
 		}
-		buf := make([]float64, n)
+		room := len(xs) <= shapeBatch
+		buf := c.take(n, room)
 		e := &cacheEntry{x: buf[:d:d], n: t, w: buf[d : d+t : d+t]}
+		if room { // a large batch's allocations are not kept: too small for a trial's
+			e.buf = buf
+		}
 		copy(e.x, x)
 		var g []float64
 		if grad {
@@ -252,7 +300,7 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 			return nil, fmt.Errorf("gp: PredictBatch kernel %v gives k(x,x) = %v at xs[%d]", f.k, e.kxx, j)
 		}
 		if shape {
-			e.c = buf[d+t:]
+			e.c = buf[d+t : d+2*t : d+2*t]
 			evalColShape(a, f.pts, x, e.w, e.c)
 		} else if !grad {
 			evalCol(f.k, f.pts, x, e.w)
@@ -273,31 +321,66 @@ func (f *factor) solve(xs [][]float64, grad bool) ([]*cacheEntry, error) {
 		fresh = append(fresh, e)
 		out[j] = e
 	}
-	// One pass over the rows of L for each block of right-hand sides: row
-	// s is read once per block while it is hot in cache, and a block's
-	// right-hand sides stay in cache across the rows (each is computed by
-	// the same operations in the same order as alone).
-	// The diagonal is read after the dot products, so that L is read as
-	// one sequential stream (reading it first costs a cache miss per row
-	// once L outgrows the cache).
+	// One pass over the rows of L for each block of right-hand sides
+	// (forward): a block's right-hand sides stay in cache across the rows
+	// (each is computed by the same operations in the same order as alone).
 	for lo := 0; lo < len(rhs); lo += solveBlock {
-		blk := rhs[lo:min(lo+solveBlock, len(rhs))]
-		for s := 0; s < t; s++ {
-			r := f.row(s)
-			rs := r[:s]
-			for _, b := range blk {
-				b[s] -= floats.Dot(rs, b[:s])
-			}
-			d := r[s]
-			for _, b := range blk {
-				b[s] /= d
-			}
-		}
+		f.forward(rhs[lo:min(lo+solveBlock, len(rhs))], t)
 	}
 	for _, e := range fresh {
 		c.put(e)
 	}
 	return out, nil
+}
+
+// forward overwrites each b of blk with L_t⁻¹b (rows 0..t−1), bit for bit
+// as row-by-row substitution with floats.Dot. Where gonum's DotUnitary is
+// its assembly, four rows at a time: dot4 accumulates their dot products
+// over the first s entries (s a multiple of 4) in DotUnitary's four lanes,
+// and the rest (row s+k's entries s..s+k−1, DotUnitary's tail, into lane 0)
+// and the lanes' sum follow in its order. Four independent sums in flight
+// instead of one: one right-hand side's substitution (a line-search trial)
+// is bound by the latency of its adds, not by their count.
+func (f *factor) forward(blk [][]float64, t int) {
+	s := 0
+	if haveDot4 {
+		var acc [16]float64
+		for ; s+4 <= t; s += 4 {
+			o := s * (s + 1) / 2 // rows s..s+3 follow each other in f.l
+			rows := [4][]float64{f.l[o : o+s+1], f.l[o+s+1 : o+2*s+3], f.l[o+2*s+3 : o+3*s+6], f.l[o+3*s+6 : o+4*s+10]}
+			for _, b := range blk {
+				b = b[:s+4]
+				if s > 0 {
+					dot4(&rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &b[0], s, &acc)
+				} else {
+					acc = [16]float64{}
+				}
+				for k, r := range rows {
+					a := acc[4*k : 4*k+4]
+					a0 := a[0]
+					for i := s; i < s+k; i++ {
+						a0 += float64(r[i] * b[i]) // rounded apart, as MULSD then ADDSD
+					}
+					b[s+k] = (b[s+k] - ((a[1] + a[3]) + (a0 + a[2]))) / r[s+k]
+				}
+			}
+		}
+	}
+	// Row by row: row s is read once for the block while it is hot in
+	// cache, its diagonal after the dot products, so that L is read as one
+	// sequential stream (reading it first costs a cache miss per row once
+	// L outgrows the cache).
+	for ; s < t; s++ {
+		r := f.row(s)
+		rs := r[:s]
+		for _, b := range blk {
+			b[s] -= floats.Dot(rs, b[:s])
+		}
+		d := r[s]
+		for _, b := range blk {
+			b[s] /= d
+		}
+	}
 }
 
 // gradRows returns d rows of t zeros over one allocation, each capped (a

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cbandit/cbandit/service/ui"
@@ -143,6 +145,7 @@ type Server struct {
 
 	snapQ    *snapQueue
 	snapDone chan struct{}
+	snapCPU  atomic.Int64 // ns of thread CPU in snapshot work (SnapshotCPU)
 }
 
 // flight is one restore of a study that concurrent requests wait for.
@@ -245,6 +248,22 @@ func New(st store.Store, opt Options) *Server {
 func (s *Server) Close() {
 	s.snapQ.close()
 	<-s.snapDone
+}
+
+// SnapshotCPU is the CPU time the server's snapshot work has taken so far:
+// encoding and hashing, sizing (snap.Size) and writing, each the time of
+// the thread it ran on (0 where the platform gives no thread time). The
+// suite subtracts it from the process's time to report a decision's CPU.
+func (s *Server) SnapshotCPU() time.Duration { return time.Duration(s.snapCPU.Load()) }
+
+// snapWork runs f, the goroutine locked to its thread, and adds the
+// thread's CPU time over f to SnapshotCPU.
+func (s *Server) snapWork(f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0 := threadCPU()
+	f()
+	s.snapCPU.Add(int64(threadCPU() - t0))
 }
 
 // ServeHTTP implements http.Handler.

@@ -340,7 +340,9 @@ func (s *Server) maybeSnapshot(l *live) {
 		return
 	}
 	start := time.Now()
-	data, err := l.takeSnapshot(s.build())
+	var data []byte
+	var err error
+	s.snapWork(func() { data, err = l.takeSnapshot(s.build()) })
 	l.snapN = l.n // also after a failure: do not retry every event
 	if err != nil {
 		s.metrics.snapshotErrors.Add(1)
@@ -380,7 +382,9 @@ func (s *Server) maybeMeasure(l *live) {
 		return
 	}
 	start := time.Now()
-	n, err := snap.Size(l.agent)
+	var n int64
+	var err error
+	s.snapWork(func() { n, err = snap.Size(l.agent) })
 	l.measureCost = time.Since(start).Seconds()
 	l.measureN, l.sinceMeasure = l.n, 0
 	if err == nil && n > 0 {
@@ -398,7 +402,8 @@ func (s *Server) snapshotWriter() {
 			return
 		}
 		start := time.Now()
-		err := s.st.PutSnapshot(context.Background(), j.id, store.Snapshot{Seq: j.seq, Data: j.data})
+		var err error
+		s.snapWork(func() { err = s.st.PutSnapshot(context.Background(), j.id, store.Snapshot{Seq: j.seq, Data: j.data}) })
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			s.metrics.snapshotErrors.Add(1)
 			s.log.Warn("snapshot not saved", "study", j.id, "err", err)

@@ -47,6 +47,9 @@ func StartServer() (*Server, error) {
 	return &Server{Client: client.New(base, client.WithHTTPClient(hc)), base: base, hc: hc, tr: tr, srv: srv, hs: hs, ln: ln}, nil
 }
 
+// snapshotCPU is the service's snapshot CPU so far (service.Server.SnapshotCPU).
+func (s *Server) snapshotCPU() time.Duration { return s.srv.SnapshotCPU() }
+
 // Close stops the server.
 func (s *Server) Close() {
 	s.tr.CloseIdleConnections()
@@ -105,12 +108,13 @@ func unitsOf(units string) (a, b float64) {
 // onRound, when not nil, is called after each round. The recommendation is
 // not read (recorded as absent); Run reads it through its Server.
 func RunOne(ctx context.Context, c *client.Client, job Job, horizon int, onRound func()) (RunResult, error) {
-	return runOne(ctx, c, nil, job, horizon, onRound)
+	return runOne(ctx, c, nil, nil, job, horizon, onRound)
 }
 
 // runOne is RunOne; summary, when not nil, returns a study's summary as JSON
-// (the recommendation is read from it: readRecommendation).
-func runOne(ctx context.Context, c *client.Client, summary func(context.Context, string) ([]byte, error), job Job, horizon int, onRound func()) (RunResult, error) {
+// (the recommendation is read from it: readRecommendation); snapCPU, when
+// not nil, is the service's snapshot CPU so far (DecisionCPUPerRound).
+func runOne(ctx context.Context, c *client.Client, summary func(context.Context, string) ([]byte, error), snapCPU func() time.Duration, job Job, horizon int, onRound func()) (RunResult, error) {
 	p, err := problem.SuiteByName(job.Problem)
 	if err != nil {
 		return RunResult{}, err
@@ -149,6 +153,10 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 	stream := seed.NewStream()
 	var spent time.Duration
 	cpu0 := processCPU()
+	var snap0 time.Duration
+	if snapCPU != nil {
+		snap0 = snapCPU()
+	}
 	// ask asks for n decisions; each is compared with the pending ones.
 	ask := func(n int) error {
 		start := time.Now()
@@ -239,6 +247,11 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 	reg, vio := ScoreRun(&p, fa, xs, LongTerm(job.Algorithm))
 	res := RunResult{Job: job, Regret: reg, Violation: vio, Duplicates: dups, Points: xs, SecondsPerRound: spent.Seconds() / float64(horizon),
 		CPUPerRound: cpu.Seconds() / float64(horizon)}
+	if snapCPU != nil && cpu > 0 {
+		if sn := snapCPU() - snap0; sn > 0 {
+			res.DecisionCPUPerRound = (cpu - sn).Seconds() / float64(horizon)
+		}
+	}
 	if id, _, _ := ParseEntry(job.Algorithm); id == Default {
 		res.Resolved = study.Spec.Algorithm
 	}

@@ -142,6 +142,14 @@ type RunResult struct {
 	// with --workers 1, which the machine's load does not inflate as it
 	// does wall time; 0 where the platform gives none.
 	CPUPerRound float64 `json:"cpu_seconds_per_round,omitempty"`
+	// DecisionCPUPerRound is CPUPerRound less the service's snapshot work
+	// (encoding, hashing, sizing, writing: the CPU time of the threads it
+	// ran on, service.Server.SnapshotCPU): the agent's Decide and Observe,
+	// its deferred fits, HTTP, log and evaluations. The garbage collector's
+	// share of the snapshots' allocations stays in, so it is a bound from
+	// above on the decisions' own. 0 (absent) where the platform gives no
+	// thread time, or no snapshot was taken.
+	DecisionCPUPerRound float64 `json:"decision_cpu_seconds_per_round,omitempty"`
 	// Resolved is the algorithm the service chose for a Default study (the
 	// study's recorded algorithm); empty for a named one.
 	Resolved string `json:"resolved,omitempty"`
@@ -424,7 +432,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, err := runOne(ctx, srv.Client, srv.summaryJSON, jobs[i], o.Horizon, o.OnRound)
+				r, err := runOne(ctx, srv.Client, srv.summaryJSON, srv.snapshotCPU, jobs[i], o.Horizon, o.OnRound)
 				if err != nil {
 					errMu.Lock()
 					if firstErr == nil {
