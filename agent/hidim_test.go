@@ -309,3 +309,70 @@ func TestOwnTurnKeepsDraws(t *testing.T) {
 		t.Errorf("the acquisition read %d times with own, %d without: want at least the 512 fresh candidates fewer", nOwn, nAll)
 	}
 }
+
+// TestRegionPriorMean: by default (region-prior-mean=before) a
+// constraint's prior mean is its observed mean on a box of 10+ dims while
+// no evaluation has met every limit and its fit is noise-free; a noisy
+// fit, a feasible evaluation, threshold or fewer than 10 dims leave it at
+// the threshold.
+func TestRegionPriorMean(t *testing.T) {
+	on := func(a *gpCore) bool { return a.g[0].(*model.Adaptive).MeanPrior() }
+	a := logneiImposed(t, 10, nil)
+	if err := a.region.priors.set(a.gpCore); err != nil {
+		t.Fatal(err)
+	}
+	if !on(a.gpCore) {
+		t.Fatal("10 dims, nothing feasible, a noise-free fit: the threshold prior")
+	}
+	if m, _ := a.g[0].(*model.Adaptive).Predict(make([]float64, 10)); m <= 0 {
+		t.Fatalf("mean prior: g predicted %v at the box's corner, want above the threshold as every observation", m)
+	}
+	th := logneiImposed(t, 10, bandit.Params{"region-prior-mean": "threshold"})
+	if err := th.region.priors.set(th.gpCore); err != nil || on(th.gpCore) {
+		t.Fatalf("threshold: the prior mean moved (err %v)", err)
+	}
+	low := logneiImposed(t, 5, nil)
+	if err := low.region.priors.set(low.gpCore); err != nil || on(low.gpCore) {
+		t.Fatalf("5 dims: the prior mean moved (err %v)", err)
+	}
+	// A feasible evaluation puts it back at the threshold.
+	x := make([]float64, 10)
+	dec, err := a.Impose(&bandit.Round{T: 25}, bandit.PointAction(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Observe(bandit.Feedback{ID: dec.ID, Reward: 0, HasReward: true, Costs: []float64{-1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.region.priors.set(a.gpCore); err != nil || on(a.gpCore) {
+		t.Fatalf("after a feasible evaluation the prior mean stayed observed (err %v)", err)
+	}
+	// A noisy constraint keeps the threshold once its fit says so.
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: unitBox(t, 10), M: 1}, Horizon: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := ag.(*LogNEI)
+	rng := rand.New(rand.NewPCG(3, 4))
+	sawOn := false
+	for r := 1; !n.g[0].(*model.Adaptive).Fitted(); r++ {
+		d, err := n.Decide(&bandit.Round{T: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sawOn = sawOn || on(n.gpCore)
+		x := d.Action.X
+		if err := n.Observe(bandit.Feedback{ID: d.ID, Reward: -x[0], HasReward: true, Costs: []float64{1 + x[1] + rng.NormFloat64()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !sawOn {
+		t.Fatal("the prior mean never moved before the first fit")
+	}
+	if fittedNoise(n.g[0]) < ConfirmNoise {
+		t.Fatalf("the noisy constraint fitted noise %v", fittedNoise(n.g[0]))
+	}
+	if err := n.region.priors.set(n.gpCore); err != nil || on(n.gpCore) {
+		t.Fatalf("a noisy constraint's prior mean stayed observed (err %v)", err)
+	}
+}

@@ -113,6 +113,11 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 	if err := a.noisyFit.restore(a.ms, r.T, a.from); err != nil {
 		return bandit.Decision{}, err
 	}
+	if a.region != nil {
+		if err := a.region.priors.set(a.gpCore); err != nil {
+			return bandit.Decision{}, err
+		}
+	}
 	return a.decideTurn(r, func() (turn, error) {
 		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
 			return tn, nil
@@ -187,7 +192,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},

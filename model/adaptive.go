@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -108,6 +109,10 @@ type Adaptive struct {
 	// warp > 0 (a constraint, Warp): the inner GP sees bilog(y/knee)/s,
 	// knee = warp times the raw values' spread at the last refresh.
 	warp, knee float64
+	// meanPrior (a constraint, SetMeanPrior): the inner GP sees its values
+	// less their mean off, added back to every predicted mean.
+	meanPrior  bool
+	off        float64
 	dimPrior   bool // AdaptiveOptions.DimPrior
 	// Noisy (SetNoisy): the fit's priors (NoisyPriorOptuna: GPSampler's)
 	// and the refits every `every` observations below DeferFrom.
@@ -332,7 +337,38 @@ func (a *Adaptive) SetNoisy(prior, every int) error {
 }
 
 // tr is y in the inner GP's units.
-func (a *Adaptive) tr(y float64) float64 { return unit(y, a.m, a.s, a.knee, a.constraint) }
+func (a *Adaptive) tr(y float64) float64 { return unit(y, a.m, a.s, a.knee, a.constraint) - a.off }
+
+// SetMeanPrior puts a constraint's prior mean at its observed mean (on) or
+// at the threshold (off, NewAdaptive's), and refreshes the model.
+func (a *Adaptive) SetMeanPrior(on bool) error {
+	if !a.constraint || a.meanPrior == on {
+		return nil
+	}
+	saved := *a
+	a.meanPrior, a.job, a.from, a.due = on, nil, 0, 0
+	if !on {
+		a.off = 0
+	}
+	if err := a.refresh(); err != nil {
+		*a = saved
+		return err
+	}
+	return nil
+}
+
+// MeanPrior reports whether the prior mean is the observed mean
+// (SetMeanPrior).
+func (a *Adaptive) MeanPrior() bool { return a.meanPrior }
+
+// shift adds the mean prior's offset to means.
+func (a *Adaptive) shift(mean []float64) {
+	if a.off != 0 && mean != nil {
+		for i := range mean {
+			mean[i] += a.off
+		}
+	}
+}
 
 // unit is y in the units of standardisation m, s (a constraint is only
 // scaled, after bilog(y/knee) when knee > 0).
@@ -404,6 +440,7 @@ func (a *Adaptive) Fitted() bool { return a.theta != nil }
 // observations.
 type refreshed struct {
 	m, s  float64
+	off   float64   // meanPrior's shift
 	knee  float64   // Warp's knee (0: no transform)
 	theta []float64 // nil: not fitted
 	k     gp.Kernel
@@ -429,7 +466,7 @@ func (a *Adaptive) refresh() error {
 
 // apply makes r the current state.
 func (a *Adaptive) apply(r *refreshed) {
-	a.m, a.s, a.knee, a.k, a.lam, a.inner = r.m, r.s, r.knee, r.k, r.lam, r.inner
+	a.m, a.s, a.knee, a.k, a.lam, a.inner, a.off = r.m, r.s, r.knee, r.k, r.lam, r.inner, r.off
 	if r.theta != nil {
 		a.theta = r.theta
 	}
@@ -462,6 +499,15 @@ func (a *Adaptive) compute(acts []bandit.Action, raw []float64, k gp.Kernel, lam
 	} else {
 		for i, y := range raw {
 			ys[i] = unit(y, r.m, r.s, 0, a.constraint)
+		}
+	}
+	if a.meanPrior && a.constraint && len(ys) > 0 {
+		for _, y := range ys {
+			r.off += y
+		}
+		r.off /= float64(len(ys))
+		for i := range ys {
+			ys[i] -= r.off
 		}
 	}
 	if fit {
@@ -548,7 +594,14 @@ func ScaleOf(m, sd float64) float64 {
 }
 
 // Mean implements Model.
-func (a *Adaptive) Mean() []float64 { return a.inner.Mean() }
+func (a *Adaptive) Mean() []float64 {
+	if a.off == 0 {
+		return a.inner.Mean()
+	}
+	m := slices.Clone(a.inner.Mean())
+	a.shift(m)
+	return m
+}
 
 // Var implements Model (variances in standardised units).
 func (a *Adaptive) Var() []float64 { return a.inner.Var() }
@@ -572,6 +625,7 @@ func (a *Adaptive) Reset() {
 		}
 		a.k, a.lam = a.k0, a.lam0
 	}
+	a.off = 0
 	a.m, a.s, a.knee, a.next, a.theta, a.fits, a.from, a.due, a.job = 0, 1, 0, 1, nil, 0, 0, 0, nil
 	a.noisyPrior, a.every = NoisyPriorKept, 0
 	a.inner.Reset()
@@ -584,7 +638,8 @@ func (a *Adaptive) Predict(x []float64) (float64, float64) {
 	if !ok {
 		return math.NaN(), math.NaN()
 	}
-	return p.Predict(x)
+	mu, v := p.Predict(x)
+	return mu + a.off, v
 }
 
 // PredictBatch implements BatchPredictor when the inner model does (check
@@ -597,6 +652,7 @@ func (a *Adaptive) PredictBatch(xs [][]float64, mean, variance []float64, dmean,
 	if err := p.PredictBatch(xs, mean, variance, dmean, dvar); err != nil {
 		return err
 	}
+	a.shift(mean[:min(len(mean), len(xs))])
 
 	return nil
 }
@@ -608,7 +664,11 @@ func (a *Adaptive) PredictBatchAdjoint(xs [][]float64, mean, variance []float64,
 	if !ok {
 		return fmt.Errorf("model: %T has no adjoint gradients", a.inner)
 	}
-	return p.PredictBatchAdjoint(xs, mean, variance, dmean, dvar)
+	if err := p.PredictBatchAdjoint(xs, mean, variance, dmean, dvar); err != nil {
+		return err
+	}
+	a.shift(mean[:min(len(mean), len(xs))])
+	return nil
 }
 
 // Gradients implements BatchPredictor.

@@ -306,3 +306,89 @@ func TestAdaptiveWarp(t *testing.T) {
 		t.Fatalf("an objective warped (err %v)", err)
 	}
 }
+
+// TestAdaptiveMeanPrior: with SetMeanPrior(true) a constraint's posterior is
+// its observed mean m/s plus the exact GP posterior of y/s − m/s (m, s of
+// every observation: the switch refreshes), its predictions off the
+// candidates agree, and SetMeanPrior(false) gives back the posterior of
+// y/s with prior mean 0, the threshold; an objective is left as it was.
+func TestAdaptiveMeanPrior(t *testing.T) {
+	a, _, k := adaptiveFixture(t, true, false, true)
+	raw := make([]float64, len(adaptiveXs))
+	for i, x := range adaptiveXs {
+		raw[i] = adaptiveY(x) + 2 // mostly above the threshold 0
+		if err := a.Observe(bandit.PointAction(x), raw[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, s := Standardisation(raw)
+	off := 0.0
+	for _, y := range raw {
+		off += y / s
+	}
+	off /= float64(len(raw))
+	cands := GridPoints(a.inner.(*Box).Domain(), 5)
+	check := func(on bool) {
+		t.Helper()
+		if err := a.SetMeanPrior(on); err != nil {
+			t.Fatal(err)
+		}
+		c := 0.0
+		if on {
+			c = off
+		}
+		zs := make([]float64, len(raw))
+		for i, y := range raw {
+			zs[i] = y/s - c
+		}
+		mu, cov := gp.BatchPosterior(k, adaptiveXs, zs, 0.05, cands)
+		for i, x := range cands {
+			if d := math.Abs(a.Mean()[i] - (mu[i] + c)); d > 1e-10 {
+				t.Fatalf("mean prior %v: mean[%d] off by %.3g", on, i, d)
+			}
+			if d := math.Abs(a.Var()[i] - cov[i*len(cands)+i]); d > 1e-10 {
+				t.Fatalf("mean prior %v: var[%d] off by %.3g", on, i, d)
+			}
+			if m, _ := a.Predict(x); math.Abs(m-(mu[i]+c)) > 1e-10 {
+				t.Fatalf("mean prior %v: Predict at candidate %d = %v, want %v", on, i, m, mu[i]+c)
+			}
+		}
+		mb, vb := make([]float64, len(cands)), make([]float64, len(cands))
+		if err := a.PredictBatch(cands, mb, vb, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		var mj []float64
+		if on {
+			mj = make([]float64, len(cands))
+			if err := a.PredictJoint(cands, mj, make([]float64, len(cands)*len(cands))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range cands {
+			if math.Abs(mb[i]-(mu[i]+c)) > 1e-10 || (on && math.Abs(mj[i]-(mu[i]+c)) > 1e-10) {
+				t.Fatalf("mean prior %v: PredictBatch / PredictJoint at candidate %d = %v / %v, want %v", on, i, mb[i], mj, mu[i]+c)
+			}
+		}
+	}
+	check(true)
+	// Far from the data the posterior returns to the prior mean.
+	if m, _ := a.Predict([]float64{2, 1}); m < 0.5*off {
+		t.Fatalf("far from the data the mean is %v, want near the observed mean %v", m, off)
+	}
+	check(false)
+	o, _, _ := adaptiveFixture(t, true, false, false)
+	for _, x := range adaptiveXs {
+		if err := o.Observe(bandit.PointAction(x), adaptiveY(x)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := append([]float64(nil), o.Mean()...)
+	if err := o.SetMeanPrior(true); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range o.Mean() {
+		if m != before[i] {
+			t.Fatalf("an objective's mean moved at %d: %v → %v", i, before[i], m)
+		}
+	}
+}

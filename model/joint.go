@@ -24,7 +24,11 @@ func (a *Adaptive) PredictJoint(xs [][]float64, mean, cov []float64) error {
 	if !ok {
 		return fmt.Errorf("model: %T has no joint posterior off its candidates", a.inner)
 	}
-	return p.PredictJoint(xs, mean, cov)
+	if err := p.PredictJoint(xs, mean, cov); err != nil {
+		return err
+	}
+	a.shift(mean[:min(len(mean), len(xs))])
+	return nil
 }
 
 // AsJointPredictor returns m as a JointPredictor, or nil when it has no

@@ -275,3 +275,18 @@ func TestDefaultsGeneration15(t *testing.T) {
 		{"rpol-ucb", 14, nil, map[string]string{"beta-safe-noisy-wide": ""}},
 	})
 }
+
+// Generation 16 puts lognei's constraints' prior mean at their observed
+// mean in 10+ dims until an evaluation meets every limit
+// (region-prior-mean): a study of generation 15 or earlier keeps
+// region-prior-mean threshold unless it names it; one of generation 16
+// gets the default (nothing pinned); config does not declare it.
+func TestDefaultsGeneration16(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 15, nil, map[string]string{"region-prior-mean": "threshold"}},
+		{"lognei", 13, nil, map[string]string{"region-prior-mean": "threshold", "confirm-deep": "0"}},
+		{"lognei", 16, nil, map[string]string{"region-prior-mean": ""}},
+		{"lognei", 15, map[string]any{"region-prior-mean": "before"}, map[string]string{"region-prior-mean": "before"}},
+		{"config", 15, nil, map[string]string{"region-prior-mean": ""}},
+	})
+}

@@ -25,7 +25,8 @@ import (
 // adding generation 12's noise-free offline 4-dim box and config's safe
 // stage asked in batches of 4; 6955ddb: 49, adding config's safe stage in
 // 7 dims with a noisy constraint; 1f1309c: 50, adding config's safe stage
-// in 20 dims with a noisy constraint; 25 rounds with a partial observation and two pending decisions each, no
+// in 20 dims with a noisy constraint; 87a86a4: 51, adding lognei on a
+// 12-dim box whose limit no evaluation meets; 25 rounds with a partial observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
 // next.json holds the two decisions each study made next there. A copy of
