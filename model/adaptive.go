@@ -111,9 +111,9 @@ type Adaptive struct {
 	warp, knee float64
 	// meanPrior (a constraint, SetMeanPrior): the inner GP sees its values
 	// less their mean off, added back to every predicted mean.
-	meanPrior  bool
-	off        float64
-	dimPrior   bool // AdaptiveOptions.DimPrior
+	meanPrior bool
+	off       float64
+	dimPrior  bool // AdaptiveOptions.DimPrior
 	// Noisy (SetNoisy): the fit's priors (NoisyPriorOptuna: GPSampler's)
 	// and the refits every `every` observations below DeferFrom.
 	noisyPrior int
