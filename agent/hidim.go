@@ -99,9 +99,9 @@ type constraintPriors struct {
 }
 
 // set puts each constraint's prior mean at its observed mean on a box of
-// TrustAutoDim dimensions or more searched in trust regions, while no evaluation has met every limit
-// and the constraint has not fitted a noisy model; at the threshold
-// otherwise.
+// TrustAutoDim dimensions or more searched in trust regions, while no
+// evaluation has met every limit and the constraint has not fitted a noisy
+// model; at the threshold otherwise.
 func (p *constraintPriors) set(c *gpCore) error {
 	if box, ok := c.info.Domain.(*domain.Box); !p.before || c.trust == regionGlobal || !ok || box.Dim() < TrustAutoDim || box.Mixed() {
 		return nil
