@@ -310,7 +310,7 @@ func TestAdaptiveWarp(t *testing.T) {
 // TestAdaptiveMeanPrior: with SetMeanPrior(true) a constraint's posterior is
 // its observed mean m/s plus the exact GP posterior of y/s − m/s (m, s of
 // every observation: the switch refreshes), its predictions off the
-// candidates agree, and SetMeanPrior(false) gives back the posterior of
+// candidates agree (one by one, batched, adjoint and joint), and SetMeanPrior(false) gives back the posterior of
 // y/s with prior mean 0, the threshold; an objective is left as it was.
 func TestAdaptiveMeanPrior(t *testing.T) {
 	a, _, k := adaptiveFixture(t, true, false, true)
@@ -356,6 +356,19 @@ func TestAdaptiveMeanPrior(t *testing.T) {
 		mb, vb := make([]float64, len(cands)), make([]float64, len(cands))
 		if err := a.PredictBatch(cands, mb, vb, nil, nil); err != nil {
 			t.Fatal(err)
+		}
+		ma := make([]float64, len(cands))
+		dm, dv := make([][]float64, len(cands)), make([][]float64, len(cands))
+		for i := range cands {
+			dm[i], dv[i] = make([]float64, 2), make([]float64, 2)
+		}
+		if err := a.PredictBatchAdjoint(cands, ma, make([]float64, len(cands)), dm, dv); err != nil {
+			t.Fatal(err)
+		}
+		for i := range cands {
+			if math.Abs(ma[i]-(mu[i]+c)) > 1e-10 {
+				t.Fatalf("mean prior %v: PredictBatchAdjoint at candidate %d = %v, want %v", on, i, ma[i], mu[i]+c)
+			}
 		}
 		var mj []float64
 		if on {
