@@ -37,6 +37,9 @@ type wideSearch struct {
 	// PolishEach: on a box, BFGS also from every start (GPSampler's local
 	// searches), not only from the batched ascent's best end.
 	PolishEach bool
+	// StartsOnly: with PolishEach, BFGS from the starts alone, no batched
+	// ascent before it (GPSampler's local searches, one per start).
+	StartsOnly bool
 	// Interp: on a box, BFGS's line search interpolates
 	// (maximise.BFGSTol.Interp) and the models' gradients come in the
 	// adjoint form (model.AdjointPredictor), in the ascent and the polish
@@ -165,17 +168,20 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 			batch = adjointScore(bps, ms, sc, d)
 		}
 		tol.Interp = w.Interp
-		// One batched ascent from every start (one pass over the factor per
-		// step for all of them), then the quasi-Newton polish of its best.
-		x, _, err := maximise.RefineGrad(batch, box.Lo, box.Hi, starts, ascentOptions(d))
-		if err != nil {
-			return bandit.Action{}, 0, err
-		}
-		if x, err = scaledBFGSTol(box, x, f, batch, val, grad, tol); err != nil {
-			return bandit.Action{}, 0, err
-		}
-		if err := consider(x); err != nil {
-			return bandit.Action{}, 0, err
+		if !w.PolishEach || !w.StartsOnly {
+			// One batched ascent from every start (one pass over the factor
+			// per step for all of them), then the quasi-Newton polish of its
+			// best.
+			x, _, err := maximise.RefineGrad(batch, box.Lo, box.Hi, starts, ascentOptions(d))
+			if err != nil {
+				return bandit.Action{}, 0, err
+			}
+			if x, err = scaledBFGSTol(box, x, f, batch, val, grad, tol); err != nil {
+				return bandit.Action{}, 0, err
+			}
+			if err := consider(x); err != nil {
+				return bandit.Action{}, 0, err
+			}
 		}
 		if w.PolishEach {
 			// BFGS from every start too, so that a basin away from the

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/model"
 )
 
@@ -94,6 +96,77 @@ func TestBelowScore(t *testing.T) {
 		calls = 0
 		if _, b, _ := below(y, -1); !b || calls != want {
 			t.Fatalf("below %v after %d predictions, want true after %d", b, calls, want)
+		}
+	}
+}
+
+// bumpsModel is a posterior over [0, 1]² with mean two Gaussian bumps
+// (tops 1 at (0.2, 0.3), 2 at (0.7, 0.8)), variance 0, candidates cands,
+// that records the largest batch it is asked to predict.
+type bumpsModel struct {
+	ridgeModel
+	cands   [][]float64
+	largest *int
+}
+
+func (m bumpsModel) Action(i int) bandit.Action { return bandit.PointAction(m.cands[i]) }
+
+func (m bumpsModel) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	*m.largest = max(*m.largest, len(xs))
+	for k, x := range xs {
+		mean[k], variance[k] = 0, 0
+		if dmean != nil {
+			dmean[k][0], dmean[k][1], dvar[k][0], dvar[k][1] = 0, 0, 0, 0
+		}
+		for _, b := range []struct{ h, x, y float64 }{{1, 0.2, 0.3}, {2, 0.7, 0.8}} {
+			dx, dy := x[0]-b.x, x[1]-b.y
+			e := b.h * math.Exp(-(dx*dx+dy*dy)/0.02)
+			mean[k] += e
+			if dmean != nil {
+				dmean[k][0] -= e * dx / 0.01
+				dmean[k][1] -= e * dy / 0.01
+			}
+		}
+	}
+	return nil
+}
+
+// TestWideSearchStartsOnly: box-polish=starts polishes each start by BFGS
+// with no batched ascent before it (every prediction is of one point),
+// and from candidates near both bumps it ends on the higher top, as
+// box-polish=each does after its ascent over all the starts at once.
+func TestWideSearchStartsOnly(t *testing.T) {
+	box, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := [][]float64{{0.25, 0.25}, {0.6, 0.75}, {0.9, 0.1}, {0.1, 0.9}}
+	acq := func(mv []float64) float64 { return mv[0] }
+	for _, only := range []bool{true, false} {
+		largest := 0
+		m := bumpsModel{cands: cands, largest: &largest}
+		score := make([]float64, len(cands))
+		for i, c := range cands {
+			mean, v := make([]float64, 1), make([]float64, 1)
+			if err := m.PredictBatch([][]float64{c}, mean, v, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			score[i] = mean[0]
+		}
+		largest = 0
+		w := &wideSearch{Top: 4, Iters: 30, PolishEach: true, StartsOnly: only}
+		a, _, err := w.search(rand.New(rand.NewPCG(1, 2)), box, score, []model.Model{m}, acq, nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(a.X[0]-0.7) > 1e-5 || math.Abs(a.X[1]-0.8) > 1e-5 {
+			t.Errorf("starts only %v: the search ends at %v, want the higher top (0.7, 0.8)", only, a.X)
+		}
+		if only && largest != 1 {
+			t.Errorf("starts only: a batch of %d points predicted, want one point at a time (no batched ascent)", largest)
+		}
+		if !only && largest < 2 {
+			t.Errorf("each: the largest batch is %d points, want the ascent's batch of every start", largest)
 		}
 	}
 }
