@@ -50,6 +50,11 @@ var (
 		Doc:     "a batch's later decisions in the safe stage: observed: the safe set from the evaluations observed (the pending decisions condition f alone), and a decision outside it (safe-batch-beta) repeats, of the pending decisions and the best feasible evaluation, the safe one of the largest UCB of f; hallucinated: the constraints also conditioned on the pending decisions at their posterior mean (shrinking σ about them, so the set grows on outcomes not yet seen), no repeat",
 		Source:  "SafeOpt's safe set is built from observations only (Berkenkamp et al. 2016, §3); measured: docs/live_limits.md",
 		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending decision or the best feasible evaluation"}}}
+	// configFirstPending declares first-pending, what the feasibility
+	// search sees of a batch's pending decisions.
+	configFirstPending = bandit.ChoiceParam{Name: "first-pending", Default: "hallucinated", Choices: []string{"hallucinated", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:    "a batch's later decisions while no evaluation has met every limit (CONFIG's optimistic search): observed: the pending decisions condition f alone, so the constraints' optimistic set stays that of the evaluations observed, as safe-pending's; hallucinated: the constraints too, at their posterior mean (their LCBs rise about the pending points and the later decisions go where the constraints are least known)",
+		Source: "the safe stage's rule (safe-pending) carried to the first stage; measured: docs/live_limits.md, \"A batch's feasibility search from its observations (measured, not adopted)\""}
 	// configBatchBeta declares safe-batch-beta, how sure of a new point a
 	// batch's later decision must be.
 	configBatchBeta = bandit.FloatParam{Name: "safe-batch-beta", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("safe-pending", "observed"),
@@ -87,7 +92,7 @@ var (
 	configWarpFrom = bandit.FloatParam{Name: "constraint-warp-from", Default: MeanFrom, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("constraint-warp", "bilog"),
 		Doc:    "constraint-warp starts at round ⌈constraint-warp-from·T⌉ while no evaluation has met every limit (0: from the first decision after the initial design)",
 		Source: "MeanFrom (docs/live_limits.md, \"Feasibility first\"); earlier (opt-in) measured: docs/live_limits.md, \"SCBO's rule before feasibility (opt-in, measured)\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -99,22 +104,23 @@ type ConfigAgent struct {
 	betaF, betaG estimator.Beta
 	gmax         []float64
 	// pessimistic: feasibility=pessimistic with the practical widths.
-	pessimistic bool
-	betaSafe    float64
-	betaNoisy   float64 // beta-safe-noisy (0: betaSafe)
-	noisySeed   bool    // beta-safe-noisy-seed=evaluated
-	safeFrom    int     // the first round of the safe stage
-	observedG   bool    // safe-pending=observed
-	batchBeta   float64
-	firstMean   bool        // before-feasible=mean
-	firstDraw   bool        // before-feasible=thompson
-	meanFrom    int         // their first round: ⌈MeanFrom·T⌉
-	buf         drawBuffers `snap:"-"` // thompson's joint draws
-	obsSafe     bool        // safe-observed=exact
-	warp        bool        // constraint-warp=bilog
-	warpFrom    int         // its first round: ⌈constraint-warp-from·T⌉
-	hold        bool        // safe-hold=evaluated
-	repeatBeta  float64     // safe-repeat-beta
+	pessimistic   bool
+	betaSafe      float64
+	betaNoisy     float64 // beta-safe-noisy (0: betaSafe)
+	noisySeed     bool    // beta-safe-noisy-seed=evaluated
+	safeFrom      int     // the first round of the safe stage
+	observedG     bool    // safe-pending=observed
+	firstObserved bool    // first-pending=observed
+	batchBeta     float64
+	firstMean     bool        // before-feasible=mean
+	firstDraw     bool        // before-feasible=thompson
+	meanFrom      int         // their first round: ⌈MeanFrom·T⌉
+	buf           drawBuffers `snap:"-"` // thompson's joint draws
+	obsSafe       bool        // safe-observed=exact
+	warp          bool        // constraint-warp=bilog
+	warpFrom      int         // its first round: ⌈constraint-warp-from·T⌉
+	hold          bool        // safe-hold=evaluated
+	repeatBeta    float64     // safe-repeat-beta
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -164,6 +170,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	fp, err := configFirstPending.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	bb, err := configBatchBeta.Read(name, ps)
 	if err != nil {
 		return nil, err
@@ -196,7 +206,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh == "evaluated", repeatBeta: rb,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh == "evaluated", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
 		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -246,6 +256,10 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		// can crawl for the rest of the horizon (docs/live_limits.md).
 		return a.decide(r, func() Acquisition { return meanFirst(bf, bg) })
 	}
+	if a.unpendFirst() {
+		a.unpendG = true
+		defer func() { a.unpendG = false }()
+	}
 	return a.decide(r, func() Acquisition {
 		// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
 		// candidates decides which of CONFIG's two scores the round uses.
@@ -275,6 +289,14 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			return mu + bf*math.Sqrt(v)
 		}
 	})
+}
+
+// unpendFirst: CONFIG's optimistic search of the first stage, while no
+// evaluation has met every limit, conditions f alone on a batch's pending
+// decisions (first-pending=observed), so that the constraints' LCBs about
+// them stay those of the evaluations observed.
+func (a *ConfigAgent) unpendFirst() bool {
+	return a.pessimistic && a.firstObserved && len(a.ledger.done) > 0 && !a.ledger.anyFeasible()
 }
 
 // safeFirst is the pessimistic rule of a live study's safe stage: the UCB

@@ -448,3 +448,44 @@ func TestBetaNoisyWide(t *testing.T) {
 		}
 	}
 }
+
+// Before any evaluation met every limit, CONFIG's search conditions f alone
+// on a batch's pending decisions with first-pending=observed: not with
+// hallucinated (the default), and not once an evaluation met every limit;
+// and the choice reaches the batch's later decision.
+func TestConfigFirstPending(t *testing.T) {
+	never := func(_ int, x []float64) (float64, []float64) { return -x[1], []float64{x[0] + 0.5} }
+	met := func(_ int, x []float64) (float64, []float64) { return -x[1], []float64{x[0] - 0.7} }
+	for _, c := range []struct {
+		mode string
+		tell func(int, []float64) (float64, []float64)
+		want bool
+	}{{"observed", never, true}, {"", never, false}, {"observed", met, false}} {
+		ps := bandit.Params{}
+		if c.mode != "" {
+			ps["first-pending"] = c.mode
+		}
+		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.5, 0.9}, c.tell)
+		if got := a.unpendFirst(); got != c.want {
+			t.Errorf("first-pending %q, a feasible evaluation %v: f alone conditioned %v, want %v", c.mode, a.ledger.anyFeasible(), got, c.want)
+		}
+	}
+	later := map[string][]float64{}
+	for _, mode := range []string{"observed", "hallucinated"} {
+		a, r := safeCube(t, 1, bandit.Params{"first-pending": mode}, []float64{0.1, 0.5, 0.9}, never)
+		if _, err := a.Decide(&bandit.Round{T: r + 1}); err != nil { // pending from here on
+			t.Fatal(err)
+		}
+		d, err := a.Decide(&bandit.Round{T: r + 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.unpendG {
+			t.Fatal("unpendG left on after the decision")
+		}
+		later[mode] = d.Action.X
+	}
+	if slices.Equal(later["observed"], later["hallucinated"]) {
+		t.Errorf("the batch's second decision %v is the same with the constraints conditioned on the first or not", later["observed"])
+	}
+}
