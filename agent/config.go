@@ -52,9 +52,10 @@ var (
 		Earlier: []bandit.Change{{Until: 10, Value: "hallucinated", Why: "a batch's safe set from the observed evaluations only; a later member outside it repeats a safe pending decision or the best feasible evaluation"}}}
 	// configFirstPending declares first-pending, what the feasibility
 	// search sees of a batch's pending decisions.
-	configFirstPending = bandit.ChoiceParam{Name: "first-pending", Default: "hallucinated", Choices: []string{"hallucinated", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:    "a batch's later decisions while no evaluation has met every limit (CONFIG's optimistic search): observed: the pending decisions condition f alone, so the constraints' optimistic set stays that of the evaluations observed, as safe-pending's; hallucinated: the constraints too, at their posterior mean (their LCBs rise about the pending points and the later decisions go where the constraints are least known)",
-		Source: "the safe stage's rule (safe-pending) carried to the first stage; measured: docs/live_limits.md, \"A batch's feasibility search from its observations (measured, not adopted)\""}
+	configFirstPending = bandit.ChoiceParam{Name: "first-pending", Default: "observed", Choices: []string{"hallucinated", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "a batch's later decisions while no evaluation has met every limit (CONFIG's optimistic search): observed: the pending decisions condition f alone, so the constraints' optimistic set stays that of the evaluations observed, as safe-pending's; hallucinated: the constraints too, at their posterior mean (their LCBs rise about the pending points and the later decisions go where the constraints are least known)",
+		Source:  "the safe stage's rule (safe-pending) carried to the first stage; measured: docs/live_limits.md, \"Generation 17: a batch's feasibility search from its observations\"",
+		Earlier: []bandit.Change{{Until: 16, Value: "hallucinated", Why: "a batch's later decisions search for a first feasible point from the constraints' observations, f alone conditioned on the pending decisions"}}}
 	// configBatchBeta declares safe-batch-beta, how sure of a new point a
 	// batch's later decision must be.
 	configBatchBeta = bandit.FloatParam{Name: "safe-batch-beta", Default: 1, Range: bandit.AtLeast(0), When: bandit.Is("safe-pending", "observed"),

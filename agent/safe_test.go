@@ -450,9 +450,9 @@ func TestBetaNoisyWide(t *testing.T) {
 }
 
 // Before any evaluation met every limit, CONFIG's search conditions f alone
-// on a batch's pending decisions with first-pending=observed: not with
-// hallucinated (the default), and not once an evaluation met every limit;
-// and the choice reaches the batch's later decision.
+// on a batch's pending decisions (first-pending=observed, the default): not
+// with hallucinated, and not once an evaluation met every limit; and the
+// choice reaches the batch's later decision.
 func TestConfigFirstPending(t *testing.T) {
 	never := func(_ int, x []float64) (float64, []float64) { return -x[1], []float64{x[0] + 0.5} }
 	met := func(_ int, x []float64) (float64, []float64) { return -x[1], []float64{x[0] - 0.7} }
@@ -460,7 +460,7 @@ func TestConfigFirstPending(t *testing.T) {
 		mode string
 		tell func(int, []float64) (float64, []float64)
 		want bool
-	}{{"observed", never, true}, {"", never, false}, {"observed", met, false}} {
+	}{{"", never, true}, {"hallucinated", never, false}, {"", met, false}} {
 		ps := bandit.Params{}
 		if c.mode != "" {
 			ps["first-pending"] = c.mode

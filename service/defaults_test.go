@@ -290,3 +290,18 @@ func TestDefaultsGeneration16(t *testing.T) {
 		{"config", 15, nil, map[string]string{"region-prior-mean": ""}},
 	})
 }
+
+// Generation 17 has a batch's later decisions in config's first stage
+// condition f alone on the pending ones (first-pending): a study of
+// generation 16 or earlier keeps first-pending hallucinated unless it
+// names it; one of generation 17 gets the default (nothing pinned);
+// lognei does not declare it.
+func TestDefaultsGeneration17(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 16, nil, map[string]string{"first-pending": "hallucinated"}},
+		{"config", 14, nil, map[string]string{"first-pending": "hallucinated", "beta-safe-noisy-wide": "0"}},
+		{"config", 17, nil, map[string]string{"first-pending": ""}},
+		{"config", 16, map[string]any{"first-pending": "observed"}, map[string]string{"first-pending": "observed"}},
+		{"lognei", 16, nil, map[string]string{"first-pending": ""}},
+	})
+}
