@@ -39,6 +39,8 @@ type LogNEI struct {
 	polish     bool       // mixed-polish=bfgs
 	each       bool       // box-polish=each or starts
 	startsOnly bool       // box-polish=starts
+	autoStarts bool       // box-polish=auto: starts where every metric is deterministic
+	reuse      bool       // search-again=reuse
 	interp     bool       // polish-search=interp
 	bound      bool       // polish-trials=bound
 	adjoint    bool       // polish-grad=adjoint
@@ -80,11 +82,25 @@ var logNEIDeterministicDoc = bandit.ChoiceParam{Name: "deterministic", Default: 
 	Source:  "Optuna v4.6 GPSampler (deterministic_objective: the observed value is the true one); a noise-free repeat returns the value already observed and leaves the posterior of the true function unchanged; measured: docs/offline.md, \"Deterministic metrics\"",
 	Earlier: []bandit.Change{{Until: 10, Value: "posterior", Why: "lognei takes a deterministic metric's observations as its values and does not repeat an evaluated configuration of a deterministic study"}}}
 
+// polishStarts is box-polish's choice of BFGS from the starts alone, no
+// batched ascent: starts, or auto in a decision where every metric is
+// deterministic.
+func (a *LogNEI) polishStarts(deterministic bool) bool {
+	return a.startsOnly || (a.autoStarts && deterministic)
+}
+
+// logNEISearchAgainDoc declares search-again: what the second search of
+// deterministic=observed recomputes.
+var logNEISearchAgainDoc = bandit.ChoiceParam{Name: "search-again", Default: "reuse", Choices: []string{"reuse", "full"},
+	Doc:     "boxes, where a decision searches again away from the evaluated configurations (deterministic): reuse: a start's BFGS run of the first search that scored none of them ends where it ended (the same run, its predictions equal to rounding); full: every run again",
+	Source:  "our choice (away from the evaluated configurations the acquisition is unchanged); measured: docs/offline.md, \"Generation 18\"",
+	Earlier: []bandit.Change{{Until: 17, Value: "full", Why: "lognei's second search takes the first search's BFGS runs that came near no evaluated configuration"}}}
+
 // logNEIBoxPolishDoc declares box-polish.
-var logNEIBoxPolishDoc = bandit.ChoiceParam{Name: "box-polish", Default: "each", Choices: []string{"each", "best", "starts"},
-	Doc:     "boxes: each: BFGS from every start of the search (the best 4 candidates and the incumbent) and from the best end of a batched gradient ascent from all of them; best: from that end alone; starts: from every start alone, no ascent (0.5–0.7 of the CPU time a decision; noise-free gaps as each's on 10 seeds, worse at 5 % noise)",
-	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: a local search from each of its 10 starts, nothing before them); measured: docs/offline.md, \"Generation 11\" and \"The box polish without its ascent (opt-in)\"",
-	Earlier: []bandit.Change{{Until: 10, Value: "best", Why: "lognei polishes every start of its search on a box by BFGS"}}}
+var logNEIBoxPolishDoc = bandit.ChoiceParam{Name: "box-polish", Default: "auto", Choices: []string{"auto", "each", "best", "starts"},
+	Doc:     "boxes: each: BFGS from every start of the search (the best 4 candidates and the incumbent) and from the best end of a batched gradient ascent from all of them; best: from that end alone; starts: from every start alone, no ascent (0.5–0.7 of the CPU time a decision; noise-free gaps as each's on 10 seeds, worse at 5 % noise); auto: starts where every metric is deterministic (as the parameter deterministic reads them), each elsewhere",
+	Source:  "Optuna v4.6 GPSampler (optuna/_gp/optim_mixed.py: a local search from each of its 10 starts, nothing before them); measured: docs/offline.md, \"Generation 11\", \"The box polish without its ascent (opt-in)\" and \"Generation 18\"",
+	Earlier: []bandit.Change{{Until: 10, Value: "best", Why: "lognei polishes every start of its search on a box by BFGS"}, {Until: 17, Value: "each", Why: "where every metric is deterministic, lognei's box polish runs BFGS from its starts alone, without the batched ascent"}}}
 
 // logNEIFailDoc declares fail-limit, lognei's δ.
 var logNEIFailDoc = bandit.FloatParam{Name: "fail-limit", Default: 0.05, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Open, MaxEnd: bandit.Closed},
@@ -168,7 +184,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			mu, v := p.F()
 			return logImprovement(mu, v, best, bests) + lpf
 		}
-		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, StartsOnly: a.startsOnly, Interp: a.interp, Adjoint: a.adjoint, Monotone: a.bound}
+		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, StartsOnly: a.polishStarts(deterministic), Interp: a.interp, Adjoint: a.adjoint, Monotone: a.bound, Reuse: a.reuse}
 		if a.noisyFit.noisy && a.noisyFit.starts > 0 {
 			w.Top = a.noisyFit.starts
 		}
@@ -193,7 +209,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -244,6 +260,10 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	again, err := logNEISearchAgainDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	exploit, err := exploitDoc.Read(name, cfg.Params)
 	if err != nil {
 		return nil, err
@@ -266,7 +286,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
-		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each != "best", startsOnly: each == "starts", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", exploit: exploit,
+		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each != "best", startsOnly: each == "starts", autoStarts: each == "auto", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", reuse: again == "reuse", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}
 	})(name, cfg)
 }

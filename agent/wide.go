@@ -56,6 +56,13 @@ type wideSearch struct {
 	// the same search, fewer predictions. On a box; a typed space's
 	// polish predicts every model.
 	Monotone bool
+	// Reuse: a search away from the points rep marks (the second search of
+	// deterministic=observed) takes, for a start polished in this
+	// decision's first search, that run's end when none of the run's
+	// points is marked: away from the marks the score is the same, so is
+	// the run (its predictions equal to rounding, through the solve cache).
+	Reuse bool
+	runs  []polishRun // the first search's runs from each start (Reuse)
 	// Fresh: on a box, this many points drawn uniformly in it at each
 	// search are scored too, and the best Top of them join the starts
 	// (GPSampler's preliminary 2,048 Sobol points a trial, fresh each time:
@@ -187,7 +194,7 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 			// BFGS from every start too, so that a basin away from the
 			// best candidate competes at its own maximum.
 			for _, s := range starts {
-				y, err := scaledBFGSTol(box, s, f, batch, val, grad, tol)
+				y, err := w.polishRun(box, s, f, batch, val, grad, tol, rep)
 				if err != nil {
 					return bandit.Action{}, 0, err
 				}
@@ -201,6 +208,49 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 		return f.Action(i), i, nil
 	}
 	return bandit.PointAction(bestX), -1, nil
+}
+
+// polishRun is one BFGS run of a search: its start, end and every point
+// it scored.
+type polishRun struct {
+	start, end []float64
+	path       [][]float64
+}
+
+// polishRun is scaledBFGSTol from s; with Reuse, a first search (rep nil)
+// records the run and a search away from rep's points takes a recorded
+// run from s that scored none of them.
+func (w *wideSearch) polishRun(box *domain.Box, s []float64, f model.Model, batch maximise.BatchScore, val []float64, grad [][]float64, tol maximise.BFGSTol, rep func(bandit.Action) bool) ([]float64, error) {
+	if !w.Reuse {
+		return scaledBFGSTol(box, s, f, batch, val, grad, tol)
+	}
+	if rep != nil {
+		for _, r := range w.runs {
+			if slices.Equal(r.start, s) && !slices.ContainsFunc(r.path, func(x []float64) bool { return rep(bandit.PointAction(x)) }) {
+				return slices.Clone(r.end), nil
+			}
+		}
+		return scaledBFGSTol(box, s, f, batch, val, grad, tol)
+	}
+	run := polishRun{start: s}
+	rec := func(xs [][]float64, val []float64, grad [][]float64) error {
+		for _, x := range xs {
+			run.path = append(run.path, slices.Clone(x))
+		}
+		return batch(xs, val, grad)
+	}
+	if below := tol.Below; below != nil {
+		tol.Below = func(x []float64, floor float64) (float64, bool, error) {
+			run.path = append(run.path, slices.Clone(x))
+			return below(x, floor)
+		}
+	}
+	y, err := scaledBFGSTol(box, s, f, rec, val, grad, tol)
+	if err == nil {
+		run.end = y
+		w.runs = append(w.runs, run)
+	}
+	return y, err
 }
 
 // freshStarts are the best top of n points drawn uniformly in box,

@@ -3,6 +3,7 @@ package agent
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -167,6 +168,99 @@ func TestWideSearchStartsOnly(t *testing.T) {
 		}
 		if !only && largest < 2 {
 			t.Errorf("each: the largest batch is %d points, want the ascent's batch of every start", largest)
+		}
+	}
+}
+
+// countedBumps is bumpsModel counting the points it predicts.
+type countedBumps struct {
+	bumpsModel
+	points *int
+}
+
+func (m countedBumps) PredictBatch(xs [][]float64, mean, variance []float64, dmean, dvar [][]float64) error {
+	*m.points += len(xs)
+	return m.bumpsModel.PredictBatch(xs, mean, variance, dmean, dvar)
+}
+
+// TestWideSearchReuse: with Reuse, the search away from marked points
+// (search-again=reuse) takes the first search's runs that scored no
+// marked point and runs the others again: the same end as a search
+// without Reuse, bit for bit, for fewer predictions; with the higher top
+// marked it ends off it, on the lower top or the ball's edge.
+func TestWideSearchReuse(t *testing.T) {
+	box, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := [][]float64{{0.25, 0.25}, {0.6, 0.75}, {0.9, 0.1}, {0.1, 0.9}}
+	acq := func(mv []float64) float64 { return mv[0] }
+	top := bandit.PointAction([]float64{0.7, 0.8})
+	rep := repeatsWithin(box, []bandit.Action{top}, 0.01)
+	search := func(w *wideSearch, rep func(bandit.Action) bool) (bandit.Action, int) {
+		largest, points := 0, 0
+		m := countedBumps{bumpsModel{cands: cands, largest: &largest}, &points}
+		score := make([]float64, len(cands))
+		for i, c := range cands {
+			mean, v := make([]float64, 1), make([]float64, 1)
+			if err := m.bumpsModel.PredictBatch([][]float64{c}, mean, v, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			score[i] = mean[0]
+		}
+		a, _, err := w.search(rand.New(rand.NewPCG(1, 2)), box, score, []model.Model{m}, acq, rep, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, points
+	}
+	w := &wideSearch{Top: 4, Iters: 30, PolishEach: true, StartsOnly: true, Reuse: true}
+	first, _ := search(w, nil)
+	if !rep(first) {
+		t.Fatalf("the first search ends at %v, want the higher top (0.7, 0.8)", first.X)
+	}
+	if len(w.runs) != len(cands) {
+		t.Fatalf("%d runs recorded, want one per start (%d)", len(w.runs), len(cands))
+	}
+	again, reused := search(w, rep)
+	fresh, full := search(&wideSearch{Top: 4, Iters: 30, PolishEach: true, StartsOnly: true}, rep)
+	if !slices.Equal(again.X, fresh.X) {
+		t.Errorf("the search again ends at %v with reuse, %v without", again.X, fresh.X)
+	}
+	if rep(again) {
+		t.Errorf("the search again ends at %v, inside the marked ball", again.X)
+	}
+	if !(reused < full) {
+		t.Errorf("the search again predicted %d points with reuse, %d without: want fewer", reused, full)
+	}
+}
+
+// TestBoxPolishAuto: box-polish=auto, the default, polishes from the
+// starts alone in a decision where every metric is deterministic and runs
+// the batched ascent elsewhere; each and starts do one thing throughout.
+func TestBoxPolishAuto(t *testing.T) {
+	box, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		value      string
+		det, noisy bool
+	}{{"", true, false}, {"auto", true, false}, {"each", false, false}, {"starts", true, true}} {
+		ps := bandit.Params{}
+		if c.value != "" {
+			ps["box-polish"] = c.value
+		}
+		ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1}, Params: ps, Horizon: 50, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ag.(*LogNEI)
+		if got := a.polishStarts(true); got != c.det {
+			t.Errorf("box-polish=%q, every metric deterministic: starts only %v, want %v", c.value, got, c.det)
+		}
+		if got := a.polishStarts(false); got != c.noisy {
+			t.Errorf("box-polish=%q, a noisy metric: starts only %v, want %v", c.value, got, c.noisy)
 		}
 	}
 }

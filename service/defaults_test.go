@@ -305,3 +305,18 @@ func TestDefaultsGeneration17(t *testing.T) {
 		{"lognei", 16, nil, map[string]string{"first-pending": ""}},
 	})
 }
+
+// Generation 18 has lognei polish from its starts alone where every metric
+// is deterministic (box-polish=auto) and take, in the search away from
+// evaluated configurations, the first search's runs that came near none
+// of them (search-again=reuse): a study of generation 17 or earlier keeps
+// each and full unless it named them.
+func TestDefaultsGeneration18(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 17, nil, map[string]string{"box-polish": "each", "search-again": "full"}},
+		{"lognei", 10, nil, map[string]string{"box-polish": "best", "search-again": "full"}},
+		{"lognei", 18, nil, map[string]string{"box-polish": "", "search-again": ""}},
+		{"lognei", 17, map[string]any{"box-polish": "starts", "search-again": "reuse"}, map[string]string{"box-polish": "starts", "search-again": "reuse"}},
+		{"config", 17, nil, map[string]string{"box-polish": "", "search-again": ""}},
+	})
+}
