@@ -214,7 +214,18 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 // it scored.
 type polishRun struct {
 	start, end []float64
-	path       [][]float64
+	path       []float64 // the points, one after another
+}
+
+// touches reports whether rep marks a point of r's path.
+func (r polishRun) touches(rep func(bandit.Action) bool) bool {
+	d := len(r.start)
+	for k := 0; k+d <= len(r.path); k += d {
+		if rep(bandit.PointAction(r.path[k : k+d])) {
+			return true
+		}
+	}
+	return false
 }
 
 // polishRun is scaledBFGSTol from s; with Reuse, a first search (rep nil)
@@ -226,7 +237,7 @@ func (w *wideSearch) polishRun(box *domain.Box, s []float64, f model.Model, batc
 	}
 	if rep != nil {
 		for _, r := range w.runs {
-			if slices.Equal(r.start, s) && !slices.ContainsFunc(r.path, func(x []float64) bool { return rep(bandit.PointAction(x)) }) {
+			if slices.Equal(r.start, s) && !r.touches(rep) {
 				return slices.Clone(r.end), nil
 			}
 		}
@@ -235,13 +246,13 @@ func (w *wideSearch) polishRun(box *domain.Box, s []float64, f model.Model, batc
 	run := polishRun{start: s}
 	rec := func(xs [][]float64, val []float64, grad [][]float64) error {
 		for _, x := range xs {
-			run.path = append(run.path, slices.Clone(x))
+			run.path = append(run.path, x...)
 		}
 		return batch(xs, val, grad)
 	}
 	if below := tol.Below; below != nil {
 		tol.Below = func(x []float64, floor float64) (float64, bool, error) {
-			run.path = append(run.path, slices.Clone(x))
+			run.path = append(run.path, x...)
 			return below(x, floor)
 		}
 	}
