@@ -62,7 +62,7 @@ type wideSearch struct {
 	// points is marked: away from the marks the score is the same, so is
 	// the run (its predictions equal to rounding, through the solve cache).
 	Reuse bool
-	runs  []polishRun // the first search's runs from each start (Reuse)
+	runs  []recordedRun // the first search's runs from each start (Reuse)
 	// Fresh: on a box, this many points drawn uniformly in it at each
 	// search are scored too, and the best Top of them join the starts
 	// (GPSampler's preliminary 2,048 Sobol points a trial, fresh each time:
@@ -210,15 +210,15 @@ func (w *wideSearch) search(rng *rand.Rand, box *domain.Box, score []float64, ms
 	return bandit.PointAction(bestX), -1, nil
 }
 
-// polishRun is one BFGS run of a search: its start, end and every point
+// recordedRun is one BFGS run of a search: its start, end and every point
 // it scored.
-type polishRun struct {
+type recordedRun struct {
 	start, end []float64
 	path       []float64 // the points, one after another
 }
 
 // touches reports whether rep marks a point of r's path.
-func (r polishRun) touches(rep func(bandit.Action) bool) bool {
+func (r recordedRun) touches(rep func(bandit.Action) bool) bool {
 	d := len(r.start)
 	for k := 0; k+d <= len(r.path); k += d {
 		if rep(bandit.PointAction(r.path[k : k+d])) {
@@ -243,7 +243,7 @@ func (w *wideSearch) polishRun(box *domain.Box, s []float64, f model.Model, batc
 		}
 		return scaledBFGSTol(box, s, f, batch, val, grad, tol)
 	}
-	run := polishRun{start: s}
+	run := recordedRun{start: s}
 	rec := func(xs [][]float64, val []float64, grad [][]float64) error {
 		for _, x := range xs {
 			run.path = append(run.path, x...)
