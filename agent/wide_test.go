@@ -132,6 +132,20 @@ func (m bumpsModel) PredictBatch(xs [][]float64, mean, variance []float64, dmean
 	return nil
 }
 
+// bumpsScores are m's means at its candidates: the search's scores.
+func bumpsScores(t *testing.T, m bumpsModel) []float64 {
+	t.Helper()
+	score := make([]float64, len(m.cands))
+	for i, c := range m.cands {
+		mean, v := make([]float64, 1), make([]float64, 1)
+		if err := m.PredictBatch([][]float64{c}, mean, v, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		score[i] = mean[0]
+	}
+	return score
+}
+
 // TestWideSearchStartsOnly: box-polish=starts polishes each start by BFGS
 // with no batched ascent before it (every prediction is of one point),
 // and from candidates near both bumps it ends on the higher top, as
@@ -146,14 +160,7 @@ func TestWideSearchStartsOnly(t *testing.T) {
 	for _, only := range []bool{true, false} {
 		largest := 0
 		m := bumpsModel{cands: cands, largest: &largest}
-		score := make([]float64, len(cands))
-		for i, c := range cands {
-			mean, v := make([]float64, 1), make([]float64, 1)
-			if err := m.PredictBatch([][]float64{c}, mean, v, nil, nil); err != nil {
-				t.Fatal(err)
-			}
-			score[i] = mean[0]
-		}
+		score := bumpsScores(t, m)
 		largest = 0
 		w := &wideSearch{Top: 4, Iters: 30, PolishEach: true, StartsOnly: only}
 		a, _, err := w.search(rand.New(rand.NewPCG(1, 2)), box, score, []model.Model{m}, acq, nil, 1)
@@ -200,14 +207,7 @@ func TestWideSearchReuse(t *testing.T) {
 	search := func(w *wideSearch, rep func(bandit.Action) bool) (bandit.Action, int) {
 		largest, points := 0, 0
 		m := countedBumps{bumpsModel{cands: cands, largest: &largest}, &points}
-		score := make([]float64, len(cands))
-		for i, c := range cands {
-			mean, v := make([]float64, 1), make([]float64, 1)
-			if err := m.bumpsModel.PredictBatch([][]float64{c}, mean, v, nil, nil); err != nil {
-				t.Fatal(err)
-			}
-			score[i] = mean[0]
-		}
+		score := bumpsScores(t, m.bumpsModel)
 		a, _, err := w.search(rand.New(rand.NewPCG(1, 2)), box, score, []model.Model{m}, acq, rep, 1)
 		if err != nil {
 			t.Fatal(err)
