@@ -93,7 +93,13 @@ var (
 	configWarpFrom = bandit.FloatParam{Name: "constraint-warp-from", Default: MeanFrom, Range: bandit.Range{Min: 0, Max: 1, MinEnd: bandit.Closed, MaxEnd: bandit.Closed}, When: bandit.Is("constraint-warp", "bilog"),
 		Doc:    "constraint-warp starts at round ⌈constraint-warp-from·T⌉ while no evaluation has met every limit (0: from the first decision after the initial design)",
 		Source: "MeanFrom (docs/live_limits.md, \"Feasibility first\"); earlier (opt-in) measured: docs/live_limits.md, \"SCBO's rule before feasibility (opt-in, measured)\""}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta}, "refine", "step", "region", "trust")
+	// configSafeRefit declares safe-refit, how often the constraints refit
+	// in a wide box's noisy safe stage.
+	configSafeRefit = bandit.IntParam{Name: "safe-refit", Default: 8, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
+		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
+		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -110,6 +116,8 @@ type ConfigAgent struct {
 	betaNoisy     float64 // beta-safe-noisy (0: betaSafe)
 	noisySeed     bool    // beta-safe-noisy-seed=evaluated
 	safeFrom      int     // the first round of the safe stage
+	refitEvery    int     // safe-refit
+	refitting     bool    // refitSafe has set the constraints' refits
 	observedG     bool    // safe-pending=observed
 	firstObserved bool    // first-pending=observed
 	batchBeta     float64
@@ -203,14 +211,18 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	rf, err := configSafeRefit.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh == "evaluated", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))),
-		betaF:    estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
-		betaG:    estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf,
+		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
+		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
 
 // Decide implements bandit.Agent.
@@ -226,6 +238,9 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	if a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible() {
+		if err := a.refitSafe(); err != nil {
+			return bandit.Decision{}, err
+		}
 		// A batch's later decisions condition f alone on the pending ones
 		// (safe-pending=observed): the safe set stays that of the evaluations seen.
 		a.unpendG = a.observedG
@@ -298,6 +313,45 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 // them stay those of the evaluations observed.
 func (a *ConfigAgent) unpendFirst() bool {
 	return a.pessimistic && a.firstObserved && len(a.ledger.done) > 0 && !a.ledger.anyFeasible()
+}
+
+// refitSafe is safe-refit: once, at the safe stage's first decision on a
+// box of NoisyBetaBelow dims or more where some constraint is noisy, every
+// constraint's model refits at once and then every refitEvery
+// observations (model.Adaptive.SetRefitEvery). The doubling schedule's
+// last fit saw the first half's data, far from the boundary, and its noise
+// left the safe set overconfident there (docs/live_limits.md,
+// "Generation 19").
+func (a *ConfigAgent) refitSafe() error {
+	if a.refitEvery <= 0 || a.refitting {
+		return nil
+	}
+	box, ok := a.info.Domain.(*domain.Box)
+	if !ok || box.Dim() < NoisyBetaBelow {
+		return nil
+	}
+	if !slices.Contains(a.exact()[1:], false) {
+		return nil // every constraint deterministic
+	}
+	var ads []*model.Adaptive
+	for _, m := range a.g {
+		if w, ok := m.(*model.Window); ok {
+			m = w.Model
+		}
+		if ad, ok := m.(*model.Adaptive); ok {
+			if ad.Count() < model.FirstFit(box.Dim()) {
+				return nil // too few observations to fit yet: at a later decision
+			}
+			ads = append(ads, ad)
+		}
+	}
+	a.refitting = true
+	for _, ad := range ads {
+		if err := ad.SetRefitEvery(a.refitEvery); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // safeFirst is the pessimistic rule of a live study's safe stage: the UCB

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -487,5 +488,42 @@ func TestConfigFirstPending(t *testing.T) {
 	}
 	if slices.Equal(later["observed"], later["hallucinated"]) {
 		t.Errorf("the batch's second decision %v is the same with the constraints conditioned on the first or not", later["observed"])
+	}
+}
+
+// safe-refit: on a box of NoisyBetaBelow (20) dims with a noisy constraint,
+// refitSafe makes the constraint's model refit every k observations (the
+// next, the 72nd, is a refit, which the doubling schedule alone makes at 128
+// only); not with safe-refit=0, in 19 dims, nor yet with fewer than
+// FirstFit observations.
+func TestConfigSafeRefit(t *testing.T) {
+	for _, c := range []struct {
+		d, n int
+		ps   bandit.Params
+		want bool
+	}{{20, 71, nil, true}, {20, 71, bandit.Params{"safe-refit": "0"}, false}, {19, 71, nil, false}, {20, 40, nil, false}} {
+		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 200, Params: c.ps, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ag.(*ConfigAgent)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for r := 1; r <= c.n; r++ {
+			x := make([]float64, c.d)
+			for i := range x {
+				x[i] = rng.Float64()
+			}
+			d := a.ledger.Record(r, bandit.Action{Arm: -1, X: x}, a.epoch)
+			g := x[0] + x[1] - 1 + 0.3*rng.NormFloat64()
+			if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -x[2], HasReward: true, Costs: []float64{g}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.refitSafe(); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.g[0].(*model.Adaptive).Refreshes(); got != c.want || a.refitting != c.want {
+			t.Errorf("%d dims, %d observations, params %v: refits at 72 %v (refitting %v), want %v", c.d, c.n, c.ps, got, a.refitting, c.want)
+		}
 	}
 }

@@ -115,9 +115,11 @@ type Adaptive struct {
 	off       float64
 	dimPrior  bool // AdaptiveOptions.DimPrior
 	// Noisy (SetNoisy): the fit's priors (NoisyPriorOptuna: GPSampler's)
-	// and the refits every `every` observations below DeferFrom.
+	// and the refits every `every` observations below DeferFrom (at every
+	// count with everyAfter, SetRefitEvery).
 	noisyPrior int
 	every      int
+	everyAfter bool
 	side       []float64 // box sides (lengthscale starts and bounds); nil on arms without a box
 	acts       []bandit.Action
 	ys         []float64
@@ -262,10 +264,14 @@ func (a *Adaptive) Observe(act bandit.Action, y float64) error {
 	case a.due > 0 && n == a.due:
 		err = a.join()
 	case n >= a.next || a.early(n):
+		doubling := n >= a.next
 		for a.next <= n {
 			a.next *= 2
 		}
-		if a.fit && a.deferred(n) {
+		if !doubling {
+			a.job, a.from, a.due = nil, 0, 0 // a deferred refit under way: this one is newer
+		}
+		if a.fit && a.deferred(n) && doubling {
 			a.start()
 			err = a.inner.Observe(act, a.tr(y))
 		} else {
@@ -289,9 +295,10 @@ func (a *Adaptive) Refreshes() bool {
 }
 
 // early reports whether count n is one of SetNoisy's extra refits: every
-// `every` observations below DeferFrom (never deferred).
+// `every` observations below DeferFrom, or at any count with everyAfter
+// (never deferred).
 func (a *Adaptive) early(n int) bool {
-	return a.every > 0 && a.fit && n < DeferFrom(len(a.side)) && n%a.every == 0
+	return a.every > 0 && a.fit && (a.everyAfter || n < DeferFrom(len(a.side))) && n%a.every == 0
 }
 
 // Noisy priors of SetNoisy.
@@ -333,6 +340,21 @@ func (a *Adaptive) SetNoisy(prior, every int) error {
 		*a = saved
 		return err
 	}
+	return nil
+}
+
+// SetRefitEvery is SetNoisy with the kept priors and refits every k
+// observations at every count from now on, not only below DeferFrom: a
+// model whose first fits saw the data far from where it is now used
+// (config's safe stage in 20+ dims, docs/live_limits.md, "Generation 19").
+func (a *Adaptive) SetRefitEvery(k int) error {
+	if k <= 0 {
+		return fmt.Errorf("model: refits every k = %d observations: k must be at least 1", k)
+	}
+	if err := a.SetNoisy(NoisyPriorKept, k); err != nil {
+		return err
+	}
+	a.everyAfter = true
 	return nil
 }
 
@@ -627,7 +649,7 @@ func (a *Adaptive) Reset() {
 	}
 	a.off = 0
 	a.m, a.s, a.knee, a.next, a.theta, a.fits, a.from, a.due, a.job = 0, 1, 0, 1, nil, 0, 0, 0, nil
-	a.noisyPrior, a.every = NoisyPriorKept, 0
+	a.noisyPrior, a.every, a.everyAfter = NoisyPriorKept, 0, false
 	a.inner.Reset()
 }
 

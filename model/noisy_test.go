@@ -165,3 +165,75 @@ func TestBetweenPriorNoise(t *testing.T) {
 		t.Fatalf("noise variance: optuna %v, between %v; want between above", lams[0], lams[1])
 	}
 }
+
+// TestSetRefitEvery: after SetRefitEvery(3) the model refits, at once and
+// then at every third count (and the doubling's 16), past DeferFrom (32 in
+// 2-D) too, where the
+// doubling schedule alone would wait for its deferred fits; the deferred
+// refit the doubling starts at 32 is dropped by the newer refit at 33, and
+// a snapshot taken after the switch restores the same schedule.
+func TestSetRefitEvery(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	newA := func() *Adaptive {
+		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, restored := newA(), (*Adaptive)(nil)
+	rng := rand.New(rand.NewPCG(3, 4))
+	observe := func(n int) {
+		x := []float64{2 * rng.Float64(), rng.Float64()}
+		y := math.Sin(3*x[0]) + x[1] + 0.3*rng.NormFloat64()
+		for _, m := range []*Adaptive{a, restored} {
+			if m == nil {
+				continue
+			}
+			if err := m.Observe(bandit.PointAction(x), y); err != nil {
+				t.Fatal(err)
+			}
+			if m.job != nil {
+				<-m.job.done
+			}
+		}
+		if restored != nil && (!slices.Equal(restored.Mean(), a.Mean()) || !slices.Equal(restored.theta, a.theta)) {
+			t.Fatalf("n = %d: the restored model differs", n)
+		}
+	}
+	for n := 1; n <= 11; n++ {
+		observe(n)
+	}
+	if err := a.SetRefitEvery(0); err == nil {
+		t.Fatal("SetRefitEvery(0): no error")
+	}
+	theta := slices.Clone(a.theta)
+	if err := a.SetRefitEvery(3); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(a.theta, theta) {
+		t.Fatal("SetRefitEvery did not refit")
+	}
+	theta = a.theta
+	for n := 12; n <= 60; n++ {
+		if got, want := a.Refreshes(), n%3 == 0 || n == 16 || n == 32; got != want {
+			t.Fatalf("n = %d: Refreshes %v, want %v", n, got, want)
+		}
+		observe(n)
+		if swapped, want := !slices.Equal(a.theta, theta), n%3 == 0 || n == 16; swapped != want {
+			t.Fatalf("n = %d: new hyperparameters %v, want %v", n, swapped, want)
+		}
+		theta = a.theta
+		if n == 20 {
+			data, err := snap.Encode(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restored = newA()
+			if err := snap.Decode(data, restored); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

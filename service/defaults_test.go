@@ -320,3 +320,16 @@ func TestDefaultsGeneration18(t *testing.T) {
 		{"config", 17, nil, map[string]string{"box-polish": "", "search-again": ""}},
 	})
 }
+
+// Generation 19 has config's constraints refit every 8 observations from a
+// wide box's noisy safe stage on (safe-refit): a study of generation 18 or
+// earlier keeps the doubling schedule alone (0) unless it named it.
+func TestDefaultsGeneration19(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 18, nil, map[string]string{"safe-refit": "0"}},
+		{"config", 14, nil, map[string]string{"safe-refit": "0", "first-pending": "hallucinated"}},
+		{"config", 19, nil, map[string]string{"safe-refit": ""}},
+		{"config", 18, map[string]any{"safe-refit": 4}, map[string]string{"safe-refit": "4"}},
+		{"lognei", 18, nil, map[string]string{"safe-refit": ""}},
+	})
+}

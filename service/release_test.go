@@ -29,7 +29,9 @@ import (
 // 12-dim box whose limit no evaluation meets; 0c61b77: 52, adding config's
 // first stage asked in batches of 4 on a 3-dim box whose limit no
 // evaluation meets; 1ad8904: 53, adding lognei on a deterministic 7-dim
-// box; 25 rounds with a partial observation and two pending decisions each, no
+// box; 489e55c: 54, adding config's safe stage in 20 dims with a noisy
+// constraint asked for 50 rounds; 25 rounds (unless said) with a partial
+// observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
 // next.json holds the two decisions each study made next there. A copy of
