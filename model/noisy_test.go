@@ -17,12 +17,7 @@ import (
 // below DeferFrom (32), and from there on the doubling schedule's deferred
 // refit (started at 32, swapped in at 40) is the only one.
 func TestSetNoisySchedule(t *testing.T) {
-	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
-	k, _ := gp.NewSE(0.5, 1)
-	a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := deferredModel(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	observe := func() {
 		x := []float64{2 * rng.Float64(), rng.Float64()}
@@ -93,15 +88,7 @@ func TestOptunaLengthscalePrior(t *testing.T) {
 // snapshot at count 13 keeps the noisy priors and schedule: after every
 // later observation its posterior is the original's to the bit.
 func TestSetNoisySnapshot(t *testing.T) {
-	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
-	k, _ := gp.NewSE(0.5, 1)
-	newA := func() *Adaptive {
-		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
+	newA := func() *Adaptive { return deferredModel(t) }
 	orig, restored := newA(), (*Adaptive)(nil)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 1; n <= 30; n++ {
@@ -173,15 +160,7 @@ func TestBetweenPriorNoise(t *testing.T) {
 // refit the doubling starts at 32 is dropped by the newer refit at 33, and
 // a snapshot taken after the switch restores the same schedule.
 func TestSetRefitEvery(t *testing.T) {
-	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
-	k, _ := gp.NewSE(0.5, 1)
-	newA := func() *Adaptive {
-		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
+	newA := func() *Adaptive { return deferredModel(t) }
 	a, restored := newA(), (*Adaptive)(nil)
 	rng := rand.New(rand.NewPCG(3, 4))
 	observe := func(n int) {

@@ -20,15 +20,7 @@ import (
 // The fit started at n is in use from n + RefitLag(n) on, and not before;
 // the fits before DeferFrom (8 and 16 in 2-D) are made in the Observe.
 func TestDeferredRefitTiming(t *testing.T) {
-	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
-	k, _ := gp.NewSE(0.5, 1)
-	newA := func() *Adaptive {
-		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
+	newA := func() *Adaptive { return deferredModel(t) }
 	early, natural, absent := newA(), newA(), newA()
 	rng := rand.New(rand.NewPCG(7, 8))
 	var theta []float64
@@ -97,15 +89,7 @@ func TestObserveAllEqualsReplay(t *testing.T) {
 // is the original's to the bit. The fitted kernel's type is declared
 // (SnapshotTypes), so a fresh model and a fitted one have one fingerprint.
 func TestDeferredRefitSnapshot(t *testing.T) {
-	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
-	k, _ := gp.NewSE(0.5, 1)
-	newA := func() *Adaptive {
-		a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
+	newA := func() *Adaptive { return deferredModel(t) }
 	orig, restored := newA(), (*Adaptive)(nil)
 	fresh, _ := snap.Fingerprint(newA())
 	rng := rand.New(rand.NewPCG(7, 9))
@@ -151,4 +135,17 @@ func TestDeferredRefitSnapshot(t *testing.T) {
 	if !slices.Equal(orig.theta, restored.theta) || orig.due != 0 {
 		t.Fatalf("after the swap: θ %v, restored %v (due %d)", orig.theta, restored.theta, orig.due)
 	}
+}
+
+// deferredModel is a model of the box [0, 2] × [0, 1] that fits its
+// hyperparameters, deferred from DeferFrom (32) on: the refit tests' subject.
+func deferredModel(t *testing.T) *Adaptive {
+	t.Helper()
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Candidates: GridPoints(box, 8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
