@@ -597,7 +597,11 @@ SYSTEMS = [
     dict(name="ackley20", lo=[-5] * 20, hi=[10] * 20, obj=_ackley, goal="minimize",
          cons=[(lambda x: sum(x), 0.0), (_l2norm, 5.0)], opt=0.0, xopt=[0.0] * 20),
 ]
+# problem.SuiteProblem.LimitScales: the size at the optimum of what a zero limit bounds.
+_VESSEL_SCALES = [0.0193 * VESSEL_XOPT[2], 0.00954 * VESSEL_XOPT[2], 1296000.0]
 for _p in SYSTEMS:
+    _p["limit_scales"] = {"vessel": _VESSEL_SCALES, "vessel-mi": _VESSEL_SCALES, "spring": [1.0] * 4,
+                          "welded-beam": [13600.0, 30000.0, 0.205730, 6000.0, 0.25]}.get(_p["name"])
     if "params" in _p:
         _p["lo"] = [q[2] if q[1] != "categorical" else 0 for q in _p["params"]]
         _p["hi"] = [q[3] if q[1] != "categorical" else len(q[2]) - 1 for q in _p["params"]]
@@ -682,14 +686,25 @@ def check_systems():
     assert abs(f.max() - typed["opt"]) <= 1e-9 * typed["opt"], (f.max(), typed["opt"])
 
 
-def systems_observe(k, p, fa, x, seed, t, noise=0.02):
-    """Noisy metrics at x in round t (natural units; std noise x each range, 2 % by default), from a
-    stream of (seed, 100 + problem index, round); exact with noise 0 (cbandit suite --noise-free)."""
+def systems_observe(k, p, fa, x, seed, t, noise=0.02, scale="range"):
+    """Noisy metrics at x in round t (natural units; std noise x each range, 2 % by default, or with
+    scale "limit" x |f*| and each limit: noise_stds), from a stream of (seed, 100 + problem index,
+    round); exact with noise 0 (cbandit suite --noise-free)."""
     m = len(p["cons"])
-    level = noise
-    noise = [level * (fa["obj_range"][1] - fa["obj_range"][0])] + [level * (r[1] - r[0]) for r in fa["cons_range"]]
+    noise = noise_stds(p, fa, noise, scale)
     z = np.random.default_rng([seed, 100 + k, t, 11]).standard_normal(1 + m)
     return p["obj"](x) + noise[0] * z[0], [p["cons"][j][0](x) + noise[1 + j] * z[1 + j] for j in range(m)]
+
+
+def noise_stds(p, fa, level, scale="range"):
+    """suite.noiseStds (objective first here): level x each metric's range over the box, or with
+    scale "limit" x |f*| and each constraint's limit_scales entry or |threshold| (--noise-scale)."""
+    if scale == "limit":
+        cs = p.get("limit_scales") or [abs(thr) for _, thr in p["cons"]]
+        if p["opt"] == 0 or min(cs) <= 0:
+            sys.exit("%s: no scale for a noise relative to f* or a limit" % p["name"])
+        return [level * abs(p["opt"])] + [level * c for c in cs]
+    return [level * (fa["obj_range"][1] - fa["obj_range"][0])] + [level * (r[1] - r[0]) for r in fa["cons_range"]]
 
 
 def systems_score(p, fa, xs):
@@ -758,7 +773,7 @@ def offline_score(p, fa, xs, obs):
     return r
 
 
-def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False, noise=None):
+def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False, noise=None, noise_scale="range"):
     """One sequential study; noise: the noise level (share of each range; default 2 %, 0 with
     noise_free). The result has the systems scores and the offline ones (offline_score)."""
     if noise is None:
@@ -805,7 +820,7 @@ def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False, noise=Non
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             obs.append(None)
             continue
-        fobs, cobs = systems_observe(k, p, fa, x, seed, t, noise)
+        fobs, cobs = systems_observe(k, p, fa, x, seed, t, noise, noise_scale)
         trial.set_user_attr("constraints", [float(cobs[j] - thr[j]) for j in range(len(thr))])
         study.tell(trial, float(fobs))
         obs.append((float(fobs), [float(cobs[j] - thr[j]) for j in range(len(thr))]))
@@ -918,16 +933,16 @@ def run_offline(args):
         if s not in OFFLINE_SAMPLERS:
             sys.exit("unknown sampler %s (have %s)" % (s, ", ".join(OFFLINE_SAMPLERS)))
         for noise in (float(v) for v in args.noise.split(",")):
-            key = "%s noise %g" % (s, noise)
+            key = "%s noise %g" % (s, noise) + (" limit" if args.noise_scale == "limit" else "")
             cmd = "docs/suite_optuna.py " + " ".join(sys.argv[1:])
-            cell = out["runs"].setdefault(key, {"sampler": s, "noise": noise, "T": args.T, "problems": {}, "made_by": cmd})
+            cell = out["runs"].setdefault(key, {"sampler": s, "noise": noise, "noise_scale": args.noise_scale, "T": args.T, "problems": {}, "made_by": cmd})
             if cmd not in cell["made_by"]:
                 cell["made_by"] += "; " + cmd
             for k, p in probs:
                 fa = systems_facts(p)
                 res = cell["problems"].setdefault(p["name"], {"opt": p["opt"], "per_seed": []})
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
-                    r = systems_run_one(k, p, fa, seed, args.T, s, noise=noise)
+                    r = systems_run_one(k, p, fa, seed, args.T, s, noise=noise, noise_scale=args.noise_scale)
                     # this seed replaces an earlier run of it; seeds stay in order
                     res["per_seed"] = sorted([q for q in res["per_seed"] if q["seed"] != seed] + [r], key=lambda q: q["seed"])
                     print("%s %s seed %d: best gap %s rec %s bad late %.3f %.0f ms/trial" % (
@@ -1109,6 +1124,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--first-seed", type=int, default=1, help="offline: seeds first-seed .. first-seed + seeds - 1")
     ap.add_argument("--noise", default="0", help="offline: comma-separated noise levels (share of each metric's range)")
+    ap.add_argument("--noise-scale", default="range", choices=["range", "limit"],
+                    help="offline: what --noise is a share of (cbandit suite --noise-scale)")
     ap.add_argument("--units", default=",".join(UNITS), help="natural,scaled (default both)")
     ap.add_argument("--json", default="docs/suite_optuna.json")
     ap.add_argument("--md", default="docs/suite_optuna.md")

@@ -46,6 +46,13 @@ func vesselConstraints() []SuiteConstraint {
 	}
 }
 
+// vesselScales: the thicknesses the rules ask for at the continuous
+// optimum (0.0193·R*, 0.00954·R*) and the volume asked for.
+func vesselScales() []float64 {
+	x, _ := vesselOptimum()
+	return []float64{vesselShell * x[2], vesselHead * x[2], vesselVolMin}
+}
+
 // vesselOptimum is the continuous optimum: the cost grows with Tₛ and Tₕ,
 // so g₁ and g₂ hold with equality, and it falls with R along the volume
 // constraint up to L = 200, the box's end (Yang, Huyck, Karamanoglu & Khan
@@ -153,6 +160,7 @@ func vesselProblem() SuiteProblem {
 		Objective:   SuiteMetric{Name: "cost", Unit: "$", F: vesselCost},
 		Goal:        SuiteMinimize,
 		Constraints: vesselConstraints(),
+		LimitScales: vesselScales(),
 		Exact:       vesselOptimum,
 		LitOpt:      5885.332773, LitSource: "5885.332773 at (0.778168641, 0.384649162, 40.31961872, 200), the true optimum of the continuous statement (Yang et al. 2013, §3); vesselOptimum derives it",
 	}
@@ -229,8 +237,9 @@ func springProblem() SuiteProblem {
 			}}, 0},
 			{SuiteMetric{Name: "diameter", F: func(x []float64) float64 { return (x[0]+x[1])/1.5 - 1 }}, 0},
 		},
-		Exact:  springOptimum,
-		LitOpt: 0.012665, LitSource: "0.012665 at (0.051690, 0.356750, 11.287126) (Cagnina, Esquivel & Coello Coello 2008, Informatica 32, §4); a local solve from it gives 0.0126652328 at (0.0516891, 0.3567178, 11.2889647) (springOptimum)",
+		LimitScales: []float64{1, 1, 1, 1}, // each a ratio bounded by 1
+		Exact:       springOptimum,
+		LitOpt:      0.012665, LitSource: "0.012665 at (0.051690, 0.356750, 11.287126) (Cagnina, Esquivel & Coello Coello 2008, Informatica 32, §4); a local solve from it gives 0.0126652328 at (0.0516891, 0.3567178, 11.2889647) (springOptimum)",
 	}
 }
 
@@ -288,7 +297,9 @@ func weldedBeamProblem() SuiteProblem {
 				return 4 * wbP * wbL * wbL * wbL / (wbE * x[2] * x[2] * x[2] * x[3])
 			}}, wbDelta},
 		},
-		LitOpt: 1.724852, LitSource: "1.724852 at (0.205730, 3.470489, 9.036624, 0.205730) (Cagnina, Esquivel & Coello Coello 2008, Informatica 32, §4)",
+		// The limits; h ≤ b as b at the optimum; P ≤ P_c as the load P.
+		LimitScales: []float64{wbTau, wbSigma, 0.205730, wbP, wbDelta},
+		LitOpt:      1.724852, LitSource: "1.724852 at (0.205730, 3.470489, 9.036624, 0.205730) (Cagnina, Esquivel & Coello Coello 2008, Informatica 32, §4)",
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -212,5 +213,50 @@ func TestEngineeringValuesMatchPython(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// NoiseScales: every systems problem with f* ≠ 0 has one per metric; a
+// zero limit's declared scale is the quantity it bounds at the optimum
+// (the vessel's thicknesses, the welded beam's bar thickness b).
+func TestNoiseScales(t *testing.T) {
+	for _, p := range SystemsSuite() {
+		fa, err := p.Facts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, cons, err := p.NoiseScales(fa)
+		if fa.Opt == 0 {
+			if err == nil || !strings.Contains(err.Error(), p.Objective.Name) {
+				t.Errorf("%s: f* = 0, err %v", p.Name, err)
+			}
+			continue
+		}
+		if err != nil || obj != math.Abs(fa.Opt) || len(cons) != len(p.Constraints) {
+			t.Fatalf("%s: %v %v, err %v", p.Name, obj, cons, err)
+		}
+		for j, c := range p.Constraints {
+			if c.Threshold != 0 && p.LimitScales == nil && cons[j] != math.Abs(c.Threshold) {
+				t.Errorf("%s/%s: scale %v, limit %v", p.Name, c.Name, cons[j], c.Threshold)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		j, i int // constraint j bounds coordinate i of the optimum
+	}{{"vessel", 0, 0}, {"vessel", 1, 1}, {"welded-beam", 2, 3}} {
+		p := systemsByName(t, c.name)
+		fa, _ := p.Facts()
+		_, cons, _ := p.NoiseScales(fa)
+		if math.Abs(cons[c.j]-fa.XOpt[c.i]) > 1e-5*fa.XOpt[c.i] { // the published b's six decimals
+			t.Errorf("%s/%s: scale %v, the optimum's coordinate %v", c.name, p.Constraints[c.j].Name, cons[c.j], fa.XOpt[c.i])
+		}
+	}
+	bad := systemsByName(t, "spring")
+	bad.LimitScales = bad.LimitScales[:2]
+	if fa, err := bad.Facts(); err != nil {
+		t.Fatal(err)
+	} else if _, _, err := bad.NoiseScales(fa); err == nil {
+		t.Error("2 scales for 4 constraints: no error")
 	}
 }

@@ -72,6 +72,36 @@ type SuiteProblem struct {
 	// Exact, when set, returns the optimum and a point attaining it, known
 	// in closed form or by enumeration; Facts then searches no optimum.
 	Exact func() (x []float64, f float64)
+	// LimitScales, when set, is for each constraint the size at the optimum
+	// of the quantity its limit bounds, where the threshold is 0 (a margin
+	// or a normalised ratio): the base of a noise relative to the limits
+	// (NoiseScales); nil: each |threshold|.
+	LimitScales []float64
+}
+
+// NoiseScales are the bases of a noise std given as a share of each
+// metric: the objective's |f*| and each constraint's LimitScales[j], or
+// |threshold_j| — a noise relative to the limits, as a measurement error
+// is relative to what it measures (suite noise-scale=limit). An error
+// names a metric whose base is 0 (the problem has no such scale).
+func (p *SuiteProblem) NoiseScales(fa SuiteFacts) (obj float64, cons []float64, err error) {
+	if obj = math.Abs(fa.Opt); obj == 0 {
+		return 0, nil, fmt.Errorf("problem: suite-%s: objective %s: f* = 0 gives no scale for a noise relative to it", p.Name, p.Objective.Name)
+	}
+	if p.LimitScales != nil && len(p.LimitScales) != len(p.Constraints) {
+		return 0, nil, fmt.Errorf("problem: suite-%s: %d limit scales for %d constraints", p.Name, len(p.LimitScales), len(p.Constraints))
+	}
+	cons = make([]float64, len(p.Constraints))
+	for j, c := range p.Constraints {
+		cons[j] = math.Abs(c.Threshold)
+		if p.LimitScales != nil {
+			cons[j] = p.LimitScales[j]
+		}
+		if !(cons[j] > 0) {
+			return 0, nil, fmt.Errorf("problem: suite-%s: constraint %s: limit %g gives no scale for a noise relative to it", p.Name, c.Name, c.Threshold)
+		}
+	}
+	return obj, cons, nil
 }
 
 // SuiteFacts are the numbers the scorer needs, in natural units.

@@ -220,3 +220,46 @@ func TestDefaultEntry(t *testing.T) {
 		}
 	}
 }
+
+// --noise-scale: a noise relative to each metric's size (|f*|, the limit)
+// or to its range; problems without such a size, and bad values, named.
+func TestNoiseScale(t *testing.T) {
+	p, err := problem.SuiteByName("welded-beam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, err := p.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim, err := noiseStds(&p, fa, Job{Noise: 0.02, NoiseScale: NoiseLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.02 * 13600, 0.02 * 30000, 0.02 * 0.205730, 0.02 * 6000, 0.02 * 0.25, 0.02 * math.Abs(fa.Opt)}
+	for j := range want {
+		if math.Abs(lim[j]-want[j]) > 1e-12*want[j] {
+			t.Fatalf("limit-relative stds %v, want %v", lim, want)
+		}
+	}
+	rng, err := noiseStds(&p, fa, Job{Noise: 0.02})
+	if err != nil || rng[0] != 0.02*(fa.ConRanges[0][1]-fa.ConRanges[0][0]) || rng[0] < 100*lim[0] {
+		t.Fatalf("range-relative stds %v, err %v (the shear's range spans orders of magnitude over its limit)", rng, err)
+	}
+	if s, _ := noiseStds(&p, fa, Job{NoiseFree: true, Noise: 0.02, NoiseScale: NoiseLimit}); slices.ContainsFunc(s, func(v float64) bool { return v != 0 }) {
+		t.Fatalf("noise-free stds %v", s)
+	}
+	o, err := Options{Set: SetSystems, Problems: []string{"spring"}, NoiseScale: NoiseLimit}.Normalize()
+	if err != nil || o.NoiseScale != NoiseLimit {
+		t.Fatalf("spring, limit: %+v, %v", o.NoiseScale, err)
+	}
+	if o, err := (Options{}).Normalize(); err != nil || o.NoiseScale != NoiseRange {
+		t.Fatalf("default noise scale %q, err %v", o.NoiseScale, err)
+	}
+	if _, err := (Options{Set: SetSystems, Problems: []string{"ackley20"}, NoiseScale: NoiseLimit}).Normalize(); err == nil || !strings.Contains(err.Error(), "ackley") || !strings.Contains(err.Error(), "f* = 0") {
+		t.Fatalf("ackley20 has f* = 0: %v", err)
+	}
+	if _, err := (Options{NoiseScale: "limits"}).Normalize(); err == nil || !strings.Contains(err.Error(), `noise-scale = "limits"`) {
+		t.Fatalf("bad noise scale: %v", err)
+	}
+}

@@ -18,7 +18,7 @@ import (
 // Aggregate builds the summary from the results of o.Jobs(), in that order.
 func Aggregate(o Options, results []RunResult) *Summary {
 	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree,
-		Noise: Job{NoiseFree: o.NoiseFree, Noise: o.Noise}.noiseLevel(), Evaluations: o.Evaluations}
+		Noise: Job{NoiseFree: o.NoiseFree, Noise: o.Noise}.noiseLevel(), NoiseScale: o.NoiseScale, Evaluations: o.Evaluations}
 	if s.Evaluations == "" {
 		s.Evaluations = Live
 	}
@@ -81,6 +81,8 @@ func (s *Summary) Markdown() string {
 	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %d seed(s); violation long-term for the algorithms that honour long-term constraints, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, s.Seeds)
 	if s.NoiseFree {
 		sb.WriteString("Metrics told without noise (--noise-free).\n\n")
+	} else if s.NoiseScale == NoiseLimit {
+		fmt.Fprintf(&sb, "Noise std %g of each metric's size: |f*| for the objective, the limit for a constraint (--noise, --noise-scale limit).\n\n", s.Noise)
 	} else if s.Noise != 0 && s.Noise != NoiseFraction {
 		fmt.Fprintf(&sb, "Noise std %g of each metric's range (--noise).\n\n", s.Noise)
 	}

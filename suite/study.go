@@ -104,6 +104,31 @@ func unitsOf(units string) (a, b float64) {
 	return 1, 0
 }
 
+// noiseStds are the job's noise stds in natural units, the constraints'
+// first, then the objective's: its level times each metric's range, or
+// its size (NoiseLimit).
+func noiseStds(p *problem.SuiteProblem, fa problem.SuiteFacts, job Job) ([]float64, error) {
+	m := len(p.Constraints)
+	level := job.noiseLevel()
+	noise := make([]float64, m+1)
+	if job.NoiseScale == NoiseLimit && level > 0 {
+		obj, cons, err := p.NoiseScales(fa)
+		if err != nil {
+			return nil, fmt.Errorf("suite: noise-scale = %q: %w", job.NoiseScale, err)
+		}
+		for j := range m {
+			noise[j] = level * cons[j]
+		}
+		noise[m] = level * obj
+		return noise, nil
+	}
+	for j := range m {
+		noise[j] = level * (fa.ConRanges[j][1] - fa.ConRanges[j][0])
+	}
+	noise[m] = level * (fa.ObjRange[1] - fa.ObjRange[0])
+	return noise, nil
+}
+
 // RunOne runs one job through the service behind c and scores it.
 // onRound, when not nil, is called after each round. The recommendation is
 // not read (recorded as absent); Run reads it through its Server.
@@ -125,12 +150,13 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 	}
 	a, b := unitsOf(job.Units)
 	m := len(p.Constraints)
-	level := job.noiseLevel()
-	noise := make([]float64, m+1) // costs first, then the objective
-	for j := range m {
-		noise[j] = level * a * (fa.ConRanges[j][1] - fa.ConRanges[j][0])
+	noise, err := noiseStds(&p, fa, job)
+	if err != nil {
+		return RunResult{}, err
 	}
-	noise[m] = level * a * (fa.ObjRange[1] - fa.ObjRange[0])
+	for j := range noise {
+		noise[j] *= a
+	}
 	study, err := c.CreateStudy(ctx, StudySpec(&p, job, horizon))
 	if err != nil {
 		return RunResult{}, fmt.Errorf("suite: %s/%s/%s/seed %d: creating the study: %w", job.Problem, job.Algorithm, job.Units, job.Seed, err)

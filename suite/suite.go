@@ -28,6 +28,17 @@ const (
 // NoiseFraction is the noise std of every metric as a fraction of its range.
 const NoiseFraction = 0.02
 
+// What a noise level is a fraction of (Options.NoiseScale): NoiseRange,
+// each metric's range over the box (the suite's convention); NoiseLimit,
+// each metric's own size at the optimum — |f*| and each limit
+// (problem.SuiteProblem.NoiseScales) — where a range spans orders of
+// magnitude and its share would drown the feasible set
+// (docs/live_limits.md, "Noise relative to the limits").
+const (
+	NoiseRange = "range"
+	NoiseLimit = "limit"
+)
+
 // Defaults of Options: live, the papers' algorithms beside config;
 // offline, the default a study gets (Default).
 var (
@@ -84,6 +95,9 @@ type Options struct {
 	// Noise is the noise std of every metric as a fraction of its range
 	// (0: NoiseFraction; NoiseFree sets none).
 	Noise float64
+	// NoiseScale is what Noise is a fraction of: NoiseRange ("" too) or
+	// NoiseLimit.
+	NoiseScale string
 	// Evaluations is what a study says counts, Live ("" too) or Offline
 	// (DESIGN.md, "Live and offline evaluations"): passed in the study's
 	// definition (setEvaluations), recorded in
@@ -109,6 +123,8 @@ type Job struct {
 	// Noise is the noise std as a fraction of each metric's range (0:
 	// NoiseFraction, or none with NoiseFree).
 	Noise float64 `json:"noise,omitempty"`
+	// NoiseScale is what Noise is a fraction of (Options; "": NoiseRange).
+	NoiseScale string `json:"noise_scale,omitempty"`
 	// Evaluations is the study's evaluation mode (Options).
 	Evaluations string `json:"evaluations,omitempty"`
 }
@@ -205,6 +221,8 @@ type Summary struct {
 	// Noise is the noise std as a fraction of each metric's range (0 with
 	// NoiseFree).
 	Noise float64 `json:"noise"`
+	// NoiseScale is what Noise is a fraction of: NoiseRange or NoiseLimit.
+	NoiseScale string `json:"noise_scale"`
 	// Evaluations is the evaluation mode (Options; "live" by default), and
 	// EvaluationsSent whether the study definitions carried it
 	// (setEvaluations, api.StudySpec.Evaluations).
@@ -285,6 +303,24 @@ func (o Options) Normalize() (Options, error) {
 	if o.Noise < 0 || o.Noise > 1 || math.IsNaN(o.Noise) {
 		return o, fmt.Errorf("suite: noise = %v: must be a fraction of each metric's range in [0, 1]", o.Noise)
 	}
+	switch o.NoiseScale {
+	case "":
+		o.NoiseScale = NoiseRange
+	case NoiseRange:
+	case NoiseLimit:
+		for _, name := range o.Problems {
+			p, _ := problem.SuiteByName(name) // checked above
+			fa, err := p.Facts()
+			if err == nil {
+				_, _, err = p.NoiseScales(fa)
+			}
+			if err != nil {
+				return o, fmt.Errorf("suite: noise-scale = %q: %w", o.NoiseScale, err)
+			}
+		}
+	default:
+		return o, fmt.Errorf("suite: noise-scale = %q: must be %q or %q", o.NoiseScale, NoiseRange, NoiseLimit)
+	}
 	return o, nil
 }
 
@@ -295,7 +331,7 @@ func (o Options) Jobs() []Job {
 		for _, a := range o.Algorithms {
 			for _, u := range o.Units {
 				for s := 1; s <= o.Seeds; s++ {
-					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree, Noise: o.Noise, Evaluations: o.Evaluations})
+					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree, Noise: o.Noise, NoiseScale: o.NoiseScale, Evaluations: o.Evaluations})
 				}
 			}
 		}
