@@ -79,10 +79,10 @@ var (
 		Earlier: []bandit.Change{{Until: 12, Value: "none", Why: "a feasibility search that has found nothing by ⌈0.35·T⌉ fits the constraints on SCBO's bilog scale"}}}
 	// configSafeHold declares safe-hold, what a safe-stage decision outside
 	// the noisy safe set plays.
-	configSafeHold = bandit.ChoiceParam{Name: "safe-hold", Default: "evaluated", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
-		Doc:     "where beta-safe-noisy acts (> 0, some constraint noisy): evaluated: a safe-stage decision outside the safe set at beta-safe-noisy (the set with no point among the trust region's candidates) plays the evaluated point of the largest UCB of f inside that set (when one lies inside), repeated; none: the decision stands",
-		Source:  "SafeOpt's safe set always holds its seed set of evaluated points (Berkenkamp et al. 2016 §3; Sui et al. 2015 Alg. 1); measured: docs/live_limits.md, \"Generation 14\"",
-		Earlier: []bandit.Change{{Until: 13, Value: "none", Why: "a safe-stage decision outside the noisy safe set repeats the evaluated point of the largest UCB of f inside it"}}}
+	configSafeHold = bandit.ChoiceParam{Name: "safe-hold", Default: "unseen", Choices: []string{"unseen", "evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "evaluated: where beta-safe-noisy acts (> 0, some constraint noisy), a safe-stage decision outside the safe set at beta-safe-noisy (the set with no point among the trust region's candidates) plays the evaluated point of the largest UCB of f inside that set (when one lies inside), repeated; unseen: that, and where beta-safe-noisy is 0 the same at beta-safe while some constraint's repeats differ but its fitted noise is below 1e-4 of its standardised data (its model interpolates the noise; noisy-replicates); none: the decision stands",
+		Source:  "SafeOpt's safe set always holds its seed set of evaluated points (Berkenkamp et al. 2016 §3; Sui et al. 2015 Alg. 1); measured: docs/live_limits.md, \"Generation 14\" and \"Generation 20\"",
+		Earlier: []bandit.Change{{Until: 13, Value: "none", Why: "a safe-stage decision outside the noisy safe set repeats the evaluated point of the largest UCB of f inside it"}, {Until: 19, Value: "evaluated", Why: "below 7 dims too, at beta-safe, where a constraint's repeats differ but its model fits no noise: a safe-stage decision outside the safe set repeats the evaluated point of the largest UCB of f inside it"}}}
 	// configRepeatBeta declares safe-repeat-beta, how sure of an evaluated
 	// point under noise a safe-stage repeat must be (opt-in).
 	configRepeatBeta = bandit.FloatParam{Name: "safe-repeat-beta", Default: 0, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
@@ -99,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -128,7 +128,8 @@ type ConfigAgent struct {
 	obsSafe       bool        // safe-observed=exact
 	warp          bool        // constraint-warp=bilog
 	warpFrom      int         // its first round: ⌈constraint-warp-from·T⌉
-	hold          bool        // safe-hold=evaluated
+	hold          bool        // safe-hold=evaluated or noisy
+	holdLow       bool        // safe-hold=unseen: at beta-safe where beta-safe-noisy is 0
 	repeatBeta    float64     // safe-repeat-beta
 }
 
@@ -211,6 +212,9 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.replicates, err = readReplicates(name, ps); err != nil {
+		return nil, err
+	}
 	rf, err := configSafeRefit.Read(name, ps)
 	if err != nil {
 		return nil, err
@@ -219,7 +223,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh == "evaluated", repeatBeta: rb,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf,
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -458,6 +462,9 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 // it (docs/live_limits.md, "Generation 14").
 func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 	bs, noisy := a.noisyBetas()
+	if a.holdLow && a.betaNoisy == 0 {
+		bs, noisy = a.safeBetas(), a.unseenNoise()
+	}
 	if !a.hold || !noisy || act.X == nil {
 		return act
 	}
@@ -483,6 +490,24 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 		return act
 	}
 	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
+}
+
+// unseenNoise reports whether some constraint's repeats differ
+// (noisy-replicates) while its fitted noise is below ConfirmNoise: a noise
+// small beside the constraint's spread, which its model interpolates, so
+// that its UCBs near the limit cannot be trusted (docs/live_limits.md,
+// "Generation 20").
+func (a *ConfigAgent) unseenNoise() bool {
+	if !a.replicates {
+		return false
+	}
+	fit, rep := a.fitExact(), a.ledger.replicatesDiffer()
+	for j := 1; j < len(fit) && j < len(rep); j++ {
+		if fit[j] && rep[j] {
+			return true
+		}
+	}
+	return false
 }
 
 // unvouched are, with safe-repeat-beta b > 0 and some constraint noisy, the

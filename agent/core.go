@@ -77,6 +77,9 @@ type gpCore struct {
 	// unpendG: this decision conditions f alone on the pending decisions,
 	// the constraints' models stay on the observed ones (config's safe stage)
 	unpendG bool
+	// replicates: a metric observed with different values at one
+	// configuration is not exact (config's noisy-replicates)
+	replicates bool
 	// std: the models see standardised values (a policy divides the costs
 	// it uses outside them by model.Scale)
 	std bool

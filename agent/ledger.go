@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -237,4 +239,38 @@ func (l *Ledger) anyFeasible() bool {
 		}
 	}
 	return false
+}
+
+// replicatesDiffer reports, for the reward and then each cost, whether two
+// fully observed evaluations of one configuration (equal coordinates, bit
+// for bit) gave different values: the metric is noisy, however small its
+// noise beside its spread (a deterministic metric repeats its value).
+func (l *Ledger) replicatesDiffer() []bool {
+	out := make([]bool, 1+l.m)
+	first := make(map[string]*entry, len(l.done))
+	key := make([]byte, 0, 64)
+	for _, id := range l.done {
+		e := &l.entries[id-1]
+		if e.failed || e.action.X == nil {
+			continue
+		}
+		key = key[:0]
+		for _, v := range e.action.X {
+			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v))
+		}
+		f, ok := first[string(key)]
+		if !ok {
+			first[string(key)] = e
+			continue
+		}
+		if f.gotReward && e.gotReward && f.reward != e.reward {
+			out[0] = true
+		}
+		for j := range l.m {
+			if f.gotCosts && e.gotCosts && f.costs[j] != e.costs[j] {
+				out[1+j] = true
+			}
+		}
+	}
+	return out
 }

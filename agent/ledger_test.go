@@ -43,3 +43,30 @@ func TestLedgerComplete(t *testing.T) {
 		t.Errorf("%d decisions still pending", l.Open())
 	}
 }
+
+// replicatesDiffer: per metric, whether two evaluations of one
+// configuration (bit for bit) gave different values; a failure and an
+// evaluation elsewhere do not count.
+func TestReplicatesDiffer(t *testing.T) {
+	l := NewLedger(2)
+	tell := func(x []float64, fb bandit.Feedback) {
+		t.Helper()
+		d := l.Record(1, bandit.Action{Arm: -1, X: x}, 0)
+		fb.ID = d.ID
+		if _, err := l.Accept(fb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, q := []float64{0.25, 0.5}, []float64{0.25, 0.5000001}
+	tell(p, bandit.Feedback{Reward: 1, HasReward: true, Costs: []float64{-1, 2}})
+	tell(slices.Clone(p), bandit.Feedback{Reward: 1, HasReward: true, Costs: []float64{-1, 2}})
+	tell(q, bandit.Feedback{Reward: 5, HasReward: true, Costs: []float64{3, 4}})
+	tell(slices.Clone(p), bandit.Feedback{Failed: true, Reason: "crash"})
+	if got := l.replicatesDiffer(); !slices.Equal(got, []bool{false, false, false}) {
+		t.Fatalf("equal repeats, a neighbour and a failure: %v", got)
+	}
+	tell(slices.Clone(p), bandit.Feedback{Reward: 1, HasReward: true, Costs: []float64{-1, 2.5}})
+	if got := l.replicatesDiffer(); !slices.Equal(got, []bool{false, false, true}) {
+		t.Fatalf("a repeat whose second cost differs: %v", got)
+	}
+}

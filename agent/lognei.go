@@ -209,7 +209,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc, replicatesDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -280,12 +280,17 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep, err := readReplicates(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	nf, err := readNoisyFit(name, cfg.Params)
 	if err != nil {
 		return nil, err
 	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
+		c.replicates = rep
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each != "best", startsOnly: each == "starts", autoStarts: each == "auto", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", reuse: again == "reuse", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}
 	})(name, cfg)

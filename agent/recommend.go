@@ -22,12 +22,39 @@ type evaluated struct {
 	obs  [][]float64
 }
 
+// replicatesDoc declares noisy-replicates (config, lognei): whether an
+// evaluation repeated with another value makes its metric noisy.
+var replicatesDoc = bandit.ChoiceParam{Name: "noisy-replicates", Default: "on", Choices: []string{"on", "off"},
+	Doc:     "on: a metric observed with different values at one configuration (a repeat, bit for bit) is noisy, whatever its fitted noise (a noise small beside the metric's spread fits below 1e-4 of it, ConfirmNoise); off: the fitted noise alone",
+	Source:  "a deterministic metric repeats its value (pure error from replicates, the lack-of-fit test of regression); measured: docs/live_limits.md, \"Generation 20\"",
+	Earlier: []bandit.Change{{Until: 19, Value: "off", Why: "a metric whose repeated evaluations differ is noisy, however small its fitted noise"}}}
+
+// readReplicates reads noisy-replicates.
+func readReplicates(name string, ps bandit.Params) (bool, error) {
+	v, err := replicatesDoc.Read(name, ps)
+	return v == "on", err
+}
+
 // exact reports, for f and each g_j (the order of c.ms), whether its
-// model's fitted noise variance is below ConfirmNoise: a deterministic
-// metric, whose observation at an evaluated configuration is its value
-// there (Optuna v4.6 GPSampler's deterministic_objective; a model that
-// reports no noise is not exact).
+// model's fitted noise variance is below ConfirmNoise (fitExact) and, with
+// replicates, no repeat of a configuration gave it another value: a
+// deterministic metric, whose observation at an evaluated configuration is
+// its value there (Optuna v4.6 GPSampler's deterministic_objective; a
+// model that reports no noise is not exact).
 func (c *gpCore) exact() []bool {
+	ex := c.fitExact()
+	if c.replicates {
+		for j, d := range c.ledger.replicatesDiffer() {
+			if j < len(ex) && d {
+				ex[j] = false
+			}
+		}
+	}
+	return ex
+}
+
+// fitExact: exact's test on the fitted noise alone.
+func (c *gpCore) fitExact() []bool {
 	ex := make([]bool, len(c.ms))
 	for j, m := range c.ms {
 		if w, ok := m.(*model.Window); ok {

@@ -527,3 +527,40 @@ func TestConfigSafeRefit(t *testing.T) {
 		}
 	}
 }
+
+// safe-hold=unseen with noisy-replicates: g = x₀ − 0.6 observed with a noise
+// of 1e-6, far below its spread (its fit calls it exact), at every point
+// twice: the repeats differ, so the constraint is not exact and a decision
+// outside the safe set at beta-safe repeats the evaluated point of largest
+// reward inside it (x₀ = 0.5); noise-free, with noisy-replicates=off or with
+// safe-hold=evaluated the constraint stays exact and the decision stays.
+func TestHoldSafeUnseenNoise(t *testing.T) {
+	out := []float64{0.95, 0.5, 0.5}
+	xs := []float64{0.1, 0.1, 0.3, 0.3, 0.5, 0.5, 0.7, 0.7, 0.9, 0.9}
+	for _, c := range []struct {
+		ps     bandit.Params
+		noise  float64
+		exact  bool
+		repeat bool
+	}{
+		{bandit.Params{}, 1e-6, false, true},
+		{bandit.Params{}, 0, true, false},
+		{bandit.Params{"noisy-replicates": "off"}, 1e-6, true, false},
+		{bandit.Params{"safe-hold": "evaluated"}, 1e-6, false, false},
+	} {
+		c.ps["safe-from"] = "0"
+		a, _ := safeCube(t, 1, c.ps, xs, func(r int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.6 + c.noise*math.Sin(1e3*float64(r))}
+		})
+		if !a.fitExact()[1] {
+			t.Fatalf("%v: the fit calls a noise of %g noisy; the case needs it exact", c.ps, c.noise)
+		}
+		if ex := a.exact()[1]; ex != c.exact {
+			t.Errorf("%v, noise %g: exact %v, want %v", c.ps, c.noise, ex, c.exact)
+		}
+		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out})
+		if moved := !slices.Equal(got.X, out); moved != c.repeat || (moved && got.X[0] != 0.5) {
+			t.Errorf("%v, noise %g: the decision outside the safe set played %v (repeat wanted: %v, at x₀ = 0.5)", c.ps, c.noise, got.X, c.repeat)
+		}
+	}
+}

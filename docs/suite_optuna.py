@@ -61,7 +61,8 @@ The systems suite (`systems`, `systems-report`, `systems-check`; docs/systems.md
 docs/systems_optuna.md) and its offline anchors (`offline`, `offline-report`; docs/offline_anchors.md):
 `offline` runs sequential studies of `--samplers` (gp = GPSampler, which needs Optuna >= 4.2 -
 Optuna v4.6.0's source on PYTHONPATH and Debian's python3-torch; tpe-multivariate, tpe, random)
-at each `--noise` level (the std as a share of each metric's range; 0 = noise-free, told to
+at each `--noise` level (the std as a share of each metric's range, or with `--noise-scale limit`
+of |f*| and each limit as `cbandit suite --noise-scale limit`; 0 = noise-free, told to
 GPSampler as deterministic_objective) and scores each as an offline study (offline_score: the
 best truly feasible evaluation's gap to f*, the trial Optuna reports and whether it truly holds
 every limit, late shares that crash and that break a limit), adding to docs/offline_optuna.json

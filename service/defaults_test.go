@@ -257,7 +257,7 @@ func TestDefaultsGeneration14(t *testing.T) {
 		{"lognei", 13, map[string]any{"confirm-deep": 1.645}, map[string]string{"confirm-deep": "1.645"}},
 		{"config", 13, nil, map[string]string{"safe-hold": "none", "beta-safe-noisy-seed": "evaluated"}},
 		{"config", 12, nil, map[string]string{"safe-hold": "none", "beta-safe-noisy-seed": "none", "constraint-warp": "none"}},
-		{"config", 14, nil, map[string]string{"safe-hold": "", "beta-safe-noisy-seed": ""}},
+		{"config", 14, nil, map[string]string{"safe-hold": "evaluated", "beta-safe-noisy-seed": ""}},
 		{"config", 13, map[string]any{"safe-hold": "evaluated"}, map[string]string{"safe-hold": "evaluated"}},
 	})
 }
@@ -268,7 +268,7 @@ func TestDefaultsGeneration14(t *testing.T) {
 // default (nothing pinned).
 func TestDefaultsGeneration15(t *testing.T) {
 	checkPins(t, []pin{
-		{"config", 14, nil, map[string]string{"beta-safe-noisy-wide": "0", "safe-hold": ""}},
+		{"config", 14, nil, map[string]string{"beta-safe-noisy-wide": "0", "safe-hold": "evaluated"}},
 		{"config", 13, nil, map[string]string{"beta-safe-noisy-wide": "0", "safe-hold": "none"}},
 		{"config", 15, nil, map[string]string{"beta-safe-noisy-wide": ""}},
 		{"config", 14, map[string]any{"beta-safe-noisy-wide": 2}, map[string]string{"beta-safe-noisy-wide": "2"}},
@@ -331,5 +331,18 @@ func TestDefaultsGeneration19(t *testing.T) {
 		{"config", 19, nil, map[string]string{"safe-refit": ""}},
 		{"config", 18, map[string]any{"safe-refit": 4}, map[string]string{"safe-refit": "4"}},
 		{"lognei", 18, nil, map[string]string{"safe-refit": ""}},
+	})
+}
+
+// Generation 20: safe-hold=unseen and noisy-replicates=on; studies of
+// earlier generations keep evaluated (none before 14) and off.
+func TestDefaultsGeneration20(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 19, nil, map[string]string{"safe-hold": "evaluated", "noisy-replicates": "off"}},
+		{"config", 13, nil, map[string]string{"safe-hold": "none", "noisy-replicates": "off"}},
+		{"config", 20, nil, map[string]string{"safe-hold": "", "noisy-replicates": ""}},
+		{"config", 19, map[string]any{"safe-hold": "none"}, map[string]string{"safe-hold": "none", "noisy-replicates": "off"}},
+		{"lognei", 19, nil, map[string]string{"noisy-replicates": "off", "safe-hold": ""}},
+		{"lognei", 20, nil, map[string]string{"noisy-replicates": ""}},
 	})
 }

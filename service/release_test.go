@@ -30,7 +30,9 @@ import (
 // first stage asked in batches of 4 on a 3-dim box whose limit no
 // evaluation meets; 1ad8904: 53, adding lognei on a deterministic 7-dim
 // box; 489e55c: 54, adding config's safe stage in 20 dims with a noisy
-// constraint asked for 50 rounds; 25 rounds (unless said) with a partial
+// constraint asked for 50 rounds; 81dc461: 55, adding config's safe stage
+// in 3 dims in batches of 4 with a noise far below the constraint's spread,
+// asked for 44 rounds; 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
