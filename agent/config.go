@@ -128,7 +128,7 @@ type ConfigAgent struct {
 	obsSafe       bool        // safe-observed=exact
 	warp          bool        // constraint-warp=bilog
 	warpFrom      int         // its first round: ⌈constraint-warp-from·T⌉
-	hold          bool        // safe-hold=evaluated or noisy
+	hold          bool        // safe-hold=evaluated or unseen
 	holdLow       bool        // safe-hold=unseen: at beta-safe where beta-safe-noisy is 0
 	repeatBeta    float64     // safe-repeat-beta
 }

@@ -78,7 +78,7 @@ type gpCore struct {
 	// the constraints' models stay on the observed ones (config's safe stage)
 	unpendG bool
 	// replicates: a metric observed with different values at one
-	// configuration is not exact (config's noisy-replicates)
+	// configuration is not exact (noisy-replicates: config, lognei)
 	replicates bool
 	// std: the models see standardised values (a policy divides the costs
 	// it uses outside them by model.Scale)
