@@ -80,6 +80,9 @@ type gpCore struct {
 	// replicates: a metric observed with different values at one
 	// configuration is not exact (noisy-replicates: config, lognei)
 	replicates bool
+	// pureError: the replicates' pure error bounds the posterior variance
+	// at an evaluated configuration (noise-check=repeat: lognei)
+	pureError bool
 	// std: the models see standardised values (a policy divides the costs
 	// it uses outside them by model.Scale)
 	std bool

@@ -61,7 +61,7 @@ var confirmDeepDoc = bandit.FloatParam{Name: "confirm-deep", Default: ConfirmBet
 // confirmDeepDoc, which the following rounds can confirm (ok false:
 // search).
 func (a *LogNEI) confirmDeep(t int) (turn, bool, error) {
-	if a.deep == 0 || t < a.from || t > a.horizon || !slices.ContainsFunc(a.ms, func(m model.Model) bool { return fittedNoise(m) >= ConfirmNoise }) {
+	if a.deep == 0 || t < a.from || t > a.horizon || !a.noisy() {
 		return turn{}, false, nil
 	}
 	ev, ok := a.evaluated()
@@ -104,7 +104,7 @@ func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
 	if t < from || t > horizon {
 		return turn{}, false
 	}
-	if !slices.ContainsFunc(c.ms, func(m model.Model) bool { return fittedNoise(m) >= ConfirmNoise }) {
+	if !c.noisy() {
 		return turn{}, false // every metric deterministic: a replicate repeats its value
 	}
 	ev, ok := c.evaluated()
@@ -169,8 +169,12 @@ func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64, e
 		pf := 1.0
 		for j := range c.g {
 			mu, v := mv[2+2*j], math.Max(mv[3+2*j], 0)
-			if n > 0 && lam[j] > 0 {
-				v = 1 / (1/math.Max(v, 1e-300) + float64(n)/lam[j])
+			lj := lam[j]
+			if ev.pe != nil {
+				lj = math.Max(lj, ev.pe[k][1+j])
+			}
+			if n > 0 && lj > 0 {
+				v = 1 / (1/math.Max(v, 1e-300) + float64(n)/lj)
 			}
 			pf *= normCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
 		}

@@ -247,30 +247,135 @@ func (l *Ledger) anyFeasible() bool {
 // noise beside its spread (a deterministic metric repeats its value).
 func (l *Ledger) replicatesDiffer() []bool {
 	out := make([]bool, 1+l.m)
-	first := make(map[string]*entry, len(l.done))
-	key := make([]byte, 0, 64)
+	groups, _ := l.repeats()
+	for _, g := range groups {
+		for j, ys := range g.ys {
+			for _, y := range ys[min(len(ys), 1):] {
+				out[j] = out[j] || y != ys[0]
+			}
+		}
+	}
+	return out
+}
+
+// group is one configuration's observations (repeats).
+type group struct {
+	key string // pointKey
+	n   int
+	ys  [][]float64 // per metric: f, g_1..g_m
+}
+
+// repeats groups the observed, not failed decisions by configuration
+// (pointKey), first observed first, and returns them with their index by key.
+func (l *Ledger) repeats() ([]*group, map[string]*group) {
+	var order []*group
+	byKey := make(map[string]*group, len(l.done))
+	var key []byte
 	for _, id := range l.done {
 		e := &l.entries[id-1]
 		if e.failed || e.action.X == nil {
 			continue
 		}
-		key = key[:0]
-		for _, v := range e.action.X {
-			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v))
-		}
-		f, ok := first[string(key)]
+		key = pointKey(key, e.action.X)
+		g, ok := byKey[string(key)]
 		if !ok {
-			first[string(key)] = e
-			continue
+			g = &group{key: string(key), ys: make([][]float64, 1+l.m)}
+			byKey[g.key] = g
+			order = append(order, g)
 		}
-		if f.gotReward && e.gotReward && f.reward != e.reward {
-			out[0] = true
+		g.n++
+		if e.gotReward {
+			g.ys[0] = append(g.ys[0], e.reward)
 		}
 		for j := range l.m {
-			if f.gotCosts && e.gotCosts && f.costs[j] != e.costs[j] {
-				out[1+j] = true
+			if e.gotCosts {
+				g.ys[1+j] = append(g.ys[1+j], e.costs[j])
 			}
 		}
 	}
-	return out
+	return order, byKey
+}
+
+// pointKey appends x's bits to key[:0]: configurations equal bit for bit
+// share a key.
+func pointKey(key []byte, x []float64) []byte {
+	key = key[:0]
+	for _, v := range x {
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v))
+	}
+	return key
+}
+
+// pureError returns, for f and each g_j, the pooled variance of the
+// observations repeated at one configuration about their configuration's
+// mean (Σ (y − ȳ)² / Σ (n − 1) over the observed, not failed
+// configurations; 0 without a repeat: regression's pure error, Draper &
+// Smith 1998, §2.1), and how many observations each configuration has (by
+// pointKey).
+func (l *Ledger) pureError() ([]float64, map[string]int) {
+	groups, _ := l.repeats()
+	ss, df := make([]float64, 1+l.m), make([]float64, 1+l.m)
+	count := make(map[string]int, len(groups))
+	for _, g := range groups {
+		count[g.key] = g.n
+		for j, ys := range g.ys {
+			if len(ys) < 2 {
+				continue
+			}
+			mean := 0.0
+			for _, y := range ys {
+				mean += y
+			}
+			mean /= float64(len(ys))
+			for _, y := range ys {
+				ss[j] += (y - mean) * (y - mean)
+			}
+			df[j] += float64(len(ys) - 1)
+		}
+	}
+	for j := range ss {
+		if df[j] > 0 {
+			ss[j] /= df[j]
+		}
+	}
+	return ss, count
+}
+
+// repeated reports whether two decisions recorded (pending or observed,
+// failed included, abandoned not) share a configuration.
+func (l *Ledger) repeated() bool {
+	seen := make(map[string]bool, len(l.entries))
+	var key []byte
+	for i := range l.entries {
+		e := &l.entries[i]
+		if e.abandoned || e.action.X == nil {
+			continue
+		}
+		if key = pointKey(key, e.action.X); seen[string(key)] {
+			return true
+		}
+		seen[string(key)] = true
+	}
+	return false
+}
+
+// meanAt is the mean of metric j (0: f, 1+j: g_j) over the observed, not
+// failed decisions at x (bit for bit); NaN when none.
+func (l *Ledger) meanAt(x []float64, j int) float64 {
+	sum, n := 0.0, 0
+	for _, id := range l.done {
+		e := &l.entries[id-1]
+		if e.failed || !slices.Equal(e.action.X, x) {
+			continue
+		}
+		if j == 0 && e.gotReward {
+			sum, n = sum+e.reward, n+1
+		} else if j > 0 && e.gotCosts {
+			sum, n = sum+e.costs[j-1], n+1
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
 }

@@ -136,6 +136,9 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 	}
 	return a.decideTurn(r, func() (turn, error) {
+		if tn, ok := a.noiseCheck(r.T); ok {
+			return tn, nil
+		}
 		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
 			return tn, nil
 		}
@@ -209,7 +212,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc, replicatesDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc, replicatesDoc, noiseCheckDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -284,6 +287,10 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	check, err := noiseCheckDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	nf, err := readNoisyFit(name, cfg.Params)
 	if err != nil {
 		return nil, err
@@ -291,6 +298,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		c.replicates = rep
+		c.pureError = check == "repeat"
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each != "best", startsOnly: each == "starts", autoStarts: each == "auto", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", reuse: again == "reuse", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}
 	})(name, cfg)

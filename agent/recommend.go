@@ -20,6 +20,9 @@ type evaluated struct {
 	acts []bandit.Action
 	mv   [][]float64
 	obs  [][]float64
+	// pe[k][j]: one observation's pure-error variance of metric j at the
+	// k-th configuration, in the model's units (floorPureError; nil: none)
+	pe [][]float64
 }
 
 // replicatesDoc declares noisy-replicates (config, lognei): whether an
@@ -146,6 +149,9 @@ func (c *gpCore) evaluated() (evaluated, bool) {
 		for k := range ev.mv {
 			ev.mv[k][2*j], ev.mv[k][2*j+1] = mean[k], vr[k]
 		}
+	}
+	if c.pureError {
+		c.floorPureError(&ev)
 	}
 	return ev, true
 }

@@ -381,6 +381,10 @@ func (a *Adaptive) Unwarp(mean, sd float64) (float64, float64) {
 	return a.knee * math.Copysign(math.Expm1(math.Abs(z)), z), a.knee * a.s * math.Exp(math.Abs(z)) * sd
 }
 
+// Units is a value of the metric in the units of the posterior (Predict's):
+// standardised, and for a warped constraint through bilog.
+func (a *Adaptive) Units(y float64) float64 { return unit(y, a.m, a.s, a.knee, a.constraint) }
+
 // Standardisation returns the current m and s (0 and 1 without
 // standardisation).
 func (a *Adaptive) Standardisation() (m, s float64) { return a.m, a.s }

@@ -346,3 +346,15 @@ func TestDefaultsGeneration20(t *testing.T) {
 		{"lognei", 20, nil, map[string]string{"noisy-replicates": ""}},
 	})
 }
+
+// Generation 21: lognei's noise-check=repeat; studies of earlier
+// generations keep off unless they named it; config has no noise-check.
+func TestDefaultsGeneration21(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 20, nil, map[string]string{"noise-check": "off", "noisy-replicates": ""}},
+		{"lognei", 19, nil, map[string]string{"noise-check": "off", "noisy-replicates": "off"}},
+		{"lognei", 21, nil, map[string]string{"noise-check": ""}},
+		{"lognei", 20, map[string]any{"noise-check": "repeat"}, map[string]string{"noise-check": "repeat"}},
+		{"config", 20, nil, map[string]string{"noise-check": ""}},
+	})
+}
