@@ -199,7 +199,9 @@ func (c *gpCore) units(m model.Model, constraint bool) (offset, scale float64, o
 // mean back), each constraint g_j = metric − limit ≤ 0 (a caller adds the
 // limit back). The posterior is the models' now (pending decisions are not
 // part of it): with noise-free metrics and interpolating hyperparameters
-// it is the observations themselves, with noisy ones their smoothed mean.
+// it is the observations themselves, with noisy ones their smoothed mean;
+// lognei's noise-check reads a metric whose repeats differ while its fit
+// calls it exact from the repeats' pure error (floorPureError).
 func (c *gpCore) Recommend(level float64) (bandit.Recommendation, bool) {
 	ev, ok := c.evaluated()
 	if !ok {
