@@ -265,6 +265,18 @@ type group struct {
 	ys  [][]float64 // per metric: f, g_1..g_m
 }
 
+// mean is the mean of metric j's observations in g (NaN when none).
+func (g *group) mean(j int) float64 {
+	if len(g.ys[j]) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, y := range g.ys[j] {
+		sum += y
+	}
+	return sum / float64(len(g.ys[j]))
+}
+
 // repeats groups the observed, not failed decisions by configuration
 // (pointKey), first observed first, and returns them with their index by key.
 func (l *Ledger) repeats() ([]*group, map[string]*group) {
@@ -310,23 +322,17 @@ func pointKey(key []byte, x []float64) []byte {
 // observations repeated at one configuration about their configuration's
 // mean (Σ (y − ȳ)² / Σ (n − 1) over the observed, not failed
 // configurations; 0 without a repeat: regression's pure error, Draper &
-// Smith 1998, §2.1), and how many observations each configuration has (by
+// Smith 1998, §2.1), and each configuration's observations (its group, by
 // pointKey).
-func (l *Ledger) pureError() ([]float64, map[string]int) {
-	groups, _ := l.repeats()
+func (l *Ledger) pureError() ([]float64, map[string]*group) {
+	groups, byKey := l.repeats()
 	ss, df := make([]float64, 1+l.m), make([]float64, 1+l.m)
-	count := make(map[string]int, len(groups))
 	for _, g := range groups {
-		count[g.key] = g.n
 		for j, ys := range g.ys {
 			if len(ys) < 2 {
 				continue
 			}
-			mean := 0.0
-			for _, y := range ys {
-				mean += y
-			}
-			mean /= float64(len(ys))
+			mean := g.mean(j)
 			for _, y := range ys {
 				ss[j] += (y - mean) * (y - mean)
 			}
@@ -338,7 +344,7 @@ func (l *Ledger) pureError() ([]float64, map[string]int) {
 			ss[j] /= df[j]
 		}
 	}
-	return ss, count
+	return ss, byKey
 }
 
 // repeated reports whether two decisions recorded (pending or observed,
@@ -357,25 +363,4 @@ func (l *Ledger) repeated() bool {
 		seen[string(key)] = true
 	}
 	return false
-}
-
-// meanAt is the mean of metric j (0: f, 1+j: g_j) over the observed, not
-// failed decisions at x (bit for bit); NaN when none.
-func (l *Ledger) meanAt(x []float64, j int) float64 {
-	sum, n := 0.0, 0
-	for _, id := range l.done {
-		e := &l.entries[id-1]
-		if e.failed || !slices.Equal(e.action.X, x) {
-			continue
-		}
-		if j == 0 && e.gotReward {
-			sum, n = sum+e.reward, n+1
-		} else if j > 0 && e.gotCosts {
-			sum, n = sum+e.costs[j-1], n+1
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
 }

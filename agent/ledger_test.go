@@ -86,23 +86,23 @@ func TestPureError(t *testing.T) {
 	tell(slices.Clone(p), bandit.Feedback{Reward: 3, HasReward: true, Costs: []float64{2}})
 	tell(slices.Clone(q), bandit.Feedback{Reward: 6, HasReward: true, Costs: []float64{7}})
 	tell(slices.Clone(q), bandit.Feedback{Failed: true, Reason: "crash"})
-	pe, count := l.pureError()
+	pe, groups := l.pureError()
 	want := []float64{(8.0/3 + 0.5) / 3, 1.0 / 18}
 	for j := range want {
 		if math.Abs(pe[j]-want[j]) > 1e-12 {
 			t.Errorf("metric %d: pure error %v, want %v", j, pe[j], want[j])
 		}
 	}
-	if n := count[string(pointKey(nil, p))]; n != 3 {
+	if n := groups[string(pointKey(nil, p))].n; n != 3 {
 		t.Errorf("p observed %d times, want 3", n)
 	}
-	if n := count[string(pointKey(nil, q))]; n != 2 {
+	if n := groups[string(pointKey(nil, q))].n; n != 2 {
 		t.Errorf("q observed %d times (a failure apart), want 2", n)
 	}
-	if m := l.meanAt(p, 0); math.Abs(m-5.0/3) > 1e-12 {
+	if m := groups[string(pointKey(nil, p))].mean(0); math.Abs(m-5.0/3) > 1e-12 {
 		t.Errorf("mean reward at p %v, want 5/3", m)
 	}
-	if m := l.meanAt(p, 1); math.Abs(m-6.5/3) > 1e-12 {
+	if m := groups[string(pointKey(nil, p))].mean(1); math.Abs(m-6.5/3) > 1e-12 {
 		t.Errorf("mean cost at p %v, want 6.5/3", m)
 	}
 	if !l.repeated() {

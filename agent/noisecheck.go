@@ -46,7 +46,7 @@ func (a *LogNEI) noiseCheck(t int) (turn, bool) {
 // mean). ev.pe records one observation's variance so. A no-op where no
 // repeat differs.
 func (c *gpCore) floorPureError(ev *evaluated) {
-	pe, count := c.ledger.pureError()
+	pe, groups := c.ledger.pureError()
 	if !slices.ContainsFunc(pe, func(v float64) bool { return v > 0 }) {
 		return
 	}
@@ -55,7 +55,11 @@ func (c *gpCore) floorPureError(ev *evaluated) {
 	for k, act := range ev.acts {
 		ev.pe[k] = make([]float64, len(c.ms))
 		key = pointKey(key, act.X)
-		n := max(count[string(key)], 1)
+		g := groups[string(key)]
+		n := 1
+		if g != nil {
+			n = g.n
+		}
 		for j, m := range c.ms {
 			if w, isW := m.(*model.Window); isW {
 				m = w.Model
@@ -67,7 +71,7 @@ func (c *gpCore) floorPureError(ev *evaluated) {
 			sd := math.Sqrt(pe[j])
 			mean := ev.obs[k][j] // one observation: its own value
 			if n > 1 {
-				mean = c.ledger.meanAt(act.X, j)
+				mean = g.mean(j)
 			}
 			if math.IsNaN(mean) {
 				continue
