@@ -12,7 +12,7 @@ import (
 
 // noiseCheckDoc declares lognei's noise-check.
 var noiseCheckDoc = bandit.ChoiceParam{Name: "noise-check", Default: "repeat", Choices: []string{"repeat", "off"},
-	Doc:     "repeat: at the confirmation's first round, where some metric looks deterministic (its fitted noise below 1e-4 of its standardised data) and no configuration was evaluated twice, evaluate the recommendation-to-be again; a metric whose repeats differ is then noisy for the confirmation, and its posterior at an evaluated configuration is no more certain than the mean of its repeats there (their pooled pure error over their count); off: neither",
+	Doc:     "repeat: at the confirmation's first round, where some metric looks deterministic (its fitted noise below 1e-4 of its standardised data) and no configuration was evaluated twice, evaluate the recommendation-to-be again; a metric whose repeats differ is then noisy for the confirmation and, where its fit calls it exact, read at an evaluated configuration from its repeats there (their mean and pooled pure error over their count where more certain than the model, and never more certain than that where the fitted noise is below it); off: neither",
 	Source:  "a noise far below a metric's spread fits below the fit's floor and the observation is read as the value (docs/offline.md, \"Generation 21\"); replication to estimate the noise: pure error (Draper & Smith 1998, §2.1), replication in stochastic design (Binois, Huang, Gramacy & Ludkovski 2019, Technometrics 61(1))",
 	Earlier: []bandit.Change{{Until: 20, Value: "off", Why: "lognei repeats its recommendation-to-be once where a metric looks deterministic, and a noise its repeats show bounds its posterior"}}}
 
