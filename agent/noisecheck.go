@@ -37,14 +37,14 @@ func (a *LogNEI) noiseCheck(t int) (turn, bool) {
 
 // floorPureError: where a metric's repeats differ (the ledger's pure
 // error pe) but its fit calls it exact (fitted noise below ConfirmNoise: a
-// noise far below its spread, which the fit's floor hides), its posterior at an evaluated configuration observed n times
-// is the replicates' own estimate, their mean and its variance pe/n, where
-// that is more certain than the model's (whose fitted noise floor, 1e-6 of
-// the data's variance, can exceed the noise the repeats show), and where
-// the fitted noise is below pe no more certain than pe/n; in the
-// posterior's units (Units, the variance by the transform's slope at the
-// mean). ev.pe records one observation's variance so. A no-op where no
-// repeat differs.
+// noise far below its spread, which the fit's floor hides), its posterior
+// at an evaluated configuration observed n times is the replicates' own
+// estimate, their mean and its variance pe/n, where that is more certain
+// than the model's (whose fitted noise floor, 1e-6 of the data's variance,
+// can exceed the noise the repeats show), and where the fitted noise is
+// below pe no more certain than pe/n; in the posterior's units (Units, the
+// variance by the transform's slope at the mean). ev.pe records one
+// observation's variance so. A no-op where no repeat differs.
 func (c *gpCore) floorPureError(ev *evaluated) {
 	pe, groups := c.ledger.pureError()
 	if !slices.ContainsFunc(pe, func(v float64) bool { return v > 0 }) {

@@ -73,6 +73,54 @@ func TestNoiseCheck(t *testing.T) {
 	}
 }
 
+// TestNoiseCheckArms: on a finite domain (12 arms on [0, 1], 10 evaluated
+// once, g = x − 0.75) an arm's action carries its point, so the check
+// repeats the recommended arm (8, x = 8/11) once, as on a box.
+func TestNoiseCheckArms(t *testing.T) {
+	pts := make([][]float64, 12)
+	for i := range pts {
+		pts[i] = []float64{float64(i) / 11}
+	}
+	dom, err := domain.NewFinite(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1}, Horizon: 12, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*LogNEI)
+	tell := func(r int, act bandit.Action) {
+		t.Helper()
+		d, err := a.Impose(&bandit.Round{T: r}, act)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := d.Action.X[0]
+		if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: x, HasReward: true, Costs: []float64{x - 0.75}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for arm := range 10 {
+		tell(arm+1, bandit.ArmAction(arm))
+	}
+	if ex := a.exact(); !ex[0] || !ex[1] {
+		t.Fatalf("exact %v: the case needs both metrics exact", ex)
+	}
+	tn, ok := a.noiseCheck(11)
+	if !ok {
+		t.Fatal("no repeat at the confirmation's round")
+	}
+	act, err := tn.after(bandit.Action{}, 0)
+	if err != nil || act.Arm != 8 {
+		t.Fatalf("repeat %+v, %v; want arm 8 (the best arm within the limit)", act, err)
+	}
+	tell(11, act)
+	if _, ok := a.noiseCheck(12); ok {
+		t.Error("a second repeat")
+	}
+}
+
 // TestPureErrorPosterior: once repeats differ (by 0.02, pe = 2e-4, above
 // the fitted noise), the posterior at an evaluated configuration is no more
 // certain than its repeats' mean (one observation's pure error pe over
