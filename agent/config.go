@@ -99,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -130,6 +130,11 @@ type ConfigAgent struct {
 	warpFrom      int         // its first round: ⌈constraint-warp-from·T⌉
 	hold          bool        // safe-hold=evaluated or unseen
 	holdLow       bool        // safe-hold=unseen: at beta-safe where beta-safe-noisy is 0
+	fallback      int         // safe-hold-fallback: fallbackWide, fallbackAlways or 0 (none)
+	wideRatio     float64     // constraint-warp-wide (0: off)
+	betaWide      float64     // beta-safe-wide
+	wideChecked   bool        // warpWide has read the initial design
+	wide          bool        // and put the constraints on the bilog scale
 	repeatBeta    float64     // safe-repeat-beta
 }
 
@@ -219,12 +224,27 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	ww, err := configWarpWide.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	bwide, err := configBetaWide.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	hf, err := configHoldFallback.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	if cw != "bilog" {
+		ww = 0
+	}
 	// The safe stage goes with the practical widths and the trust region (3+
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf,
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf],
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
@@ -235,6 +255,11 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	bg := make([]float64, len(a.g))
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
+	}
+	if a.pessimistic && a.wideRatio > 0 && !a.wideChecked {
+		if err := a.warpWide(); err != nil {
+			return bandit.Decision{}, err
+		}
 	}
 	if a.pessimistic && a.warp && r.T >= a.warpFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
 		if err := a.warpConstraints(); err != nil {
@@ -462,7 +487,7 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 // it (docs/live_limits.md, "Generation 14").
 func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 	bs, noisy := a.noisyBetas()
-	if a.holdLow && a.betaNoisy == 0 {
+	if a.holdLow && a.noisyBeta() == 0 {
 		bs, noisy = a.safeBetas(), a.unseenNoise()
 	}
 	if !a.hold || !noisy || act.X == nil {
@@ -487,6 +512,11 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 		}
 	}
 	if in < 0 {
+		if a.fallback == fallbackAlways || a.fallback == fallbackWide && a.wide {
+			if fb, ok := a.holdFallback(ev); ok {
+				return fb
+			}
+		}
 		return act
 	}
 	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
@@ -589,13 +619,22 @@ func (a *ConfigAgent) safeBetas() []float64 {
 // noisyBetas are beta-safe-noisy on the noisy constraints and beta-safe on
 // the others, unseeded; noisy reports whether any constraint got it.
 func (a *ConfigAgent) noisyBetas() (bs []float64, noisy bool) {
-	bs, ex := uniform(a.betaSafe, len(a.g)), a.exact()
+	bs, ex, b := uniform(a.betaSafe, len(a.g)), a.exact(), a.noisyBeta()
 	for j := range bs {
-		if a.betaNoisy > 0 && !ex[1+j] {
-			bs[j], noisy = a.betaNoisy, true
+		if b > 0 && !ex[1+j] {
+			bs[j], noisy = b, true
 		}
 	}
 	return bs, noisy
+}
+
+// noisyBeta is the safe set's β on a noisy constraint: beta-safe-noisy,
+// and where that is 0 and constraint-warp-wide has acted, beta-safe-wide.
+func (a *ConfigAgent) noisyBeta() float64 {
+	if a.betaNoisy == 0 && a.wide {
+		return a.betaWide
+	}
+	return a.betaNoisy
 }
 
 // seeded reports whether some evaluated point has every μ_j + bs_j·σ_j ≤ 0.

@@ -100,6 +100,20 @@ func (ev evaluated) value(k int, exact []bool) float64 {
 	return ev.mv[k][0]
 }
 
+// recommended is Recommend's choice among the evaluated configurations:
+// the one of the best value among those whose feasible(·, exact) is at
+// least level (the earliest on a tie), with that probability; -1: none.
+func (ev evaluated) recommended(level float64, exact []bool) (k int, pf float64) {
+	k = -1
+	for i := range ev.mv {
+		p := ev.feasible(i, exact)
+		if p >= level && (k < 0 || ev.value(i, exact) > ev.value(k, exact)) {
+			k, pf = i, p
+		}
+	}
+	return k, pf
+}
+
 // evaluated reads the ledger's observed decisions and predicts every model
 // there (one batched solve per model on a box; a finite domain's arms read
 // the models' candidates). ok is false when a model cannot be evaluated
@@ -207,15 +221,7 @@ func (c *gpCore) Recommend(level float64) (bandit.Recommendation, bool) {
 	if !ok {
 		return bandit.Recommendation{}, false
 	}
-	best := -1
-	var bestPF float64
-	ex := c.exact()
-	for k := range ev.mv {
-		pf := ev.feasible(k, ex)
-		if pf >= level && (best < 0 || ev.value(k, ex) > ev.value(best, ex)) {
-			best, bestPF = k, pf
-		}
-	}
+	best, bestPF := ev.recommended(level, c.exact())
 	if best < 0 {
 		return bandit.Recommendation{}, false
 	}

@@ -350,8 +350,9 @@ func TestConstraintWarpStarts(t *testing.T) {
 // safe-hold=evaluated: a decision outside the noisy safe set repeats the
 // evaluated point of the largest reward x₀ inside it (at β = 3 one of
 // x₀ = 0.5, where g = x₀ − 0.6 plus noise holds); a decision inside stays,
-// and so does every decision with none inside (β = 100), with
-// safe-hold=none or with a deterministic constraint.
+// and so does every decision with none inside (β = 100) and
+// safe-hold-fallback=none, with safe-hold=none or with a deterministic
+// constraint.
 func TestHoldSafe(t *testing.T) {
 	evaluatedAt := func(a *ConfigAgent, x []float64) bool {
 		ev, _ := a.evaluated()
@@ -363,7 +364,7 @@ func TestHoldSafe(t *testing.T) {
 		noise      float64
 		want       float64 // x₀ of the point repeated (0: the decision stays)
 	}{{"3", "", 0.05, 0.5}, {"100", "", 0.05, 0}, {"3", "none", 0.05, 0}, {"3", "", 0, 0}} {
-		ps := bandit.Params{"beta-safe-noisy": c.beta, "safe-from": "0"}
+		ps := bandit.Params{"beta-safe-noisy": c.beta, "safe-from": "0", "safe-hold-fallback": "none"}
 		if c.hold != "" {
 			ps["safe-hold"] = c.hold
 		}
@@ -561,6 +562,98 @@ func TestHoldSafeUnseenNoise(t *testing.T) {
 		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out})
 		if moved := !slices.Equal(got.X, out); moved != c.repeat || (moved && got.X[0] != 0.5) {
 			t.Errorf("%v, noise %g: the decision outside the safe set played %v (repeat wanted: %v, at x₀ = 0.5)", c.ps, c.noise, got.X, c.repeat)
+		}
+	}
+}
+
+// safe-hold-fallback: with no evaluated point inside the noisy safe set
+// (β = 100), a decision outside it plays Recommend's choice (x₀ = 0.5 here,
+// where g = x₀ − 0.6 holds 2 noise σ inside) — always, or with wide (the
+// default) once constraint-warp-wide has acted — and where no configuration
+// reaches P ≥ 0.95 (g = x₀ plus noise) the one most likely to hold (one of
+// x₀ = 0.1); with none, or wide before the warp, the decision stays.
+func TestHoldFallback(t *testing.T) {
+	out := []float64{0.95, 0.5, 0.5}
+	for _, c := range []struct {
+		fallback string
+		wide     bool
+		shift    float64
+		want     string // "rec", "likeliest" or "" (the decision stays)
+	}{{"always", false, 0, "rec"}, {"", true, 0, "rec"}, {"", false, 0, ""}, {"none", true, 0, ""}, {"always", false, 0.6, "likeliest"}} {
+		ps := bandit.Params{"beta-safe-noisy": "100", "safe-from": "0"}
+		if c.fallback != "" {
+			ps["safe-hold-fallback"] = c.fallback
+		}
+		a, _ := safeCube(t, 1, ps, []float64{0.1, 0.3, 0.5, 0.7, 0.9}, func(r int, x []float64) (float64, []float64) {
+			return x[0], []float64{x[0] - 0.6 + c.shift + 0.05*math.Sin(1e3*float64(r))}
+		})
+		a.wide = c.wide
+		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out})
+		ev, _ := a.evaluated()
+		ex := a.exact()
+		switch c.want {
+		case "":
+			if !slices.Equal(got.X, out) {
+				t.Errorf("safe-hold-fallback=%q, wide %v: the decision moved to %v", c.fallback, c.wide, got.X)
+			}
+		case "rec":
+			rec, ok := a.Recommend(confirmLevel)
+			if !ok || !slices.Equal(got.X, rec.Action.X) || got.X[0] != 0.5 {
+				t.Errorf("safe-hold-fallback=%q, wide %v: played %v, want the recommendation %v (x₀ = 0.5)", c.fallback, c.wide, got.X, rec.Action.X)
+			}
+		case "likeliest":
+			if _, ok := a.Recommend(confirmLevel); ok {
+				t.Fatalf("shift %v: a configuration still holds with P ≥ %v; the case needs none", c.shift, confirmLevel)
+			}
+			best, at := -1.0, -1
+			for k := range ev.mv {
+				if p := ev.feasible(k, ex); p > best {
+					best, at = p, k
+				}
+			}
+			if at < 0 || !slices.Equal(got.X, ev.acts[at].X) || got.X[0] != 0.1 {
+				t.Errorf("shift %v: played %v, want the likeliest feasible evaluated point (x₀ = 0.1)", c.shift, got.X)
+			}
+		}
+	}
+}
+
+// constraint-warp-wide: after the initial design (FirstFit(3) = 10
+// evaluations) a constraint spanning decades (e^{10·x₁} − 200) puts every
+// constraint's model on the bilog scale, and a noisy constraint's safe set
+// takes beta-safe-wide (beta-safe-noisy 0 in 3 dims); a constraint within a
+// decade does not, nor does one with constraint-warp-wide=0 or
+// constraint-warp=none, nor anything before the design is observed.
+func TestWarpWide(t *testing.T) {
+	for _, c := range []struct {
+		ps   bandit.Params
+		wide bool
+		xs   []float64
+		want bool
+	}{
+		{bandit.Params{}, true, []float64{0.1, 0.5, 0.9}, true},
+		{bandit.Params{}, false, []float64{0.1, 0.5, 0.9}, false},
+		{bandit.Params{"constraint-warp-wide": "0"}, true, []float64{0.1, 0.5, 0.9}, false},
+		{bandit.Params{"constraint-warp": "none"}, true, []float64{0.1, 0.5, 0.9}, false},
+		{bandit.Params{}, true, nil, false},
+	} {
+		a, _ := safeCube(t, 2, c.ps, c.xs, func(r int, x []float64) (float64, []float64) {
+			g := []float64{x[0] - 0.6 + 0.01*math.Sin(1e3*float64(r)), x[1] - 2}
+			if c.wide {
+				g[1] = math.Exp(10*x[1]) - 200
+			}
+			return x[0], g
+		})
+		if _, err := a.Decide(&bandit.Round{T: len(c.xs)*9 + 1}); err != nil {
+			t.Fatal(err)
+		}
+		for j := range a.g {
+			if got := a.warped(j); got != c.want {
+				t.Errorf("%v, wide %v, %d evaluations: constraint %d warped %v, want %v", c.ps, c.wide, len(c.xs)*9, j, got, c.want)
+			}
+		}
+		if want := map[bool]float64{true: 3, false: 0}[c.want]; a.noisyBeta() != want {
+			t.Errorf("%v, wide %v: the noisy safe set's β %v, want %v", c.ps, c.wide, a.noisyBeta(), want)
 		}
 	}
 }

@@ -358,3 +358,16 @@ func TestDefaultsGeneration21(t *testing.T) {
 		{"config", 20, nil, map[string]string{"noise-check": ""}},
 	})
 }
+
+// Generation 22: config's constraint-warp-wide (10) and safe-hold-fallback
+// (wide); studies of earlier generations keep 0 and none unless they named
+// them; lognei has neither.
+func TestDefaultsGeneration22(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 21, nil, map[string]string{"constraint-warp-wide": "0", "safe-hold-fallback": "none"}},
+		{"config", 19, nil, map[string]string{"constraint-warp-wide": "0", "safe-hold-fallback": "none", "safe-hold": "evaluated"}},
+		{"config", 22, nil, map[string]string{"constraint-warp-wide": "", "safe-hold-fallback": ""}},
+		{"config", 21, map[string]any{"constraint-warp-wide": 5}, map[string]string{"constraint-warp-wide": "5", "safe-hold-fallback": "none"}},
+		{"lognei", 21, nil, map[string]string{"constraint-warp-wide": "", "safe-hold-fallback": ""}},
+	})
+}

@@ -34,7 +34,9 @@ import (
 // in 3 dims in batches of 4 with a noise far below the constraint's spread,
 // asked for 44 rounds; dd0d5e0: 56, adding lognei offline in 3 dims
 // with a noise far below its metrics' spread, asked for 56 rounds (the
-// confirmation from round 55); 25 rounds (unless said) with a partial
+// confirmation from round 55); 198219f: 57, adding config's safe stage in
+// 3 dims on a constraint whose values span four decades, asked for 44
+// rounds; 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
