@@ -14,7 +14,7 @@ import (
 var (
 	// configWarpWide declares constraint-warp-wide.
 	configWarpWide = bandit.FloatParam{Name: "constraint-warp-wide", Default: 10, Range: bandit.AtLeast(0), When: bandit.Is("constraint-warp", "bilog"),
-		Doc:     "r > 0: once the initial design is observed (its first 2(d+2) evaluations), where some constraint's largest |value − limit| there is at least r times its median (values spanning orders of magnitude), every constraint's model goes on the bilog scale at once and stays (as constraint-warp), and a noisy constraint's safe set takes beta-safe-wide; 0: off",
+		Doc:     "r > 0: once the initial design is observed (its first 2(d+2) evaluations), where some constraint's largest |value − limit| there is at least r times its median (values spanning orders of magnitude), every constraint's model goes on the bilog scale at once and stays (as constraint-warp), and a noisy constraint's safe set takes beta-safe-wide (r ≤ 1: always); 0: off",
 		Source:  "SCBO's bilog transform of the constraints (Eriksson & Poloczek 2021, §3); measured: docs/live_limits.md, \"Generation 22\" (the welded beam 3–4 decades, the spring 1.4; today's suite and the speed reducer at most 0.5)",
 		Earlier: []bandit.Change{{Until: 21, Value: "0", Why: "constraints whose values span a decade or more over the initial design go on the bilog scale at once, their safe set at beta-safe-wide under noise"}}}
 	// configBetaWide declares beta-safe-wide.
