@@ -577,32 +577,6 @@ func (a *ConfigAgent) safeAt(x []float64, bs []float64) (ok, isSafe bool) {
 	return true, true
 }
 
-// warpConstraints puts every constraint's model on the bilog scale
-// (model.Adaptive.Warp, knee WarpKnee): SCBO's remedy for constraints whose
-// values span orders of magnitude, where a noise floor that is a fixed share
-// of their spread leaves the models unable to tell a point just over the
-// limit from one under it (docs/live_limits.md, "Feasibility first").
-func (a *ConfigAgent) warpConstraints() error {
-	for _, g := range a.g {
-		if w, ok := g.(*model.Window); ok {
-			g = w.Model
-		}
-		if ad, ok := g.(*model.Adaptive); ok {
-			if err := ad.Warp(WarpKnee); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// WarpKnee is the bilog transform's knee as a share of a constraint's
-// observed spread: values within about one spread of the limit stay on a
-// near-linear scale, those beyond it are compressed. On the spring's seed 1
-// (batches of 4, noise-free) 1 kept every late limit; 0.001, 0.01 and 0.1
-// left 44 %, 15 % and 7 % (docs/live_limits.md, "Generation 13").
-const WarpKnee = 1
-
 // safeBetas are the safe set's β_j: beta-safe-noisy on a noisy constraint
 // (its fitted noise at least ConfirmNoise), beta-safe on the others; with
 // beta-safe-noisy-seed=evaluated, beta-safe everywhere while no evaluated
@@ -626,15 +600,6 @@ func (a *ConfigAgent) noisyBetas() (bs []float64, noisy bool) {
 		}
 	}
 	return bs, noisy
-}
-
-// noisyBeta is the safe set's β on a noisy constraint: beta-safe-noisy,
-// and where that is 0 and constraint-warp-wide has acted, beta-safe-wide.
-func (a *ConfigAgent) noisyBeta() float64 {
-	if a.betaNoisy == 0 && a.wide {
-		return a.betaWide
-	}
-	return a.betaNoisy
 }
 
 // seeded reports whether some evaluated point has every μ_j + bs_j·σ_j ≤ 0.
