@@ -636,6 +636,7 @@ func TestWarpWide(t *testing.T) {
 		{bandit.Params{"constraint-warp-wide": "0"}, true, []float64{0.1, 0.5, 0.9}, false},
 		{bandit.Params{"constraint-warp": "none"}, true, []float64{0.1, 0.5, 0.9}, false},
 		{bandit.Params{}, true, nil, false},
+		{bandit.Params{"constraint-warp-wide": "0.5"}, false, []float64{0.1, 0.5, 0.9}, true},
 	} {
 		a, _ := safeCube(t, 2, c.ps, c.xs, func(r int, x []float64) (float64, []float64) {
 			g := []float64{x[0] - 0.6 + 0.01*math.Sin(1e3*float64(r)), x[1] - 2}

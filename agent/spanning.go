@@ -31,8 +31,8 @@ var (
 // warpWide is constraint-warp-wide: at the first decision with the
 // initial design observed, once, every constraint's model goes on the
 // bilog scale (warpConstraints) when some constraint's largest |g| over
-// the first FirstFit(d) evaluations is at least wideRatio times its
-// median; a.wide records it.
+// the first FirstFit(d) evaluations is positive and at least wideRatio
+// times its median; a.wide records it.
 func (a *ConfigAgent) warpWide() error {
 	box, ok := a.info.Domain.(*domain.Box)
 	if !ok {
@@ -56,7 +56,7 @@ func (a *ConfigAgent) warpWide() error {
 			continue
 		}
 		slices.Sort(v)
-		if v[len(v)-1] >= a.wideRatio*v[len(v)/2] {
+		if v[len(v)-1] > 0 && v[len(v)-1] >= a.wideRatio*v[len(v)/2] { // all at the limit: nothing spans
 			a.wide = true
 			return a.warpConstraints()
 		}
@@ -64,7 +64,7 @@ func (a *ConfigAgent) warpWide() error {
 	return nil
 }
 
-// holdFallback is safe-hold-fallback=recommendation's play among the
+// holdFallback is safe-hold-fallback's play (wide, always) among the
 // evaluated configurations ev: Recommend's choice at confirmLevel, else
 // the one most likely to hold every limit; ok false: none.
 func (a *ConfigAgent) holdFallback(ev evaluated) (bandit.Action, bool) {
