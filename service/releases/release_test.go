@@ -1,14 +1,19 @@
-package service
+package releases
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/cbandit/cbandit/service"
+	"github.com/cbandit/cbandit/service/api"
 	"github.com/cbandit/cbandit/store"
 )
 
@@ -61,6 +66,7 @@ func TestStudiesOfEarlierReleases(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel() // each its own copy of the database and its own server
 			db := filepath.Join(t.TempDir(), "studies.db")
 			copyFile(t, filepath.Join(dir, "studies.db"), db)
 			raw, err := os.ReadFile(filepath.Join(dir, "next.json"))
@@ -79,7 +85,8 @@ func TestStudiesOfEarlierReleases(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			s := newTestServer(t, st, Options{})
+			srv := httptest.NewServer(service.New(st, service.Options{}))
+			defer srv.Close()
 			names := make([]string, 0, len(want))
 			for name := range want {
 				names = append(names, name)
@@ -87,7 +94,7 @@ func TestStudiesOfEarlierReleases(t *testing.T) {
 			slices.Sort(names)
 			for _, name := range names {
 				w := want[name]
-				got := s.ask(w.ID, 2)
+				got := ask(t, srv.URL, w.ID, 2)
 				for k := range got {
 					if !slices.Equal(got[k].X, w.Next[k]) {
 						t.Errorf("%s: decision %d after restore is %v, the release made %v", name, got[k].DecisionID, got[k].X, w.Next[k])
@@ -96,6 +103,29 @@ func TestStudiesOfEarlierReleases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ask asks study id for n decisions.
+func ask(t *testing.T, url, id string, n int) []api.Suggestion {
+	t.Helper()
+	body, err := json.Marshal(api.SuggestRequest{Count: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(url+"/studies/"+id+"/suggestions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r api.SuggestResponse
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &r) != nil {
+		t.Fatalf("ask %s: %d %s", id, resp.StatusCode, raw)
+	}
+	return r.Suggestions
 }
 
 func copyFile(t *testing.T, from, to string) {
