@@ -99,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -131,6 +131,7 @@ type ConfigAgent struct {
 	hold          bool        // safe-hold=evaluated or unseen
 	holdLow       bool        // safe-hold=unseen: at beta-safe where beta-safe-noisy is 0
 	fallback      int         // safe-hold-fallback: fallbackWide, fallbackAlways or 0 (none)
+	likely        bool        // safe-outside=likely
 	wideRatio     float64     // constraint-warp-wide (0: off)
 	betaWide      float64     // beta-safe-wide
 	wideChecked   bool        // warpWide has read the initial design
@@ -236,6 +237,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	sout, err := configSafeOutside.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	if cw != "bilog" {
 		ww = 0
 	}
@@ -244,7 +249,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf],
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely",
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
@@ -275,7 +280,10 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		a.unpendG = a.observedG
 		defer func() { a.unpendG = false }()
 		return a.decideTurn(r, func() (turn, error) {
-			tn := turn{acq: safeFirst(bf, a.safeBetas()), fresh: a.unvouched()}
+			bs := a.safeBetas()
+			// safe-outside=likely where some constraint is noisy (exact reads the fits safeBetas read).
+			likely := a.likely && slices.Contains(a.exact()[1:], false)
+			tn := turn{acq: safeFirst(bf, bs, likely), fresh: a.unvouched()}
 			tn.after = func(act bandit.Action, _ int) (bandit.Action, error) {
 				act = a.holdSafe(bf, act)
 				if a.observedG {
@@ -381,39 +389,6 @@ func (a *ConfigAgent) refitSafe() error {
 		}
 	}
 	return nil
-}
-
-// safeFirst is the pessimistic rule of a live study's safe stage: the UCB
-// of f over the points whose UCB of every g_j is ≤ 0 — SafeOpt's and
-// StageOpt's safe set (Berkenkamp et al. 2016 §3; Sui et al. 2018 §4) —
-// ranked above every other point, and among those the least largest UCB
-// of g, which leads the refinement back into the set.
-func safeFirst(bf float64, bs []float64) Acquisition {
-	return func(p Posterior) float64 {
-		gm := safeGate(bs, p)
-		if gm > 0 {
-			return -safeMargin * (1 + gm)
-		}
-		mu, v := p.F()
-		return mu + bf*math.Sqrt(v)
-	}
-}
-
-// safeGate is the largest μ_j + bs_j·σ_j of the constraints at p: where it
-// is > 0, safeFirst's score does not read f.
-func safeGate(bs []float64, p Posterior) float64 {
-	gm := math.Inf(-1)
-	for j, b := range bs {
-		mu, v := p.G(j)
-		gm = math.Max(gm, mu+b*math.Sqrt(v))
-	}
-	return gm
-}
-
-// safeFirstSkipsF reports where safeFirst(·, bs) does not read f's
-// posterior (turn.skipF): there freshStart predicts g alone.
-func safeFirstSkipsF(bs []float64) func(mv []float64) bool {
-	return func(mv []float64) bool { return safeGate(bs, Posterior{mv}) > 0 }
 }
 
 // meanFirst ranks the points whose posterior mean of every g_j is ≤ 0

@@ -40,6 +40,17 @@ func probFeasible(p Posterior, m int) float64 {
 	return pf
 }
 
+// logProbFeasible is log Π_j P(g_j ≤ 0) under the posterior p of m
+// constraints, summed in log space (exact far in the tail).
+func logProbFeasible(p Posterior, m int) float64 {
+	var lpf float64
+	for j := range m {
+		mu, v := p.G(j)
+		lpf += logNormCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
+	}
+	return lpf
+}
+
 // feasibleMean reports whether every constraint's posterior mean at
 // candidate i is ≤ 0.
 func feasibleMean(g []model.Model, i int) bool {

@@ -150,5 +150,5 @@ func (u *regionUCB) acq(c *gpCore, t int) (acq Acquisition, skipF func(mv []floa
 	// is ≤ 0, and below every such point the least largest LCB (which is
 	// the whole ranking when no point is optimistically feasible).
 	b := uniform(bs, len(c.g))
-	return safeFirst(PracticalBetaF, b), safeFirstSkipsF(b), true
+	return safeFirst(PracticalBetaF, b, false), safeFirstSkipsF(b), true
 }

@@ -240,7 +240,7 @@ func TestBestSkippingFDrops(t *testing.T) {
 	g2 := quadPredictor{at: []float64{1, 1}, c: 3, v: 0.25, count: &n2}
 	bps := []model.BatchPredictor{f, g1, g2}
 	b := uniform(-TrustBetaG, 2)
-	acq, skipF := safeFirst(PracticalBetaF, b).raw(), safeFirstSkipsF(b)
+	acq, skipF := safeFirst(PracticalBetaF, b, false).raw(), safeFirstSkipsF(b)
 	score := func(_ []float64, mv []float64) float64 { return acq(mv) }
 	rng := rand.New(rand.NewPCG(7, 8))
 	xs := make([][]float64, 1000)

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"math"
 	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -176,11 +175,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
 		acq := func(p Posterior) float64 {
-			var lpf float64
-			for j := range m {
-				mu, v := p.G(j)
-				lpf += logNormCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
-			}
+			lpf := logProbFeasible(p, m)
 			if at < 0 {
 				return lpf
 			}

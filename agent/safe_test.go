@@ -14,7 +14,7 @@ import (
 // The safe stage ranks every point whose constraint UCBs are ≤ 0 above
 // every other, by f's UCB among them; the rest by their largest UCB of g.
 func TestSafeFirstRanksTheSafeSet(t *testing.T) {
-	acq := safeFirst(2, []float64{1})
+	acq := safeFirst(2, []float64{1}, false)
 	at := func(fmu, gmu, gvar float64) float64 { return acq(Posterior{[]float64{fmu, 0.01, gmu, gvar}}) }
 	safeLow, safeHigh := at(0, -1, 0.25), at(1, -1, 0.25)
 	unsafe := at(10, -0.1, 0.25) // LCB < 0 < UCB: optimistic, not safe

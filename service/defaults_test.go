@@ -371,3 +371,15 @@ func TestDefaultsGeneration22(t *testing.T) {
 		{"lognei", 21, nil, map[string]string{"constraint-warp-wide": "", "safe-hold-fallback": ""}},
 	})
 }
+
+// Generation 23: config's safe-outside=likely; studies of earlier
+// generations keep ucb unless they named it; lognei has none.
+func TestDefaultsGeneration23(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 22, nil, map[string]string{"safe-outside": "ucb", "safe-hold-fallback": ""}},
+		{"config", 21, nil, map[string]string{"safe-outside": "ucb", "safe-hold-fallback": "none"}},
+		{"config", 23, nil, map[string]string{"safe-outside": ""}},
+		{"config", 22, map[string]any{"safe-outside": "likely"}, map[string]string{"safe-outside": "likely"}},
+		{"lognei", 22, nil, map[string]string{"safe-outside": ""}},
+	})
+}

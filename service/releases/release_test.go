@@ -41,7 +41,9 @@ import (
 // with a noise far below its metrics' spread, asked for 56 rounds (the
 // confirmation from round 55); 198219f: 57, adding config's safe stage in
 // 3 dims on a constraint whose values span four decades, asked for 44
-// rounds; 25 rounds (unless said) with a partial
+// rounds; 791865b: the same 57 by generation 22's binary (the wide
+// constraint on the bilog scale; the 20-dim safe stage of 50 rounds
+// reaches a decision with no candidate in the safe set); 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;

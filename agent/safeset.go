@@ -1,0 +1,71 @@
+// config's safe stage: the safe set's points first, and what it plays where no candidate lies inside the set.
+
+package agent
+
+import (
+	"math"
+
+	"github.com/cbandit/cbandit/bandit"
+)
+
+// configSafeOutside declares safe-outside.
+var configSafeOutside = bandit.ChoiceParam{Name: "safe-outside", Default: "likely", Choices: []string{"likely", "ucb"}, When: bandit.Is("feasibility", "pessimistic"),
+	Doc:     "the safe stage's choice where no candidate lies inside the safe set: likely (where some constraint is noisy; else as ucb): the points whose posterior means hold every limit first, by the least largest UCB of g, then the rest by the probability that every limit holds; ucb: the least largest UCB of g throughout, which stays where the models are surest even when they are sure that is over a limit",
+	Source:  "the probability of feasibility, constrained EI's target before a feasible point (Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI), as cei and lognei use it; measured: docs/live_limits.md, \"Generation 23\"",
+	Earlier: []bandit.Change{{Until: 22, Value: "ucb", Why: "where no candidate lies inside the safe set, the safe stage plays the point most likely to hold every limit, not the least largest UCB"}}}
+
+// outsideLikely is safe-outside=likely's score of a point p outside the
+// safe set (gm its largest UCB of g, > 0; m constraints): where the
+// posterior mean of every g is ≤ 0, the least largest UCB, as ucb; below
+// those, where the models hold some limit more likely broken than not, the
+// largest probability that every limit holds (−log P mapped into [0, 1],
+// so that the order survives where P underflows).
+func outsideLikely(p Posterior, gm float64, m int) float64 {
+	for j := range m {
+		if mu, _ := p.G(j); mu > 0 {
+			l := -logProbFeasible(p, m)
+			if math.IsInf(l, 1) || math.IsNaN(l) {
+				return -3 * safeMargin
+			}
+			return -safeMargin * (2 + l/(1+l))
+		}
+	}
+	return -safeMargin * (1 + gm/(1+gm))
+}
+
+// safeFirst is the pessimistic rule of a live study's safe stage: the UCB
+// of f over the points whose UCB of every g_j is ≤ 0 — SafeOpt's and
+// StageOpt's safe set (Berkenkamp et al. 2016 §3; Sui et al. 2018 §4) —
+// ranked above every other point, and among those the least largest UCB
+// of g, which leads the refinement back into the set (likely: the largest
+// probability that every limit holds, safe-outside).
+func safeFirst(bf float64, bs []float64, likely bool) Acquisition {
+	return func(p Posterior) float64 {
+		gm := safeGate(bs, p)
+		if gm > 0 && likely {
+			return outsideLikely(p, gm, len(bs))
+		}
+		if gm > 0 {
+			return -safeMargin * (1 + gm)
+		}
+		mu, v := p.F()
+		return mu + bf*math.Sqrt(v)
+	}
+}
+
+// safeGate is the largest μ_j + bs_j·σ_j of the constraints at p: where it
+// is > 0, safeFirst's score does not read f.
+func safeGate(bs []float64, p Posterior) float64 {
+	gm := math.Inf(-1)
+	for j, b := range bs {
+		mu, v := p.G(j)
+		gm = math.Max(gm, mu+b*math.Sqrt(v))
+	}
+	return gm
+}
+
+// safeFirstSkipsF reports where safeFirst(·, bs) does not read f's
+// posterior (turn.skipF): there freshStart predicts g alone.
+func safeFirstSkipsF(bs []float64) func(mv []float64) bool {
+	return func(mv []float64) bool { return safeGate(bs, Posterior{mv}) > 0 }
+}
