@@ -12,7 +12,7 @@ import (
 var configSafeOutside = bandit.ChoiceParam{Name: "safe-outside", Default: "likely", Choices: []string{"likely", "ucb"}, When: bandit.Is("feasibility", "pessimistic"),
 	Doc:     "the safe stage's choice where no candidate lies inside the safe set: likely (where some constraint is noisy; else as ucb): the points whose posterior means hold every limit first, by the least largest UCB of g, then the rest by the probability that every limit holds; ucb: the least largest UCB of g throughout, which stays where the models are surest even when they are sure that is over a limit",
 	Source:  "the probability of feasibility, constrained EI's target before a feasible point (Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI), as cei and lognei use it; measured: docs/live_limits.md, \"Generation 23\"",
-	Earlier: []bandit.Change{{Until: 22, Value: "ucb", Why: "where no candidate lies inside the safe set, the safe stage plays the point most likely to hold every limit, not the least largest UCB"}}}
+	Earlier: []bandit.Change{{Until: 22, Value: "ucb", Why: "where some constraint is noisy and no candidate lies inside the safe set, the safe stage ranks the points whose posterior means hold every limit first and the rest by the probability that every limit holds, not all by the least largest UCB"}}}
 
 // outsideLikely is safe-outside=likely's score of a point p outside the
 // safe set (gm its largest UCB of g, > 0; m constraints): where the
@@ -37,8 +37,8 @@ func outsideLikely(p Posterior, gm float64, m int) float64 {
 // of f over the points whose UCB of every g_j is ≤ 0 — SafeOpt's and
 // StageOpt's safe set (Berkenkamp et al. 2016 §3; Sui et al. 2018 §4) —
 // ranked above every other point, and among those the least largest UCB
-// of g, which leads the refinement back into the set (likely: the largest
-// probability that every limit holds, safe-outside).
+// of g, which leads the refinement back into the set (likely: as
+// outsideLikely ranks them, safe-outside).
 func safeFirst(bf float64, bs []float64, likely bool) Acquisition {
 	return func(p Posterior) float64 {
 		gm := safeGate(bs, p)
