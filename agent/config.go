@@ -99,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -132,6 +132,7 @@ type ConfigAgent struct {
 	holdLow       bool        // safe-hold=unseen: at beta-safe where beta-safe-noisy is 0
 	fallback      int         // safe-hold-fallback: fallbackWide, fallbackAlways or 0 (none)
 	likely        bool        // safe-outside=likely
+	plausible     bool        // safe-centre=plausible
 	wideRatio     float64     // constraint-warp-wide (0: off)
 	betaWide      float64     // beta-safe-wide
 	wideChecked   bool        // warpWide has read the initial design
@@ -241,6 +242,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	sc, err := configSafeCentre.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	if cw != "bilog" {
 		ww = 0
 	}
@@ -249,7 +254,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely",
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc == "plausible",
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
@@ -281,9 +286,12 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		defer func() { a.unpendG = false }()
 		return a.decideTurn(r, func() (turn, error) {
 			bs := a.safeBetas()
-			// safe-outside=likely where some constraint is noisy (exact reads the fits safeBetas read).
-			likely := a.likely && slices.Contains(a.exact()[1:], false)
-			tn := turn{acq: safeFirst(bf, bs, likely), fresh: a.unvouched()}
+			// safe-outside=likely and safe-centre=plausible where some constraint is noisy (exact reads the fits safeBetas read).
+			noisy := slices.Contains(a.exact()[1:], false)
+			tn := turn{acq: safeFirst(bf, bs, a.likely && noisy), fresh: a.unvouched()}
+			if a.plausible && noisy && a.info.Domain.(*domain.Box).Dim() < TrustAutoDim {
+				tn.centre = a.safeCentre()
+			}
 			tn.after = func(act bandit.Action, _ int) (bandit.Action, error) {
 				act = a.holdSafe(bf, act)
 				if a.observedG {

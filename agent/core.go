@@ -288,6 +288,9 @@ type turn struct {
 	// RepeatRadius); when the pick repeats one, it is made again away from
 	// them all
 	fresh []bandit.Action
+	// centre, when set, moves the trust region there (its side as its
+	// rules replayed)
+	centre []float64
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -322,6 +325,9 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 		reg := regionIf(c.trust, c.info.Domain, c.ledger, pend)
 		if reg != nil {
 			reg.points = tn.points
+			if tn.centre != nil {
+				reg = reg.recentred(c.info.Domain, tn.centre)
+			}
 		}
 		ch := choice{ms: c.ms, acq: tn.acq.raw(), score: c.score, refine: refineIf(refine, &c.grad), fill: tn.fill, pend: pend,
 			reg: reg, moves: c.moves, wide: tn.wide, blind: tn.blind, failLimit: tn.failLimit, skipF: tn.skipF, own: tn.own}

@@ -14,6 +14,40 @@ var configSafeOutside = bandit.ChoiceParam{Name: "safe-outside", Default: "likel
 	Source:  "the probability of feasibility, constrained EI's target before a feasible point (Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI), as cei and lognei use it; measured: docs/live_limits.md, \"Generation 23\"",
 	Earlier: []bandit.Change{{Until: 22, Value: "ucb", Why: "where some constraint is noisy and no candidate lies inside the safe set, the safe stage ranks the points whose posterior means hold every limit first and the rest by the probability that every limit holds, not all by the least largest UCB"}}}
 
+// configSafeCentre declares safe-centre.
+var configSafeCentre = bandit.ChoiceParam{Name: "safe-centre", Default: "plausible", Choices: []string{"plausible", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
+	Doc:     "the trust region's centre in the safe stage where some constraint is noisy, below TrustAutoDim (10) dims: plausible: the best feasible observation among the evaluated points the models do not hold over a limit (every μ_j − β_j·σ_j ≤ 0, β the safe set's), so that an observation flattered by noise does not centre the search; observed: the best feasible observation (SCBO's)",
+	Source:  "SCBO's centre (Eriksson & Poloczek 2021, §3) checked by CONFIG's optimistic feasible set (Xu et al. 2023, AISTATS); measured (10+ dims not measured): docs/live_limits.md, \"Generation 24\"",
+	Earlier: []bandit.Change{{Until: 23, Value: "observed", Why: "where some constraint is noisy, the safe stage's trust region is centred on the best feasible observation among those the models do not hold over a limit"}}}
+
+// safeCentre is safe-centre=plausible's centre of the safe stage's trust
+// region: of the evaluated points observed feasible whose every LCB
+// μ_j − bs_j·σ_j is ≤ 0, the one of the best observed f (nil where none
+// is: the observed centre stays).
+func (a *ConfigAgent) safeCentre() []float64 {
+	ev, ok := a.evaluated()
+	if !ok {
+		return nil
+	}
+	bs := a.safeBetas()
+	at := -1
+	for k, mv := range ev.mv {
+		p := Posterior{mv}
+		in := ev.acts[k].X != nil && !math.IsNaN(ev.obs[k][0])
+		for j := range bs {
+			mu, v := p.G(j)
+			in = in && ev.obs[k][j+1] <= 0 && mu-bs[j]*math.Sqrt(math.Max(v, 0)) <= 0
+		}
+		if in && (at < 0 || ev.obs[k][0] > ev.obs[at][0]) {
+			at = k
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	return ev.acts[at].X
+}
+
 // outsideLikely is safe-outside=likely's score of a point p outside the
 // safe set (gm its largest UCB of g, > 0; m constraints): where the
 // posterior mean of every g is ≤ 0, the least largest UCB, as ucb; below

@@ -2,7 +2,11 @@ package agent
 
 import (
 	"math"
+	"slices"
 	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 )
 
 // Outside the safe set where the models hold a limit broken on average,
@@ -40,5 +44,53 @@ func TestSafeOutside(t *testing.T) {
 	}
 	if a, b := at(true, 0, 0.1, 0), at(true, 0, 50, 1); !(b > a) {
 		t.Errorf("likely: a certain violation scores %v, Φ(−50) %v: want the certain one last", a, b)
+	}
+}
+
+// safe-centre=plausible: in the safe stage, where some constraint is
+// noisy, every decision the policy makes lies in the trust region of the
+// replayed side about safeCentre's point (the best feasible observation
+// the models do not hold over a limit), and some lie outside the region
+// about the best feasible observation; observed keeps that region. A
+// decision the hold replaced by an evaluated configuration is left out.
+func TestSafeCentre(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0, 0}, []float64{1, 2, 4})
+	if r := regionAt(box, []float64{0.9, 1, 2}, 0.5); r == nil || r.box.Hi[0] != 1 || r.box.Lo[0] != 0.65 || r.box.Lo[2] != 1 || r.side != 0.5 {
+		t.Fatalf("regionAt: %+v, want side 0.5 of each side about the centre, cut at the box", r)
+	}
+	if r := regionAt(box, []float64{0.5}, 0.5); r != nil {
+		t.Errorf("regionAt with a 1-D centre in a 3-D box: %+v, want nil", r)
+	}
+	const T = 60
+	for _, mode := range []string{"plausible", "observed"} {
+		moved, outside := 0, 0
+		replayHook(t, "suite-ackley3", "config", bandit.Params{"safe-centre": mode}, 1, 0, T, func(ag bandit.Agent, r int, x []float64) {
+			a := ag.(*ConfigAgent)
+			if !a.pessimistic || r < a.safeFrom || !a.ledger.anyFeasible() || !slices.Contains(a.exact()[1:], false) {
+				return
+			}
+			reg := trustRegion(a.info.Domain, a.ledger)
+			c := a.safeCentre()
+			if reg == nil || c == nil || slices.Equal(c, reg.centre) {
+				return
+			}
+			if held := slices.ContainsFunc(a.ledger.done, func(id int64) bool { return slices.Equal(a.ledger.entries[id-1].action.X, x) }); held {
+				return
+			}
+			moved++
+			m := reg.recentred(a.info.Domain, c)
+			if mode == "plausible" && m.box.Contains(x) != nil {
+				t.Errorf("plausible: round %d: %v outside the region %v about %v", r, x, m.box, c)
+			}
+			if reg.box.Contains(x) != nil {
+				outside++
+			}
+		})
+		if moved == 0 {
+			t.Fatalf("%s: no decision of the safe stage where safeCentre is not the best observation: the check cannot tell", mode)
+		}
+		if (outside > 0) != (mode == "plausible") {
+			t.Errorf("%s: %d of %d decisions outside the region about the best observation", mode, outside, moved)
+		}
 	}
 }

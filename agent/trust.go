@@ -3,6 +3,7 @@ package agent
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
@@ -43,8 +44,9 @@ const (
 type region struct {
 	box    *domain.Box
 	centre []float64
-	fresh  bool // draw candidates in it (regionFresh)
-	points int  // how many (0: SCBO's count, freshStart)
+	side   float64 // L, the share of each side of the domain
+	fresh  bool    // draw candidates in it (regionFresh)
+	points int     // how many (0: SCBO's count, freshStart)
 }
 
 // trustRegion replays SCBO's rules over the ledger's fully observed
@@ -95,7 +97,16 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 			L = TrustInit
 		}
 	}
-	c := best.action.X
+	return regionAt(box, best.action.X, L)
+}
+
+// regionAt is the region of side L (a share of each of box's sides)
+// centred at c, cut to box; nil where c does not fit box.
+func regionAt(box *domain.Box, c []float64, L float64) *region {
+	d := box.Dim()
+	if len(c) != d {
+		return nil
+	}
 	lo, hi := make([]float64, d), make([]float64, d)
 	for i := range lo {
 		h := L * (box.Hi[i] - box.Lo[i]) / 2
@@ -105,7 +116,7 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 	if err != nil {
 		return nil
 	}
-	return &region{box: b, centre: c}
+	return &region{box: b, centre: c, side: L}
 }
 
 // regionPendingDoc declares region-pending.
@@ -190,6 +201,21 @@ func regionIf(mode regionMode, dom domain.Domain, l *Ledger, pend pending) *regi
 		r.fresh = mode&regionFresh != 0 && r.box.Dim() >= FreshDim
 	}
 	return r
+}
+
+// recentred is r moved to centre c, its side and candidates as before (r
+// itself where c does not fit the domain).
+func (r *region) recentred(dom domain.Domain, c []float64) *region {
+	box, ok := dom.(*domain.Box)
+	if !ok {
+		return r
+	}
+	m := regionAt(box, slices.Clone(c), r.side)
+	if m == nil {
+		return r
+	}
+	m.fresh, m.points = r.fresh, r.points
+	return m
 }
 
 // ascentOptions are refine=ascent's options in d dimensions: up to 20

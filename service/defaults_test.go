@@ -383,3 +383,15 @@ func TestDefaultsGeneration23(t *testing.T) {
 		{"lognei", 22, nil, map[string]string{"safe-outside": ""}},
 	})
 }
+
+// Generation 24: config's safe-centre=plausible; studies of earlier
+// generations keep observed unless they named it; lognei has none.
+func TestDefaultsGeneration24(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 23, nil, map[string]string{"safe-centre": "observed", "safe-outside": ""}},
+		{"config", 22, nil, map[string]string{"safe-centre": "observed", "safe-outside": "ucb"}},
+		{"config", 24, nil, map[string]string{"safe-centre": ""}},
+		{"config", 23, map[string]any{"safe-centre": "plausible"}, map[string]string{"safe-centre": "plausible"}},
+		{"lognei", 23, nil, map[string]string{"safe-centre": ""}},
+	})
+}
