@@ -44,6 +44,12 @@ func replayHook(t testing.TB, prob, algo string, params bandit.Params, s uint64,
 	if err != nil {
 		t.Fatal(err)
 	}
+	return replayOn(t, p, algo, params, s, tr, T, hook)
+}
+
+// replayOn is replayHook on the problem p.
+func replayOn(t testing.TB, p problem.Problem, algo string, params bandit.Params, s uint64, tr, T int, hook func(ag bandit.Agent, r int, x []float64)) (fs, vs []float64) {
+	t.Helper()
 	in := p.Info()
 	in.Horizon = T
 	ag, err := New(algo, Config{Info: in, Horizon: T, Params: params, Seed: seed.Derive(s, "agent\x00"+algo, tr)})
