@@ -99,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configFirstRegion, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -132,7 +132,9 @@ type ConfigAgent struct {
 	holdLow       bool        // safe-hold=unseen: at beta-safe where beta-safe-noisy is 0
 	fallback      int         // safe-hold-fallback: fallbackWide, fallbackAlways or 0 (none)
 	likely        bool        // safe-outside=likely
-	plausible     bool        // safe-centre=plausible
+	plausible     bool        // safe-centre=plausible or surest
+	surest        bool        // safe-centre=surest
+	firstMeans    bool        // first-region=mean
 	wideRatio     float64     // constraint-warp-wide (0: off)
 	betaWide      float64     // beta-safe-wide
 	wideChecked   bool        // warpWide has read the initial design
@@ -246,6 +248,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	fr, err := configFirstRegion.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	if cw != "bilog" {
 		ww = 0
 	}
@@ -254,7 +260,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc == "plausible",
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", firstMeans: fr == "mean",
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
@@ -317,39 +323,50 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 		// can crawl for the rest of the horizon (docs/live_limits.md).
 		return a.decide(r, func() Acquisition { return meanFirst(bf, bg) })
 	}
+	// first-region=mean while no evaluation has met every limit, below TrustAutoDim dims, where some constraint's fit is not exact.
+	firstMeans := a.pessimistic && a.firstMeans && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() && a.info.Domain.(*domain.Box).Dim() < TrustAutoDim
 	if a.unpendFirst() {
 		a.unpendG = true
 		defer func() { a.unpendG = false }()
 	}
-	return a.decide(r, func() Acquisition {
-		// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
-		// candidates decides which of CONFIG's two scores the round uses.
-		for i := range a.gmax {
-			a.gmax[i] = math.Inf(-1)
+	return a.decideTurn(r, func() (turn, error) {
+		tn := turn{acq: a.optimistic(bf, bg)}
+		if firstMeans && slices.Contains(a.exact()[1:], false) {
+			tn.replay = a.meanReplay()
 		}
-		for j, g := range a.g {
-			mu, v := g.Mean(), g.Var()
-			for i := range a.gmax {
-				a.gmax[i] = math.Max(a.gmax[i], mu[i]-bg[j]*math.Sqrt(v[i]))
-			}
-		}
-		feasible := slices.ContainsFunc(a.gmax, func(v float64) bool { return v <= 0 })
-		return func(p Posterior) float64 {
-			gm := math.Inf(-1)
-			for j := range a.g {
-				mu, v := p.G(j)
-				gm = math.Max(gm, mu-bg[j]*math.Sqrt(v))
-			}
-			if !feasible {
-				return -gm
-			}
-			if gm > 0 {
-				return -1e9 * (1 + gm) // outside the optimistic feasible set
-			}
-			mu, v := p.F()
-			return mu + bf*math.Sqrt(v)
-		}
+		return tn, nil
 	})
+}
+
+// optimistic is CONFIG's acquisition over the models as conditioned now.
+func (a *ConfigAgent) optimistic(bf float64, bg []float64) Acquisition {
+	// The optimistic feasible set {x : max_j LCB g_j(x) ≤ 0} over the
+	// candidates decides which of CONFIG's two scores the round uses.
+	for i := range a.gmax {
+		a.gmax[i] = math.Inf(-1)
+	}
+	for j, g := range a.g {
+		mu, v := g.Mean(), g.Var()
+		for i := range a.gmax {
+			a.gmax[i] = math.Max(a.gmax[i], mu[i]-bg[j]*math.Sqrt(v[i]))
+		}
+	}
+	feasible := slices.ContainsFunc(a.gmax, func(v float64) bool { return v <= 0 })
+	return func(p Posterior) float64 {
+		gm := math.Inf(-1)
+		for j := range a.g {
+			mu, v := p.G(j)
+			gm = math.Max(gm, mu-bg[j]*math.Sqrt(v))
+		}
+		if !feasible {
+			return -gm
+		}
+		if gm > 0 {
+			return -1e9 * (1 + gm) // outside the optimistic feasible set
+		}
+		mu, v := p.F()
+		return mu + bf*math.Sqrt(v)
+	}
 }
 
 // unpendFirst: CONFIG's optimistic search of the first stage, while no

@@ -291,6 +291,9 @@ type turn struct {
 	// centre, when set, moves the trust region there (its side as its
 	// rules replayed)
 	centre []float64
+	// replay, when set, is what SCBO's rules read of each observed
+	// decision (trustRegionBy) instead of its observations
+	replay func(k int, e *entry) (v, reward float64)
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -325,6 +328,9 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 		reg := regionIf(c.trust, c.info.Domain, c.ledger, pend)
 		if reg != nil {
 			reg.points = tn.points
+			if tn.replay != nil {
+				reg = reg.replayed(c.info.Domain, c.ledger, tn.replay)
+			}
 			if tn.centre != nil {
 				reg = reg.recentred(c.info.Domain, tn.centre)
 			}

@@ -15,21 +15,63 @@ var configSafeOutside = bandit.ChoiceParam{Name: "safe-outside", Default: "likel
 	Earlier: []bandit.Change{{Until: 22, Value: "ucb", Why: "where some constraint is noisy and no candidate lies inside the safe set, the safe stage ranks the points whose posterior means hold every limit first and the rest by the probability that every limit holds, not all by the least largest UCB"}}}
 
 // configSafeCentre declares safe-centre.
-var configSafeCentre = bandit.ChoiceParam{Name: "safe-centre", Default: "plausible", Choices: []string{"plausible", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
-	Doc:     "the trust region's centre in the safe stage where some constraint is noisy, below TrustAutoDim (10) dims: plausible: the best feasible observation among the evaluated points the models do not hold over a limit (every μ_j − β_j·σ_j ≤ 0, β the safe set's), so that an observation flattered by noise does not centre the search; observed: the best feasible observation (SCBO's)",
-	Source:  "SCBO's centre (Eriksson & Poloczek 2021, §3) checked by CONFIG's optimistic feasible set (Xu et al. 2023, AISTATS); measured (10+ dims not measured): docs/live_limits.md, \"Generation 24\"",
-	Earlier: []bandit.Change{{Until: 23, Value: "observed", Why: "where some constraint is noisy, the safe stage's trust region is centred on the best feasible observation among those the models do not hold over a limit"}}}
+var configSafeCentre = bandit.ChoiceParam{Name: "safe-centre", Default: "surest", Choices: []string{"surest", "plausible", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
+	Doc:     "the trust region's centre in the safe stage where some constraint is noisy, below TrustAutoDim (10) dims: plausible: the best feasible observation among the evaluated points the models do not hold over a limit (every μ_j − β_j·σ_j ≤ 0, β the safe set's), so that an observation flattered by noise does not centre the search; surest: plausible while some evaluated point lies in the safe set, else the evaluated point of the least largest UCB μ_j + β_j·σ_j, so that the search backs off from the limits until one does; observed: the best feasible observation (SCBO's)",
+	Source:  "SCBO's centre (Eriksson & Poloczek 2021, §3) checked by CONFIG's optimistic feasible set (Xu et al. 2023, AISTATS); surest: SafeOpt's safe set grows from a seed known safe (Berkenkamp et al. 2016, §3); measured (10+ dims not measured): docs/live_limits.md, \"Generation 24\" and \"Generation 25\"",
+	Earlier: []bandit.Change{{Until: 23, Value: "observed", Why: "where some constraint is noisy, the safe stage's trust region is centred on the best feasible observation among those the models do not hold over a limit"}, {Until: 24, Value: "plausible", Why: "where no evaluated point lies in the safe set, the safe stage's trust region is centred on the evaluated point nearest to it (the least largest UCB of g)"}}}
+
+// configFirstRegion declares first-region.
+var configFirstRegion = bandit.ChoiceParam{Name: "first-region", Default: "mean", Choices: []string{"mean", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
+	Doc:     "SCBO's trust region while no evaluation has met every limit, where some constraint's fit is not exact (noisy, or a deterministic one not yet interpolated), below TrustAutoDim (10) dims: mean: its rules read each evaluation's posterior means (total violation Σ max(μ_j, 0) in the models' units, then f's mean), so that neither its centre nor its successes are an observation flattered by noise; observed: its observations (SCBO's)",
+	Source:  "SCBO's least-violating centre (Eriksson & Poloczek 2021, §3) read off the models, as a noisy incumbent is (Picheny et al. 2013, Struct. Multidiscip. Optim., plug-in); measured (10+ dims not measured; there the centre alone was not adopted): docs/live_limits.md, \"Generation 25\"",
+	Earlier: []bandit.Change{{Until: 24, Value: "observed", Why: "below 10 dims, while no evaluation has met every limit and some constraint's fit is not exact, the trust region replays SCBO's rules on the models' posterior means at the evaluations, not on their observations"}}}
+
+// meanReplay is first-region=mean's reading of the k-th observed decision:
+// its total violation Σ_j max(μ_j, 0) and f's posterior mean (nil where
+// the models cannot be evaluated there).
+func (a *ConfigAgent) meanReplay() func(k int, e *entry) (v, reward float64) {
+	ev, ok := a.evaluated()
+	if !ok {
+		return nil
+	}
+	m := len(a.g)
+	return func(k int, _ *entry) (v, reward float64) {
+		p := Posterior{ev.mv[k]}
+		for j := range m {
+			mu, _ := p.G(j)
+			v += math.Max(mu, 0)
+		}
+		reward, _ = p.F()
+		return v, reward
+	}
+}
 
 // safeCentre is safe-centre=plausible's centre of the safe stage's trust
 // region: of the evaluated points observed feasible whose every LCB
 // μ_j − bs_j·σ_j is ≤ 0, the one of the best observed f (nil where none
-// is: the observed centre stays).
+// is: the observed centre stays); with surest, where no evaluated point
+// lies in the safe set, the one of the least largest UCB μ_j + bs_j·σ_j.
 func (a *ConfigAgent) safeCentre() []float64 {
 	ev, ok := a.evaluated()
 	if !ok {
 		return nil
 	}
 	bs := a.safeBetas()
+	if a.surest && !a.seeded(bs) {
+		at, least := -1, math.Inf(1)
+		for k, mv := range ev.mv {
+			if ev.acts[k].X == nil || math.IsNaN(ev.obs[k][0]) {
+				continue
+			}
+			if gm := safeGate(bs, Posterior{mv}); gm < least {
+				at, least = k, gm
+			}
+		}
+		if at < 0 {
+			return nil
+		}
+		return ev.acts[at].X
+	}
 	at := -1
 	for k, mv := range ev.mv {
 		p := Posterior{mv}

@@ -97,7 +97,7 @@ func TestSafeCentre(t *testing.T) {
 	}
 }
 
-// safe-outside=likely and safe-centre=plausible act where some constraint
+// safe-outside=likely and safe-centre (plausible, surest) act where some constraint
 // is noisy (some fit not exact): on the pressure vessel noise-free, where
 // the fits are exact, config decides as with ucb and observed on every
 // round; at 2 % noise it does not (seed 1 checks the centre's scope, seed
@@ -120,6 +120,94 @@ func TestSafeStageNoisyScope(t *testing.T) {
 			if same := slices.EqualFunc(xs[0], xs[1], slices.Equal[[]float64]); same != c.same {
 				t.Errorf("seed %d, noise %s: the defaults decide as ucb and observed on every round: %v, want %v", s, c.noise, same, c.same)
 			}
+		}
+	}
+}
+
+// first-region=mean: while no evaluation has met every limit, where some
+// constraint's fit is not exact, every decision after the first fit lies in SCBO's
+// region replayed on the models' posterior means (meanReplay), and some
+// lie outside the region replayed on the observations; observed keeps
+// that region.
+func TestFirstRegion(t *testing.T) {
+	const T = 60
+	for _, mode := range []string{"mean", "observed"} {
+		moved, outside := 0, 0
+		p, err := problem.New("suite-speed-reducer", bandit.Params{"noise": "0.02"}, seed.Derive(1, "problem", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replayOn(t, p, "config", bandit.Params{"first-region": mode}, 1, 0, T, func(ag bandit.Agent, r int, x []float64) {
+			a := ag.(*ConfigAgent)
+			if !a.pessimistic || a.ledger.anyFeasible() || !slices.Contains(a.exact()[1:], false) {
+				return
+			}
+			// The decision is pending: the ledger's observed decisions are those it saw.
+			reg := trustRegion(a.info.Domain, a.ledger)
+			by := a.meanReplay()
+			if reg == nil || by == nil {
+				return
+			}
+			m := trustRegionBy(a.info.Domain, a.ledger, by)
+			if slices.Equal(m.centre, reg.centre) && m.side == reg.side {
+				return
+			}
+			moved++
+			if mode == "mean" && m.box.Contains(x) != nil {
+				t.Errorf("mean: round %d: %v outside the region %v about %v", r, x, m.box, m.centre)
+			}
+			if reg.box.Contains(x) != nil {
+				outside++
+			}
+		})
+		if moved == 0 {
+			t.Fatalf("%s: no decision of the first stage where the replays differ: the check cannot tell", mode)
+		}
+		if (outside > 0) != (mode == "mean") {
+			t.Errorf("%s: %d of %d decisions outside the region replayed on the observations", mode, outside, moved)
+		}
+	}
+}
+
+// safe-centre=surest: in the safe stage, where some constraint is noisy
+// and no evaluated point lies in the safe set, every decision the policy
+// makes lies in the trust region about the evaluated point of the least
+// largest UCB of g; plausible's decisions there do not all.
+func TestSafeCentreSurest(t *testing.T) {
+	const T = 80
+	for _, mode := range []string{"surest", "plausible"} {
+		unseeded, outside := 0, 0
+		p, err := problem.New("suite-speed-reducer", bandit.Params{"noise": "0.02"}, seed.Derive(1, "problem", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replayOn(t, p, "config", bandit.Params{"safe-centre": mode, "first-region": "observed"}, 1, 0, T, func(ag bandit.Agent, r int, x []float64) {
+			a := ag.(*ConfigAgent)
+			bs := a.safeBetas()
+			if !a.pessimistic || r < a.safeFrom || !a.ledger.anyFeasible() || !slices.Contains(a.exact()[1:], false) || a.seeded(bs) {
+				return
+			}
+			reg := trustRegion(a.info.Domain, a.ledger)
+			ev, ok := a.evaluated()
+			if reg == nil || !ok {
+				return
+			}
+			at := -1
+			for k, mv := range ev.mv {
+				if at < 0 || safeGate(bs, Posterior{mv}) < safeGate(bs, Posterior{ev.mv[at]}) {
+					at = k
+				}
+			}
+			unseeded++
+			if m := reg.recentred(a.info.Domain, ev.acts[at].X); m.box.Contains(x) != nil {
+				outside++
+			}
+		})
+		if unseeded == 0 {
+			t.Fatalf("%s: no safe-stage decision with no evaluated point in the safe set: the check cannot tell", mode)
+		}
+		if (outside == 0) != (mode == "surest") {
+			t.Errorf("%s: %d of %d decisions outside the region about the surest evaluated point", mode, outside, unseeded)
 		}
 	}
 }

@@ -56,7 +56,12 @@ type region struct {
 // next decision: nil unless on a box of 3+ dimensions with at least
 // model.FirstFit(d) observations (the region's rules start with the first
 // fit of the hyperparameters).
-func trustRegion(dom domain.Domain, l *Ledger) *region {
+func trustRegion(dom domain.Domain, l *Ledger) *region { return trustRegionBy(dom, l, nil) }
+
+// trustRegionBy is trustRegion with each observed decision's total
+// violation and reward read by by(k, e) (k its place in l.done), not from
+// its observations; nil: its observations.
+func trustRegionBy(dom domain.Domain, l *Ledger, by func(k int, e *entry) (v, reward float64)) *region {
 	box, ok := dom.(*domain.Box)
 	if !ok || box.Dim() < 3 || box.Mixed() { // a box region would cut one-hot blocks: mixedSearch stays local instead
 		return nil
@@ -69,15 +74,20 @@ func trustRegion(dom domain.Domain, l *Ledger) *region {
 	if len(l.done) < start {
 		return nil
 	}
-	for _, id := range l.done {
+	bestR := math.Inf(-1)
+	for k, id := range l.done {
 		e := &l.entries[id-1]
 		var v float64 // total violation
 		for _, c := range e.costs {
 			v += math.Max(c, 0)
 		}
-		better := v < bestV || (v == 0 && e.reward > best.reward+1e-3*math.Abs(best.reward))
+		rw := e.reward
+		if by != nil {
+			v, rw = by(k, e)
+		}
+		better := v < bestV || (v == 0 && rw > bestR+1e-3*math.Abs(bestR))
 		if better {
-			best, bestV = e, v
+			best, bestV, bestR = e, v, rw
 		}
 		if n++; n <= start {
 			continue
@@ -211,6 +221,17 @@ func (r *region) recentred(dom domain.Domain, c []float64) *region {
 		return r
 	}
 	m := regionAt(box, slices.Clone(c), r.side)
+	if m == nil {
+		return r
+	}
+	m.fresh, m.points = r.fresh, r.points
+	return m
+}
+
+// replayed is r with SCBO's rules replayed over l reading by
+// (trustRegionBy), its candidates as before (r itself where none results).
+func (r *region) replayed(dom domain.Domain, l *Ledger, by func(k int, e *entry) (v, reward float64)) *region {
+	m := trustRegionBy(dom, l, by)
 	if m == nil {
 		return r
 	}

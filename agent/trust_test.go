@@ -90,6 +90,40 @@ func TestTrustRegionReplay(t *testing.T) {
 	}
 }
 
+// trustRegionBy replays the rules on what by reads: where the
+// observations of 6 decisions after the start never improve on decision 3
+// (4 rounds without halve L to 0.4), a reading by which each improves on
+// the last (3 in a row double it to 1.6) centres the region on the last,
+// and a reading that keeps decision 3 best halves L as the observations.
+func TestTrustRegionBy(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0, 0}, []float64{1, 1, 1})
+	ys := slices.Repeat([]float64{1}, 16)
+	gs := []float64{5, 4, 3, 0.5, 2, 1, 3, 4, 5, 6, 9, 9, 9, 9, 9, 9}
+	order := make([]int, len(ys))
+	for k := range order {
+		order[k] = k
+	}
+	l := trustLedger(t, ys, gs, order)
+	obs := func(k int, e *entry) (float64, float64) { return gs[k], e.reward }
+	down := func(k int, e *entry) (float64, float64) {
+		if k < 10 {
+			return gs[k], e.reward
+		}
+		return 0.4 - 0.05*float64(k-10), e.reward
+	}
+	for _, c := range []struct {
+		name   string
+		by     func(k int, e *entry) (float64, float64)
+		centre float64
+		side   float64
+	}{{"nil", nil, 0.03, 0.4}, {"observations", obs, 0.03, 0.4}, {"improving", down, 0.15, 1.6}} {
+		r := trustRegionBy(box, l, c.by)
+		if r == nil || r.centre[0] != c.centre || r.side != c.side {
+			t.Errorf("%s: region %+v, want centre x₁ = %v, side %v", c.name, r, c.centre, c.side)
+		}
+	}
+}
+
 // region = trust: rpol-ucb's and config's default; every decision after
 // the first fit lies in the region trustRegion gives before it; global
 // and a bad value as the other agents take it.

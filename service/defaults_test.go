@@ -390,8 +390,21 @@ func TestDefaultsGeneration24(t *testing.T) {
 	checkPins(t, []pin{
 		{"config", 23, nil, map[string]string{"safe-centre": "observed", "safe-outside": ""}},
 		{"config", 22, nil, map[string]string{"safe-centre": "observed", "safe-outside": "ucb"}},
-		{"config", 24, nil, map[string]string{"safe-centre": ""}},
+		{"config", 24, nil, map[string]string{"safe-centre": "plausible"}},
 		{"config", 23, map[string]any{"safe-centre": "plausible"}, map[string]string{"safe-centre": "plausible"}},
 		{"lognei", 23, nil, map[string]string{"safe-centre": ""}},
+	})
+}
+
+// Generation 25: config's first-region=mean and safe-centre=surest;
+// studies of generation 24 keep observed and plausible unless they named
+// them; lognei has neither.
+func TestDefaultsGeneration25(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 24, nil, map[string]string{"first-region": "observed", "safe-centre": "plausible"}},
+		{"config", 23, nil, map[string]string{"first-region": "observed", "safe-centre": "observed"}},
+		{"config", 25, nil, map[string]string{"first-region": "", "safe-centre": ""}},
+		{"config", 24, map[string]any{"first-region": "mean", "safe-centre": "surest"}, map[string]string{"first-region": "mean", "safe-centre": "surest"}},
+		{"lognei", 24, nil, map[string]string{"first-region": "", "safe-centre": ""}},
 	})
 }
