@@ -220,6 +220,20 @@ func logImprovement(mu, v, best float64, bests []float64) float64 {
 	return logEI(mu, v, best)
 }
 
+// repeatValueDoc declares lognei's repeat-value.
+var repeatValueDoc = bandit.ChoiceParam{Name: "repeat-value", Default: "ei", Choices: []string{"ei", "augmented", "none"},
+	Doc:    "opt-in: what evaluating an evaluated configuration again is worth while searching, where a metric is noisy: ei: its log EI (at the incumbent σ_f·φ(0), which can beat every other point for many rounds); augmented: log EI + log(1 − τ/√(s² + τ²)) where f's fit is not exact (s² f's posterior variance, τ² its fitted noise variance), so that a configuration measured n times scores about 1/(2n) of its EI; none: nothing, the search does not repeat one (the confirmation rounds replicate)",
+	Source: "augmented: Huang, Allen, Notz & Zeng 2006 J. Global Optim. 34 (augmented EI's factor), reviewed by Picheny, Wagner & Ginsbourger 2013 Struct. Multidiscip. Optim.; none: noisy EI's value of a baseline point is 0 (Letham et al. 2019 §3; BoTorch's qNEI); measured: docs/offline.md, \"What a repeat is worth while searching (opt-in)\""}
+
+// logAugment is log(1 − τ/√(v + τ²)), augmented EI's factor for a point of
+// posterior variance v under a noise of variance tau2 (0 where tau2 is 0).
+func logAugment(v, tau2 float64) float64 {
+	if tau2 <= 0 {
+		return 0
+	}
+	return math.Log1p(-math.Sqrt(tau2 / (math.Max(v, 0) + tau2)))
+}
+
 // incumbentDoc declares lognei's incumbent: the bar of its expected
 // improvement.
 var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei", "observed"},

@@ -51,6 +51,7 @@ type LogNEI struct {
 	exploitNoisy int
 	beta         float64
 	noisyFit     noisyFit // noisy-prior, noisy-refit, noisy-starts, noisy-candidates (noisyfit.go)
+	repeatValue  string   // repeat-value
 }
 
 // fittedNoisy reports whether every model has fitted its hyperparameters
@@ -174,13 +175,17 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		}
 		bests := a.incumbents(ev, at, r.T)
 		m := len(a.g)
+		tau2 := 0.0 // repeat-value=augmented: f's noise variance where its fit is not exact
+		if a.repeatValue == "augmented" && ok && !a.exact()[0] {
+			tau2, _ = a.noiseOf(0)
+		}
 		acq := func(p Posterior) float64 {
 			lpf := logProbFeasible(p, m)
 			if at < 0 {
 				return lpf
 			}
 			mu, v := p.F()
-			return logImprovement(mu, v, best, bests) + lpf
+			return logImprovement(mu, v, best, bests) + logAugment(v, tau2) + lpf
 		}
 		w := &wideSearch{Top: logNEITop, Iters: logNEIIters, MixedPolish: a.polish, PolishEach: a.each, StartsOnly: a.polishStarts(deterministic), Interp: a.interp, Adjoint: a.adjoint, Monotone: a.bound, Reuse: a.reuse}
 		if a.noisyFit.noisy && a.noisyFit.starts > 0 {
@@ -193,8 +198,10 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			w.From = [][]float64{ev.acts[at].X}
 		}
 		tn := turn{acq: acq, wide: w, failLimit: a.delta}
-		if deterministic {
-			tn.fresh = ev.acts // every metric deterministic: a repeat tells nothing
+		if deterministic || a.repeatValue == "none" {
+			// every metric deterministic: a repeat tells nothing; none: the
+			// confirmation rounds replicate, the search does not
+			tn.fresh = ev.acts
 		}
 		return tn, nil
 	})
@@ -207,7 +214,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc, replicatesDoc, noiseCheckDoc),
+		Params: append(slices.Clip(CoreParams), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc, replicatesDoc, noiseCheckDoc, repeatValueDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -290,11 +297,15 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	rv, err := repeatValueDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
 	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		c.replicates = rep
 		c.pureError = check == "repeat"
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each != "best", startsOnly: each == "starts", autoStarts: each == "auto", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", reuse: again == "reuse", exploit: exploit,
-			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf}
+			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf, repeatValue: rv}
 	})(name, cfg)
 }

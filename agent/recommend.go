@@ -59,16 +59,26 @@ func (c *gpCore) exact() []bool {
 // fitExact: exact's test on the fitted noise alone.
 func (c *gpCore) fitExact() []bool {
 	ex := make([]bool, len(c.ms))
-	for j, m := range c.ms {
-		if w, ok := m.(*model.Window); ok {
-			m = w.Model
-		}
-		if k, ok := m.(interface{ Kernel() (gp.Kernel, float64) }); ok {
-			_, lam := k.Kernel()
-			ex[j] = lam < ConfirmNoise
-		}
+	for j := range c.ms {
+		lam, ok := c.noiseOf(j)
+		ex[j] = ok && lam < ConfirmNoise
 	}
 	return ex
+}
+
+// noiseOf is the fitted noise variance of the k-th model (f first), in its
+// standardised units (ok false where the model reports none).
+func (c *gpCore) noiseOf(k int) (lam float64, ok bool) {
+	m := c.ms[k]
+	if w, isW := m.(*model.Window); isW {
+		m = w.Model
+	}
+	kn, ok := m.(interface{ Kernel() (gp.Kernel, float64) })
+	if !ok {
+		return 0, false
+	}
+	_, lam = kn.Kernel()
+	return lam, true
 }
 
 // feasible is P(every limit holds) at the k-th evaluated configuration:

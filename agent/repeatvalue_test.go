@@ -1,0 +1,90 @@
+package agent
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/gp"
+)
+
+// TestLogAugmentClosedForm: augmented EI's factor 1 − τ/√(s² + τ²) at a
+// configuration measured n times, s² = τ²/n, is 1 − √(n/(n + 1)) (about
+// 1/(2n)); 1 without a noise; near 1 where s ≫ τ.
+func TestLogAugmentClosedForm(t *testing.T) {
+	for _, n := range []float64{1, 4, 50} {
+		tau2 := 0.09
+		want := 1 - math.Sqrt(n/(n+1))
+		if got := math.Exp(logAugment(tau2/n, tau2)); math.Abs(got-want) > 1e-12 {
+			t.Errorf("n = %v: factor %v, want %v", n, got, want)
+		}
+	}
+	if got := logAugment(0.3, 0); got != 0 {
+		t.Errorf("no noise: %v, want 0", got)
+	}
+	if got := math.Exp(logAugment(1e4, 1e-4)); math.Abs(got-(1-1e-2/math.Sqrt(1e4+1e-4))) > 1e-12 {
+		t.Errorf("s ≫ τ: factor %v", got)
+	}
+}
+
+// TestRepeatValue: lognei on a typed space of two ints in 0..10 (121
+// configurations) maximising −((x − 9)² + (y − 9)²)/100 under
+// (x + y − 10)/10 ≤ 0, each observed with noise of std 0.3, horizon 40 (the
+// confirmation from round 37): with repeat-value=none no search decision
+// repeats an evaluated configuration, while the default (ei) repeats some;
+// augmented repeats fewer than ei.
+func TestRepeatValue(t *testing.T) {
+	box, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	box.Vars = []domain.Var{{At: 0, Width: 1, Low: 0, High: 10, Step: 1}, {At: 1, Width: 1, Low: 0, High: 10, Step: 1}}
+	k, err := gp.NewSE(0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repeats := func(rv string) (int, string) {
+		ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: 40},
+			Horizon: 40, Seed: 1, Params: bandit.Params{"repeat-value": rv}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		seen := map[string]bool{}
+		n, path := 0, ""
+		for r := 1; r <= 36; r++ {
+			d, err := ag.Decide(&bandit.Round{T: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, y := math.Round(10*d.Action.X[0]), math.Round(10*d.Action.X[1])
+			f, g := -((x-9)*(x-9)+(y-9)*(y-9))/100, (x+y-10)/10
+			if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f + 0.3*rng.NormFloat64(), HasReward: true, Costs: []float64{g + 0.3*rng.NormFloat64()}}); err != nil {
+				t.Fatal(err)
+			}
+			key := fmt.Sprint(x, y)
+			path += key + ";"
+			if seen[key] {
+				n++
+			}
+			seen[key] = true
+		}
+		return n, path
+	}
+	ei, eiPath := repeats("ei")
+	aug, augPath := repeats("augmented")
+	none, _ := repeats("none")
+	t.Logf("repeats before the confirmation: ei %d, augmented %d, none %d", ei, aug, none)
+	if none != 0 {
+		t.Errorf("repeat-value=none: %d repeats while searching", none)
+	}
+	if ei == 0 {
+		t.Error("repeat-value=ei: no repeat on this seed; the test no longer tells none from ei")
+	}
+	if augPath == eiPath {
+		t.Error("augmented decides as ei on every round")
+	}
+}
