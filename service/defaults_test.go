@@ -408,3 +408,15 @@ func TestDefaultsGeneration25(t *testing.T) {
 		{"lognei", 24, nil, map[string]string{"first-region": "", "safe-centre": ""}},
 	})
 }
+
+// Generation 26: lognei's repeat-value=augmented; studies of generation 25
+// keep ei unless they named it; config has none.
+func TestDefaultsGeneration26(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 25, nil, map[string]string{"repeat-value": "ei"}},
+		{"lognei", 21, nil, map[string]string{"repeat-value": "ei"}},
+		{"lognei", 26, nil, map[string]string{"repeat-value": ""}},
+		{"lognei", 25, map[string]any{"repeat-value": "none"}, map[string]string{"repeat-value": "none"}},
+		{"config", 25, nil, map[string]string{"repeat-value": ""}},
+	})
+}

@@ -45,7 +45,7 @@ import (
 // constraint on the bilog scale; the 20-dim safe stage of 50 rounds
 // reaches a decision with no candidate in the safe set); 91cf6de: the
 // same 57 by generation 23's binary; 5d9117e: the same 57 by generation
-// 24's binary; 25 rounds (unless said) with a partial
+// 24's binary; 8743883: the same 57 by generation 25's binary; 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
