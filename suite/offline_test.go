@@ -177,6 +177,25 @@ func TestRunOffline(t *testing.T) {
 	}
 }
 
+// Offline, a problem of the defaults set gets the offline scores too (the
+// best feasible gap, the recommendation); live it gets none.
+func TestRunOfflineDefaultsSet(t *testing.T) {
+	for _, ev := range []string{Offline, Live} {
+		s, err := Run(context.Background(), Options{Problems: []string{"gardner"}, Algorithms: []string{"rpol-ucb"},
+			Horizon: 16, Seeds: 1, Units: []string{Natural}, Workers: 1, Noise: 0.02, Evaluations: ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.Cells[0].Runs[0]
+		if scored := r.Systems != nil && r.Systems.Recommendation != nil; scored != (ev == Offline) {
+			t.Fatalf("%s: systems scores %+v", ev, r.Systems)
+		}
+		if md := s.Markdown(); strings.Contains(md, "Offline scores") != (ev == Offline) {
+			t.Fatalf("%s: markdown:\n%s", ev, md)
+		}
+	}
+}
+
 // The entry "default" names no algorithm and no kind: its studies get the
 // service's choice (learner.Choose for stage-wise limits on a box: offline
 // lognei, live config), which the cells record and the tables label

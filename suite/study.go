@@ -281,7 +281,7 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 	if id, _, _ := ParseEntry(job.Algorithm); id == Default {
 		res.Resolved = study.Spec.Algorithm
 	}
-	if problem.IsSystems(job.Problem) {
+	if problem.IsSystems(job.Problem) || job.Evaluations == Offline { // offline: every set's problems get the offline scores
 		sc := ScoreSystems(&p, fa, xs)
 		sc.Recommendation = &RecommendationScore{}
 		if summary != nil {

@@ -97,7 +97,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	noiseFree := fs.Bool("noise-free", false, "tell the metrics without noise (the BO literature's usual setting for constrained test problems); the same as --noise 0")
 	noise := fs.Float64("noise", suite.NoiseFraction, "noise std of every metric as a fraction of its range over the box (e.g. 0, 0.02, 0.05)")
 	noiseScale := fs.String("noise-scale", suite.NoiseRange, "what --noise is a fraction of: range (each metric's range over the box) or limit (each metric's size: |f*| for the objective, the limit for a constraint; engineering problems, whose ranges span orders of magnitude)")
-	evaluations := fs.String("evaluations", suite.Live, "what a study says counts: live (every evaluation; limits at every round) or offline (only the final configuration; --algos default unless given; adds the offline scores)")
+	evaluations := fs.String("evaluations", suite.Live, "what a study says counts: live (every evaluation; limits at every round) or offline (only the final configuration; --algos default unless given; adds the offline scores, on every set)")
 	async := fs.Int("async", 0, "q > 1: q asynchronous workers per study (q − 1 pending at every ask)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
