@@ -134,12 +134,16 @@ func scoreRecommendation(p *problem.SuiteProblem, fa problem.SuiteFacts, x []flo
 	return rs
 }
 
+// ZeroOpt is the |f*| below which a gap is not divided by it.
+const ZeroOpt = 1e-9
+
 // signedGap is (f − f*)/|f*| for a minimised objective and (f* − f)/|f*|
-// for a maximised one (absolute, without the division, when f* = 0):
+// for a maximised one (absolute, without the division, when f* is 0 up to
+// rounding, |f*| < ZeroOpt: ackley3's computed f* is 2.5e-13):
 // positive when f is worse than f*, negative only if f beats it.
 func signedGap(p *problem.SuiteProblem, opt, f float64) float64 {
 	g := p.Sign() * (opt - f)
-	if opt != 0 {
+	if math.Abs(opt) >= ZeroOpt {
 		g /= math.Abs(opt)
 	}
 	return g

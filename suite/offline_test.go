@@ -15,7 +15,7 @@ import (
 
 // The late share that breaks a limit leaves out the crashes; the gap is
 // signed: a best feasible value beyond f* (here a wrong f* of 5) gives a
-// negative gap.
+// negative gap; an f* that is 0 up to rounding does not divide it.
 func TestScoreSystemsBreakLateAndSignedGap(t *testing.T) {
 	p, fa := lineCrash()
 	q := *p
@@ -26,6 +26,10 @@ func TestScoreSystemsBreakLateAndSignedGap(t *testing.T) {
 	sc := ScoreSystems(&q, fq, [][]float64{{0.2}, {0.1}, {0.9}, {0.7}})
 	if sc.FailedLate != 0.5 || sc.BadLate != 1 || sc.BreakLate != 0.5 {
 		t.Fatalf("late shares %+v", sc)
+	}
+	fq.Opt = 2.5e-13 // zero up to rounding: not divided
+	if sc = ScoreSystems(&q, fq, [][]float64{{0.2}}); sc.Gap == nil || math.Abs(*sc.Gap-(*sc.Best-fq.Opt)) > 1e-15 {
+		t.Fatalf("gap %v at f* ≈ 0, want %v", sc.Gap, *sc.Best-fq.Opt)
 	}
 	fa.Opt = 5
 	sc = ScoreSystems(p, fa, [][]float64{{0.5}, {0.55}})

@@ -21,7 +21,7 @@ type SystemsScore struct {
 	// there was none.
 	Best *float64 `json:"best"`
 	// Gap is the signed gap (Best − f*)/|f*| (f* − Best for a maximised
-	// objective; not divided when f* = 0): ≥ 0 unless Best beats f*; nil
+	// objective; not divided when |f*| < 1e-9): ≥ 0 unless Best beats f*; nil
 	// with Best. This is the offline score of a study: the best truly
 	// feasible configuration evaluated.
 	Gap *float64 `json:"gap"`
@@ -234,7 +234,7 @@ func (s *Summary) systemsMarkdown() string {
 			continue
 		}
 		if sb.Len() == 0 {
-			fmt.Fprintf(&sb, "\nSystems scores (T = %d, on the true functions in natural units): best = best feasible objective found within T (evaluations that ran and met every limit), mean over the seeds that found one (found = how many); gap = (best − f*)/|f*| for a minimised objective, (f* − best)/|f*| for a maximised one (not divided when f* = 0), mean / worst over the same seeds; failed = share of evaluations that crashed, bad = share that crashed or broke a limit, overall / over t > T/2, mean over seeds (late: mean / worst seed).\n\n", s.Horizon)
+			fmt.Fprintf(&sb, "\nSystems scores (T = %d, on the true functions in natural units): best = best feasible objective found within T (evaluations that ran and met every limit), mean over the seeds that found one (found = how many); gap = (best − f*)/|f*| for a minimised objective, (f* − best)/|f*| for a maximised one (not divided when |f*| < 1e-9), mean / worst over the same seeds; failed = share of evaluations that crashed, bad = share that crashed or broke a limit, overall / over t > T/2, mean over seeds (late: mean / worst seed).\n\n", s.Horizon)
 			sb.WriteString("| problem | algorithm | units | f* | best | gap (mean / worst) | found | failed | failed late | bad | bad late (mean / worst) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		}
 		for _, u := range s.Units {

@@ -62,7 +62,7 @@ thicknesses; tension-compression spring; welded beam; three-bar truss) and
 SCBO's Ackley in 20-D. Beside the scores above, each run is scored as the
 BO literature scores it: the best feasible value found within T (natural
 units) and its gap to the optimum f* ((best - f*)/|f*| for a minimised
-objective, (f* - best)/|f*| for a maximised one, not divided when f* = 0;
+objective, (f* - best)/|f*| for a maximised one, not divided when |f*| < 1e-9;
 mean and worst seed), and the shares of evaluations that crashed, or
 crashed or broke a limit (overall and over t > T/2; mean and worst seed).
 
