@@ -46,6 +46,23 @@ def serve(binary: str, port: int, db: str) -> subprocess.Popen:
     return proc
 
 
+def wait_stopped(pid: int) -> None:
+    """Waits (up to 5 s) until every thread of pid is stopped, where /proc tells (Linux)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+            states = []
+            for tid in tids:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            return
+        if all(st in ("T", "t") for st in states):
+            return
+        time.sleep(0.01)
+
+
 def stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.kill()
@@ -358,6 +375,7 @@ class LiveServerTest(unittest.TestCase):
         study = self.study(client, "killed")
         study.tell(study.ask(), reward=0.5, costs=[0.1])
         self.proc.send_signal(signal.SIGSTOP)
+        wait_stopped(self.proc.pid)  # a signal is delivered asynchronously: on a busy machine a thread could still answer
         threading.Timer(0.5, self.proc.kill).start()
         t0 = time.monotonic()
         with self.assertRaises(cbandit.APIError) as e:
