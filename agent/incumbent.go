@@ -223,7 +223,7 @@ func logImprovement(mu, v, best float64, bests []float64) float64 {
 // repeatValueDoc declares lognei's repeat-value.
 var repeatValueDoc = bandit.ChoiceParam{Name: "repeat-value", Default: "augmented", Choices: []string{"ei", "augmented", "none"},
 	Doc:     "what evaluating an evaluated configuration again is worth while searching: ei: its log EI (at the incumbent σ_f·φ(0), which can beat every other point for many rounds); augmented: log EI + log(1 − τ/√(s² + τ²)) where f's fit is not exact (s² f's posterior variance, τ² its fitted noise variance), so that a configuration measured n times scores about 1/(2n) of its EI; none: nothing, the search does not repeat one (the confirmation rounds replicate)",
-	Source:  "augmented: Huang, Allen, Notz & Zeng 2006 J. Global Optim. 34 (augmented EI's factor), reviewed by Picheny, Wagner & Ginsbourger 2013 Struct. Multidiscip. Optim.; none: noisy EI's value of a baseline point is 0 (Letham et al. 2019 §3; BoTorch's qNEI); measured: docs/offline.md, \"What a repeat is worth while searching (opt-in)\" and \"Generation 26: a repeat's worth\"",
+	Source:  "augmented: Huang, Allen, Notz & Zeng 2006 J. Global Optim. 34 (augmented EI's factor), reviewed by Picheny, Wagner & Ginsbourger 2013 Struct. Multidiscip. Optim.; none: noisy EI's value of a baseline point is 0 (Letham et al. 2019 §3; BoTorch's qNEI); measured: docs/offline.md, \"What a repeat is worth while searching\" and \"Generation 26: a repeat's worth\"",
 	Earlier: []bandit.Change{{Until: 25, Value: "ei", Why: "the search values a configuration measured n times at about 1/(2n) of its log EI where f's fit is not exact (augmented EI's factor)"}}}
 
 // logAugment is log(1 − τ/√(v + τ²)), augmented EI's factor for a point of
