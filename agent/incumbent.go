@@ -192,16 +192,17 @@ type lastRounds struct {
 	from, horizon int
 	deep          float64 // confirm-deep's β (0: off)
 	nei           bool
+	neiNoisy      bool // incumbent=nei-noisy
 	observedBar   bool // incumbent=observed
 	seed          uint64
 }
 
 // incumbents are the noisy incumbent's draws for the decision of round t
-// (nil: the plug-in incumbent best serves): with incumbent=nei, when a
-// point looks feasible (at ≥ 0) and at least half the draws have a
-// feasible point.
+// (nil: the plug-in incumbent best serves): with incumbent=nei (nei-noisy:
+// in a noisy study, as fittedNoisy reads it), when a point looks feasible
+// (at ≥ 0) and at least half the draws have a feasible point.
 func (a *LogNEI) incumbents(ev evaluated, at, t int) []float64 {
-	if !a.nei || at < 0 {
+	if !(a.nei || a.neiNoisy && a.fittedNoisy()) || at < 0 {
 		return nil
 	}
 	bests := a.noisyIncumbents(ev, a.seed*1000003+uint64(t))
@@ -237,8 +238,8 @@ func logAugment(v, tau2 float64) float64 {
 
 // incumbentDoc declares lognei's incumbent: the bar of its expected
 // improvement.
-var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei", "observed"},
-	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI); observed: where every metric is noisy (as exploit-noisy reads it), EI over the best observed value of f among the evaluations observed to hold every limit (a bar raised by the noise), plug-in elsewhere",
+var incumbentDoc = bandit.ChoiceParam{Name: "incumbent", Default: "plug-in", Choices: []string{"plug-in", "nei", "nei-noisy", "observed"},
+	Doc:    "plug-in: EI over the best posterior mean among the evaluated points whose means hold every limit; nei: EI averaged over joint posterior draws at the evaluated points of their best feasible value (noisy EI); nei-noisy: nei where every metric is noisy (as exploit-noisy reads it), plug-in elsewhere; observed: where every metric is noisy (as exploit-noisy reads it), EI over the best observed value of f among the evaluations observed to hold every limit (a bar raised by the noise), plug-in elsewhere",
 	Source: "Letham, Karrer, Ottoni & Bakshy 2019 Bayesian Analysis §2 (plug-in), §3 (noisy EI; ours keeps the candidate's own posterior, not the one conditioned on each draw); observed: Optuna v4.6 GPSampler (samplers/_gp/sampler.py: threshold = the best observed feasible value, noisy or not); measured: docs/offline.md, \"Under noise\", \"Exploitation under noise (opt-in)\""}
 
 // observedIncumbent is the best observation of f, in its model's

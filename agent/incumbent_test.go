@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
@@ -245,5 +246,25 @@ func TestConfirmAlternates(t *testing.T) {
 		if err != nil || act.Arm != c.arm {
 			t.Errorf("round %d: plays %+v, want arm %d", c.t, act, c.arm)
 		}
+	}
+}
+
+// TestNEINoisyScope: incumbent=nei-noisy decides as plug-in where the
+// metrics are told without noise and as nei where they are noisy, while
+// nei itself acts noise-free too (the first fits are not exact) — the
+// scope is what nei-noisy adds.
+func TestNEINoisyScope(t *testing.T) {
+	path := func(inc string, noise float64) []string {
+		_, p := typedPath(t, bandit.Params{"incumbent": inc}, noise)
+		return p
+	}
+	if a, b := path("nei-noisy", 0), path("plug-in", 0); !slices.Equal(a, b) {
+		t.Errorf("noise-free: nei-noisy decides otherwise than plug-in:\n%v\n%v", a, b)
+	}
+	if a, b := path("nei", 0), path("plug-in", 0); slices.Equal(a, b) {
+		t.Error("noise-free: nei decides as plug-in on this problem; the test no longer tells the scope")
+	}
+	if a, b := path("nei-noisy", 0.3), path("plug-in", 0.3); slices.Equal(a, b) {
+		t.Error("noisy: nei-noisy decides as plug-in")
 	}
 }

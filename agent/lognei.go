@@ -301,7 +301,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", observedBar: inc == "observed", seed: cfg.Seed}
+	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", neiNoisy: inc == "nei-noisy", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		c.replicates = rep
 		c.pureError = check == "repeat"

@@ -40,42 +40,8 @@ func TestLogAugmentClosedForm(t *testing.T) {
 // 17 against 13), and noise-free too (the first fits are not exact). On two ints in 0..1 (4 configurations) none still decides
 // every round once all are evaluated (it repeats then).
 func TestRepeatValue(t *testing.T) {
-	box, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	box.Vars = []domain.Var{{At: 0, Width: 1, Low: 0, High: 10, Step: 1}, {At: 1, Width: 1, Low: 0, High: 10, Step: 1}}
-	k, err := gp.NewSE(0.2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	repeats := func(rv string, noise float64) (int, []string) {
-		ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: 40},
-			Horizon: 40, Seed: 1, Params: bandit.Params{"repeat-value": rv}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(5, 6))
-		seen := map[string]bool{}
-		n, path := 0, []string(nil)
-		for r := 1; r <= 36; r++ {
-			d, err := ag.Decide(&bandit.Round{T: r})
-			if err != nil {
-				t.Fatal(err)
-			}
-			x, y := math.Round(10*d.Action.X[0]), math.Round(10*d.Action.X[1])
-			f, g := -((x-9)*(x-9)+(y-9)*(y-9))/100, (x+y-10)/10
-			if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f + noise*rng.NormFloat64(), HasReward: true, Costs: []float64{g + noise*rng.NormFloat64()}}); err != nil {
-				t.Fatal(err)
-			}
-			key := fmt.Sprint(x, y)
-			path = append(path, key)
-			if seen[key] {
-				n++
-			}
-			seen[key] = true
-		}
-		return n, path
+		return typedPath(t, bandit.Params{"repeat-value": rv}, noise)
 	}
 	ei, eiPath := repeats("ei", 0.3)
 	aug, augPath := repeats("augmented", 0.3)
@@ -94,6 +60,10 @@ func TestRepeatValue(t *testing.T) {
 	_, augFree := repeats("augmented", 0)
 	if slices.Equal(augFree, eiFree) {
 		t.Errorf("noise-free: augmented decides as ei (its first fits are not exact, so it should act):\n%v", eiFree)
+	}
+	k, err := gp.NewSE(0.2, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
 	tiny, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
 	if err != nil {
@@ -116,4 +86,47 @@ func TestRepeatValue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// typedPath runs lognei with params for 36 rounds of TestRepeatValue's
+// problem (two ints in 0..10, horizon 40, noise std noise on f and g) and
+// returns how many decisions repeated an evaluated configuration and the
+// configurations played.
+func typedPath(t *testing.T, params bandit.Params, noise float64) (int, []string) {
+	t.Helper()
+	box, err := domain.NewBox([]float64{0, 0}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	box.Vars = []domain.Var{{At: 0, Width: 1, Low: 0, High: 10, Step: 1}, {At: 1, Width: 1, Low: 0, High: 10, Step: 1}}
+	k, err := gp.NewSE(0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: box, M: 1, Kernel: k, NoiseVar: 0.01, B: 1, G: 1, R: 0.1, RG: 0.1, Horizon: 40},
+		Horizon: 40, Seed: 1, Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	seen := map[string]bool{}
+	n, path := 0, []string(nil)
+	for r := 1; r <= 36; r++ {
+		d, err := ag.Decide(&bandit.Round{T: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y := math.Round(10*d.Action.X[0]), math.Round(10*d.Action.X[1])
+		f, g := -((x-9)*(x-9)+(y-9)*(y-9))/100, (x+y-10)/10
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: f + noise*rng.NormFloat64(), HasReward: true, Costs: []float64{g + noise*rng.NormFloat64()}}); err != nil {
+			t.Fatal(err)
+		}
+		key := fmt.Sprint(x, y)
+		path = append(path, key)
+		if seen[key] {
+			n++
+		}
+		seen[key] = true
+	}
+	return n, path
 }
