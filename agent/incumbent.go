@@ -205,12 +205,41 @@ func (a *LogNEI) incumbents(ev evaluated, at, t int) []float64 {
 	if !(a.nei || a.neiNoisy && a.fittedNoisy()) || at < 0 {
 		return nil
 	}
+	if a.neiNoisy {
+		ev = ev.contenders()
+	}
 	bests := a.noisyIncumbents(ev, a.seed*1000003+uint64(t))
 	if 2*len(bests) < NEIDraws {
 		return nil
 	}
 	return bests
 }
+
+// contenders are the evaluated configurations that can be a draw's best
+// feasible value (nei-noisy draws at them alone): P(every limit holds) ≥
+// ContendFeasible, and μ_f + 3σ_f at least the largest μ_f − 3σ_f among
+// those with P ≥ 0.99 — a screen by the marginals, as BoTorch's
+// prune_inferior_points screens noisy EI's baseline by its draws.
+func (ev evaluated) contenders() evaluated {
+	bar := math.Inf(-1)
+	for k, mv := range ev.mv {
+		if ev.feasible(k, nil) >= 0.99 {
+			bar = math.Max(bar, mv[0]-3*math.Sqrt(math.Max(mv[1], 0)))
+		}
+	}
+	var keep evaluated
+	for k, mv := range ev.mv {
+		if ev.feasible(k, nil) >= ContendFeasible && mv[0]+3*math.Sqrt(math.Max(mv[1], 0)) >= bar {
+			keep.acts = append(keep.acts, ev.acts[k])
+			keep.mv = append(keep.mv, mv)
+		}
+	}
+	return keep
+}
+
+// ContendFeasible: a configuration less likely than this to hold every
+// limit is a draw's feasible best in about 32·1e−3 of noisy EI's draws.
+const ContendFeasible = 1e-3
 
 // logImprovement is log EI over the plug-in incumbent best, or over the
 // noisy incumbent's draws when there are any (logNEI).

@@ -268,3 +268,31 @@ func TestNEINoisyScope(t *testing.T) {
 		t.Error("noisy: nei-noisy decides as plug-in")
 	}
 }
+
+// TestContendersHandBuilt: four evaluated points, f ~ N(μ, 0.01) and one
+// constraint. A (μ 5, g −1: feasible with P ≈ 1) sets the bar 5 − 0.3 =
+// 4.7; B (μ 1: 1.3 < 4.7) cannot be a draw's best and is left out; C (μ 6,
+// g at 4.3σ over its limit: P ≈ 1e−5) is left out; D (μ 4.5, g at its
+// limit: P = 0.5, 4.8 ≥ 4.7) stays.
+func TestContendersHandBuilt(t *testing.T) {
+	var ev evaluated
+	for k, c := range [][3]float64{{5, -1, 0.01}, {1, -1, 0.01}, {6, 0.43, 0.01}, {4.5, 0, 0.01}} {
+		ev.acts = append(ev.acts, bandit.PointAction([]float64{float64(k)}))
+		ev.mv = append(ev.mv, []float64{c[0], 0.01, c[1], c[2]})
+		ev.obs = append(ev.obs, []float64{c[0], c[1]})
+	}
+	got := ev.contenders()
+	var xs []float64
+	for _, a := range got.acts {
+		xs = append(xs, a.X[0])
+	}
+	if !slices.Equal(xs, []float64{0, 3}) {
+		t.Fatalf("contenders at %v, want A and D (0, 3)", xs)
+	}
+	// With no point sure to hold its limit there is no bar: every point
+	// likely enough to hold it contends.
+	ev.mv[0][2] = 0
+	if got := ev.contenders(); len(got.acts) != 3 {
+		t.Errorf("no bar: %d contenders, want 3 (A, B, D)", len(got.acts))
+	}
+}
