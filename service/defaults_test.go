@@ -420,3 +420,15 @@ func TestDefaultsGeneration26(t *testing.T) {
 		{"config", 25, nil, map[string]string{"repeat-value": ""}},
 	})
 }
+
+// Generation 27: lognei's incumbent=nei-noisy; studies of generation 26
+// keep plug-in unless they named one; config has none.
+func TestDefaultsGeneration27(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 26, nil, map[string]string{"incumbent": "plug-in"}},
+		{"lognei", 21, nil, map[string]string{"incumbent": "plug-in"}},
+		{"lognei", 27, nil, map[string]string{"incumbent": ""}},
+		{"lognei", 26, map[string]any{"incumbent": "nei"}, map[string]string{"incumbent": "nei"}},
+		{"config", 26, nil, map[string]string{"incumbent": ""}},
+	})
+}

@@ -15,7 +15,7 @@ import (
 // figure the bar holds against a third of Optuna GPSampler's time per
 // trial over the same 200 trials (noise-free, its ask and tell: 123 and
 // 376 ms, docs/offline_cost_optuna.json; docs/offline.md, "Cost"; at 5 %
-// of the limits 401 ms, "Noisy EI where the fits are noisy").
+// of the limits 401 ms, "Generation 27: noisy EI where the fits are noisy").
 func BenchmarkOfflineStudy(b *testing.B) {
 	for _, c := range []struct {
 		name, problem string

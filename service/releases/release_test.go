@@ -45,7 +45,10 @@ import (
 // constraint on the bilog scale; the 20-dim safe stage of 50 rounds
 // reaches a decision with no candidate in the safe set); 91cf6de: the
 // same 57 by generation 23's binary; 5d9117e: the same 57 by generation
-// 24's binary; 8743883: the same 57 by generation 25's binary; 25 rounds (unless said) with a partial
+// 24's binary; 8743883: the same 57 by generation 25's binary; c30e2f7:
+// 58 by generation 26's binary, adding lognei offline in 3 dims with a
+// noise of 0.05, asked for 50 rounds (every fit noisy from the 41st);
+// 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
 // written by that release's `cbandit serve` with testdata/gen_release.py;
