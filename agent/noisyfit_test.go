@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -101,6 +102,80 @@ func TestNoisyPriorAuto(t *testing.T) {
 	}
 	if nf := ag.(*LogNEI).noisyFit; nf.settled || nf.noisy {
 		t.Fatalf("2-D, noisy: settled %v, noisy %v; want no trial fit", nf.settled, nf.noisy)
+	}
+}
+
+// TestNoisyPriorConstraints: noisy-prior=constraints on a box of
+// NoisyPriorDim dimensions whose two metrics are noisy refits the
+// constraint's model as auto does (GPSampler's priors: the same kernel)
+// and leaves the objective's as it was; below NoisyPriorDim nothing runs.
+func TestNoisyPriorConstraints(t *testing.T) {
+	d := NoisyPriorDim
+	box := unitBox(t, d)
+	pair := func() []model.Model {
+		k, _ := gp.NewSE(0.2, 1)
+		rng := rand.New(rand.NewPCG(5, 6))
+		pts := domain.HaltonPoints(box.Lo, box.Hi, model.FirstFit(d), make([]float64, d))
+		ms := make([]model.Model, 2)
+		for j := range ms {
+			m, err := model.NewAdaptive(box, k, 0.01, model.AdaptiveOptions{Standardise: true, Fit: true, Constraint: j == 1, Candidates: model.GridPoints(box, 2)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range pts {
+				y := x[0] - 0.5 + 0.5*rng.NormFloat64()
+				if j == 0 {
+					y = -x[1]*x[1] + 0.5*rng.NormFloat64()
+				}
+				if err := m.Observe(bandit.PointAction(x), y); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ms[j] = m
+		}
+		return ms
+	}
+	kernels := func(ms []model.Model) [2]string {
+		var out [2]string
+		for j, m := range ms {
+			k, lam := m.(*model.Adaptive).Kernel()
+			out[j] = fmt.Sprint(k, lam)
+		}
+		return out
+	}
+	settled := func(choice string) ([2]string, noisyFit) {
+		ms := pair()
+		n, err := readNoisyFit("lognei", bandit.Params{"noisy-prior": choice})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.settle(ms, box); err != nil {
+			t.Fatal(err)
+		}
+		return kernels(ms), n
+	}
+	before := kernels(pair())
+	cons, n := settled("constraints")
+	auto, _ := settled("auto")
+	if !n.noisy {
+		t.Fatal("constraints: the study is not found noisy")
+	}
+	if cons[0] != before[0] {
+		t.Errorf("constraints: the objective's fit moved: %s → %s", before[0], cons[0])
+	}
+	if cons[1] == before[1] || cons[1] != auto[1] {
+		t.Errorf("constraints: the constraint's fit %s; auto's %s, before %s", cons[1], auto[1], before[1])
+	}
+	if auto[0] == before[0] {
+		t.Error("auto: the objective's fit did not move (the test would not see a difference)")
+	}
+	below, err := readNoisyFit("lognei", bandit.Params{"noisy-prior": "constraints"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := unitBox(t, d-1)
+	if err := below.settle(nil, small); err != nil || below.on() || below.prior != model.NoisyPriorKept {
+		t.Errorf("%d dims: on %v, prior %d, err %v", d-1, below.on(), below.prior, err)
 	}
 }
 

@@ -432,3 +432,16 @@ func TestDefaultsGeneration27(t *testing.T) {
 		{"config", 26, nil, map[string]string{"incumbent": ""}},
 	})
 }
+
+// Generation 28: lognei's noisy-prior=constraints and noisy-final=kept;
+// studies of generation 27 keep kept and search unless they named them;
+// config has neither.
+func TestDefaultsGeneration28(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 27, nil, map[string]string{"noisy-prior": "kept", "noisy-final": "search"}},
+		{"lognei", 21, nil, map[string]string{"noisy-prior": "kept", "noisy-final": "search"}},
+		{"lognei", 28, nil, map[string]string{"noisy-prior": "", "noisy-final": ""}},
+		{"lognei", 27, map[string]any{"noisy-prior": "auto", "noisy-final": "kept"}, map[string]string{"noisy-prior": "auto", "noisy-final": "kept"}},
+		{"config", 27, nil, map[string]string{"noisy-prior": "", "noisy-final": ""}},
+	})
+}

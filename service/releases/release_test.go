@@ -48,6 +48,9 @@ import (
 // 24's binary; 8743883: the same 57 by generation 25's binary; c30e2f7:
 // 58 by generation 26's binary, adding lognei offline in 3 dims with a
 // noise of 0.05, asked for 50 rounds (every fit noisy from the 41st);
+// bcbea1d: 59 by generation 27's binary, adding lognei offline in 7 dims
+// with a noise of 0.1, asked for 40 rounds (every metric found noisy by
+// the trial fit at 18 observations);
 // 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
