@@ -21,10 +21,9 @@ var noisyPriorDoc = bandit.ChoiceParam{Name: "noisy-prior", Default: "constraint
 // reducer's best gap from 0.029 to 0.013 but make the 4-D welded beam and
 // vessel-mi worse, and the 6-D hartmann6 worse on 7 of 10 seeds
 // (docs/offline.md, "GPSampler's prior from 5 dimensions
-// (opt-in)"); on the constraints' models alone (noisy-prior=constraints)
-// they keep the speed reducer's gain and hartmann6 within its interval
-// over 30 seeds (docs/offline.md, "Generation 28: GPSampler's priors on
-// the constraints").
+// (opt-in)"); noisy-prior=constraints keeps the objective's model out of
+// them (docs/offline.md, "Generation 28: GPSampler's priors on the
+// constraints").
 const NoisyPriorDim = 5
 
 // noisyRefitDoc declares noisy-refit.
