@@ -2,12 +2,15 @@ package agent
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/problem"
+	"github.com/cbandit/cbandit/space"
 )
 
 // TestInitialDesign: with init=auto every agent with practical defaults
@@ -83,5 +86,82 @@ func TestInitialDesign(t *testing.T) {
 	}
 	if _, err := New("ckb-ucb", Config{Info: fin.Info(), Horizon: 10, Seed: 1, Params: bandit.Params{"init": "4"}}); err == nil || !strings.Contains(err.Error(), "box") {
 		t.Errorf("init=4 on a finite domain: error %v", err)
+	}
+}
+
+// TestInitStartup: lognei's init=startup plays init=10's first 11
+// decisions on a space of 7–9 parameters — the speed reducer's 7 floats,
+// and a typed space of 8 parameters in 12 coordinates (a categorical's
+// one-hot block counts once), its design points valid typed values — and
+// init=none's on 6 parameters (hartmann6) and on 3 (the spring).
+func TestInitStartup(t *testing.T) {
+	typed := []space.Param{space.Int("workers", 1, 16), space.LogInt("batch", 1, 64), space.Int("queue", 1, 8),
+		space.Int("replicas", 1, 8), space.LogFloat("timeout", 10, 1000), space.Float("gc", 0.1, 0.9),
+		space.Categorical("codec", "none", "lz4", "zstd"), space.Categorical("scheduler", "fifo", "fair", "priority")}
+	d := space.Dim(typed)
+	lo, hi := make([]float64, d), make([]float64, d)
+	for i := range hi {
+		hi[i] = 1
+	}
+	tbox, err := domain.NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbox.Vars = space.Vars(typed)
+	if tbox.Dim() != 12 || tbox.Params() != 8 {
+		t.Fatalf("typed: %d coordinates, %d parameters", tbox.Dim(), tbox.Params())
+	}
+	run := func(info bandit.Info, ps bandit.Params, T int) [][]float64 {
+		a, err := New("lognei", Config{Info: info, Horizon: 200, Seed: 3, Params: ps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xs [][]float64
+		for r := 1; r <= T; r++ {
+			d, err := a.Decide(&bandit.Round{T: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := d.Action.X
+			xs = append(xs, slices.Clone(x))
+			costs := []float64{x[0] - 0.5}
+			if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -math.Abs(x[1] - 0.3), HasReward: true, Costs: costs}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return xs
+	}
+	for _, c := range []struct {
+		name string
+		box  *domain.Box
+		want string // the init its default decides as
+	}{
+		{"speed reducer's 7", nil, "10"},
+		{"typed 8", tbox, "10"},
+		{"hartmann6's 6", nil, "none"},
+		{"spring's 3", nil, "none"},
+	} {
+		box := c.box
+		if box == nil {
+			n := map[string]int{"speed reducer's 7": 7, "hartmann6's 6": 6, "spring's 3": 3}[c.name]
+			if box, err = domain.NewBox(make([]float64, n), slices.Repeat([]float64{1}, n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		info := bandit.Info{Domain: box, M: 1}
+		got := run(info, nil, StartupTrials+1)
+		want := run(info, bandit.Params{"init": c.want}, StartupTrials+1)
+		for r := range got {
+			if !slices.Equal(got[r], want[r]) {
+				t.Fatalf("%s: round %d plays %v, init=%s %v", c.name, r+1, got[r], c.want, want[r])
+			}
+		}
+		for r := range StartupTrials {
+			x := slices.Clone(got[r])
+			box.Project(x)
+			if !slices.Equal(x, got[r]) {
+				t.Errorf("%s: design round %d plays %v, not a valid value (%v)", c.name, r+1, got[r], x)
+			}
+		}
 	}
 }

@@ -39,8 +39,26 @@ var (
 )
 
 // initDoc declares the initial design of the practical defaults.
-var initDoc = bandit.IntParam{Name: "init", Computed: "none", Words: []string{"none", "auto"}, Range: bandit.AtLeast(0),
-	Doc: "N shifted Halton points first: none, auto = 2(d+2), or N", Source: "Ax/BoTorch's design; off: no gain measured, docs/defaults.md"}
+var initDoc = bandit.IntParam{Name: "init", Computed: "none", Words: []string{"none", "auto", "startup"}, Range: bandit.AtLeast(0),
+	Doc: "N shifted Halton points first: none, auto = 2(d+2), startup = StartupTrials (10) on a space of 7–9 parameters (none elsewhere), or N", Source: "Ax/BoTorch's design; off: no gain measured, docs/defaults.md"}
+
+// logNEIInitDoc is lognei's init: GPSampler's start where a model fitted to
+// its first few noisy evaluations can lock a knob at its edge.
+var logNEIInitDoc = func() bandit.IntParam {
+	d := initDoc
+	d.Computed = "startup"
+	d.Source = "Optuna v4.6 GPSampler's n_startup_trials = 10; 7–9 parameters measured: docs/offline.md, \"Generation 29\""
+	d.Earlier = []bandit.Change{{Until: 28, Value: "none", Why: "on a space of 7–9 parameters, 10 shifted Halton points first"}}
+	return d
+}()
+
+// The startup design (init=startup): StartupTrials points on a space of
+// StartupFrom to TrustAutoDim−1 parameters. Below 7 it cost the spring,
+// vessel-mi and hartmann6; from TrustAutoDim the trust region starts.
+const (
+	StartupTrials = 10
+	StartupFrom   = 7
+)
 
 // initDesign is an agent's initial design (parameter init): pts[t−1] is
 // the point of round t ≤ len(pts).
@@ -51,14 +69,22 @@ type initDesign struct{ pts [][]float64 }
 // stream (and its numbers) as before.
 func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Options, rng *rand.Rand) (initDesign, error) {
 	box, isBox := dom.(*domain.Box)
-	v, set := ps.Given(initDoc)
+	decl := own(name, initDoc)
+	v, set := ps.Given(decl)
+	if !set {
+		v = decl.Computed
+	}
 	n := 0
 	switch {
 	case v == "auto":
 		if o.Fit && isBox {
 			n = model.FirstFit(box.Dim())
 		}
-	case !set || v == "none":
+	case v == "startup":
+		if isBox && box.Params() >= StartupFrom && box.Params() < TrustAutoDim {
+			n = StartupTrials
+		}
+	case v == "none":
 	default:
 		k, err := initDoc.ReadOr(name, bandit.Params{initDoc.Name: strings.TrimSpace(v)}, 0)
 		if err != nil || v == "" {
@@ -77,7 +103,11 @@ func newInitDesign(name string, ps bandit.Params, dom domain.Domain, o model.Opt
 	for i := range shift {
 		shift[i] = rng.Float64()
 	}
-	return initDesign{pts: domain.HaltonPoints(box.Lo, box.Hi, n, shift)}, nil
+	pts := domain.HaltonPoints(box.Lo, box.Hi, n, shift)
+	for _, x := range pts {
+		box.Project(x) // a typed space's design plays valid values
+	}
+	return initDesign{pts: pts}, nil
 }
 
 // at returns the design's action of round t, if t is a design round.
@@ -159,6 +189,17 @@ func withDefault(decls []bandit.Param, name, def string) []bandit.Param {
 		if c, ok := d.(bandit.ChoiceParam); ok && c.Name == name {
 			c.Default = def
 			out[i] = c
+		}
+	}
+	return out
+}
+
+// replaced is a copy of decls with the declaration of d's name replaced by d.
+func replaced(decls []bandit.Param, d bandit.Param) []bandit.Param {
+	out := slices.Clone(decls)
+	for i, p := range out {
+		if p.Describe().Name == d.Describe().Name {
+			out[i] = d
 		}
 	}
 	return out

@@ -24,6 +24,18 @@ type Var struct {
 // Mixed reports whether the box has discrete coordinates (Vars).
 func (b *Box) Mixed() bool { return len(b.Vars) > 0 }
 
+// Params is the number of parameters the box encodes: its coordinates, a
+// categorical's one-hot block counted once.
+func (b *Box) Params() int {
+	n := b.Dim()
+	for _, v := range b.Vars {
+		if v.Choices {
+			n -= v.Width - 1
+		}
+	}
+	return n
+}
+
 // CheckVars validates the box's Vars: inside the box's unit coordinates,
 // not overlapping, ints with 1 ≤ Low ≤ High under Log.
 func (b *Box) CheckVars() error {

@@ -445,3 +445,16 @@ func TestDefaultsGeneration28(t *testing.T) {
 		{"config", 27, nil, map[string]string{"noisy-prior": "", "noisy-final": ""}},
 	})
 }
+
+// TestDefaultsGeneration29: lognei's studies of generation 28 and earlier
+// keep init=none (no startup design); generation 29's and config's store
+// nothing for it; a value given is kept.
+func TestDefaultsGeneration29(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 28, nil, map[string]string{"init": "none"}},
+		{"lognei", 21, nil, map[string]string{"init": "none"}},
+		{"lognei", 29, nil, map[string]string{"init": ""}},
+		{"lognei", 28, map[string]any{"init": "startup"}, map[string]string{"init": "startup"}},
+		{"config", 28, nil, map[string]string{"init": ""}},
+	})
+}
