@@ -51,7 +51,7 @@ import (
 // bcbea1d: 59 by generation 27's binary, adding lognei offline in 7 dims
 // with a noise of 0.1, asked for 40 rounds (every metric found noisy by
 // the trial fit at 18 observations); 1d2ccf6: the same 59 by generation
-// 28's binary (its 7-dim lognei studies without the startup design);
+// 28's binary (lognei-typed8 without the startup design);
 // 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
