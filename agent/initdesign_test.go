@@ -92,25 +92,21 @@ func TestInitialDesign(t *testing.T) {
 // TestInitStartup: lognei's init=startup plays init=10's first 11
 // decisions on a typed space of 7–9 parameters — 8 parameters in 12
 // coordinates (a categorical's one-hot block counts once), its design
-// points valid typed values — and init=none's on boxes of 7 floats (the
-// speed reducer's), 6 (hartmann6) and 3 (the spring).
+// points valid typed values — and init=none's on a typed space of 6 and
+// of 10 parameters and on boxes of 7 floats (the speed reducer's) and 3.
 func TestInitStartup(t *testing.T) {
 	typed := []space.Param{space.Int("workers", 1, 16), space.LogInt("batch", 1, 64), space.Int("queue", 1, 8),
 		space.Int("replicas", 1, 8), space.LogFloat("timeout", 10, 1000), space.Float("gc", 0.1, 0.9),
 		space.Categorical("codec", "none", "lz4", "zstd"), space.Categorical("scheduler", "fifo", "fair", "priority")}
-	d := space.Dim(typed)
-	lo, hi := make([]float64, d), make([]float64, d)
-	for i := range hi {
-		hi[i] = 1
+	unit := func(n int, ps []space.Param) *domain.Box {
+		box, err := domain.NewBox(make([]float64, n), slices.Repeat([]float64{1}, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		box.Vars = space.Vars(ps)
+		return box
 	}
-	tbox, err := domain.NewBox(lo, hi)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbox.Vars = space.Vars(typed)
-	if tbox.Dim() != 12 || tbox.Params() != 8 {
-		t.Fatalf("typed: %d coordinates, %d parameters", tbox.Dim(), tbox.Params())
-	}
+	typedBox := func(ps []space.Param) *domain.Box { return unit(space.Dim(ps), ps) }
 	run := func(info bandit.Info, ps bandit.Params, T int) [][]float64 {
 		a, err := New("lognei", Config{Info: info, Horizon: 200, Seed: 3, Params: ps})
 		if err != nil {
@@ -131,24 +127,23 @@ func TestInitStartup(t *testing.T) {
 		}
 		return xs
 	}
+	ten := append(slices.Clone(typed), space.Float("a", 0, 1), space.Float("b", 0, 1))
 	for _, c := range []struct {
-		name string
-		box  *domain.Box
-		want string // the init its default decides as
+		name   string
+		box    *domain.Box
+		params int
+		want   string // the init its default decides as
 	}{
-		{"speed reducer's 7", nil, "none"},
-		{"typed 8", tbox, "10"},
-		{"hartmann6's 6", nil, "none"},
-		{"spring's 3", nil, "none"},
+		{"typed 8", typedBox(typed), 8, "10"},
+		{"typed 6", typedBox(typed[2:]), 6, "none"},
+		{"typed 10", typedBox(ten), 10, "none"},
+		{"the speed reducer's box", unit(7, nil), 7, "none"},
+		{"the spring's box", unit(3, nil), 3, "none"},
 	} {
-		box := c.box
-		if box == nil {
-			n := map[string]int{"speed reducer's 7": 7, "hartmann6's 6": 6, "spring's 3": 3}[c.name]
-			if box, err = domain.NewBox(make([]float64, n), slices.Repeat([]float64{1}, n)); err != nil {
-				t.Fatal(err)
-			}
+		if c.box.Params() != c.params {
+			t.Fatalf("%s: %d coordinates read as %d parameters, want %d", c.name, c.box.Dim(), c.box.Params(), c.params)
 		}
-		info := bandit.Info{Domain: box, M: 1}
+		info := bandit.Info{Domain: c.box, M: 1}
 		got := run(info, nil, StartupTrials+1)
 		want := run(info, bandit.Params{"init": c.want}, StartupTrials+1)
 		for r := range got {
@@ -158,7 +153,7 @@ func TestInitStartup(t *testing.T) {
 		}
 		for r := range StartupTrials {
 			x := slices.Clone(got[r])
-			box.Project(x)
+			c.box.Project(x)
 			if !slices.Equal(x, got[r]) {
 				t.Errorf("%s: design round %d plays %v, not a valid value (%v)", c.name, r+1, got[r], x)
 			}
