@@ -199,6 +199,9 @@ func (s *Server) decideAsk(ctx context.Context, l *live, a ask) (asked, []store.
 	if replayed {
 		return out, nil, nil
 	}
+	if l.readOnly != nil {
+		return asked{}, nil, l.readOnly
+	}
 	if e := s.admitAsk(l, a.req.Count); e != nil {
 		return asked{}, nil, e
 	}

@@ -274,7 +274,12 @@
 // (each replayed decision compared with the logged one). Any mismatch — a
 // checksum or chain mismatch, another shape, a divergent decision —
 // ignores the snapshot (logged, counted in cbandit_snapshot_rejected_total)
-// and replays the whole log. One restore per study runs at a time:
+// and replays the whole log. A whole log that this build does not replay (a
+// replayed decision differs: another release's algorithm) leaves the study
+// read-only: rebuilt without its agent, its decisions, observations and
+// summary readable, observations of pending decisions taken, and every
+// request for a new decision (ask, enqueue, past trial) refused with 409
+// study_read_only naming the decision — never a 500, nothing rewritten. One restore per study runs at a time:
 // concurrent requests for a study being restored wait for it (single
 // flight). Snapshots wait for the background writer in a queue that holds
 // one per study (a newer one replaces it) and at most

@@ -178,6 +178,9 @@ func paramsToX(ps []api.Parameter, vals map[string]any) ([]float64, *apiError) {
 
 // canImpose refuses an algorithm that takes no decision made by a person.
 func (l *live) canImpose() *apiError {
+	if l.readOnly != nil {
+		return l.readOnly
+	}
 	if err := l.ensureAgent(); err != nil {
 		return algorithmFailed(l.id, err)
 	}

@@ -130,6 +130,10 @@ type live struct {
 	// (0: not computed).
 	shape      string
 	shapeEpoch int
+	// readOnly is set when this build's algorithm does not replay the log
+	// (a replayed decision differs): the study is rebuilt without its agent,
+	// kept readable and observable, and makes no decision (restore).
+	readOnly *apiError
 }
 
 // newLive prepares the study before any event (the agent is built on first
@@ -239,6 +243,7 @@ func (l *live) applyAll(evs []store.Event, light bool) error {
 
 // applyEvent applies the next log event (see applyAll).
 func (l *live) applyEvent(ev store.Event, light bool) error {
+	light = light || l.readOnly != nil // its agent does not replay the log
 	if ev.Seq != l.n+1 {
 		return fmt.Errorf("study %s: log event %d follows %d: gap in the log", l.id, ev.Seq, l.n)
 	}
@@ -285,8 +290,8 @@ func (l *live) apply(ev store.Event, light bool) error {
 			return err
 		}
 		if got.ID != a.ID || got.Arm != a.Arm || !equalVec(got.X, a.X) {
-			return fmt.Errorf("replay diverged: decision %d is arm %d %v, the log says decision %d arm %d %v (did the algorithm change?)",
-				got.ID, got.Arm, got.X, a.ID, a.Arm, a.X)
+			return &divergedError{fmt.Sprintf("replay diverged: decision %d is arm %d %v, the log says decision %d arm %d %v (did the algorithm change?)",
+				got.ID, got.Arm, got.X, a.ID, a.Arm, a.X), a.ID}
 		}
 		if a.Key != "" {
 			l.setKey(a.Key, idemRecord{op: "ask", req: a.Req, first: a.ID, count: max(a.Of, 1)})
@@ -320,6 +325,15 @@ func (l *live) apply(ev store.Event, light bool) error {
 	}
 	return fmt.Errorf("unknown event kind %q", ev.Kind)
 }
+
+// divergedError is a replayed decision that differs from the logged one:
+// this build's algorithm is not the one that wrote the log.
+type divergedError struct {
+	msg string
+	id  int64 // the decision
+}
+
+func (e *divergedError) Error() string { return e.msg }
 
 // roundInput is what an ask tells the agent about its round.
 type roundInput struct {
@@ -407,7 +421,8 @@ func (l *live) record(a askEvent, now time.Time) (askEvent, error) {
 }
 
 // observe hands an observation to the agent (when the decision is of the
-// current epoch and light is not set) and records it. The caller has
+// current epoch, light is not set and the study is not read-only) and
+// records it. The caller has
 // checked that its parts are new.
 func (l *live) observe(t tellEvent, light bool) error {
 	if t.ID < 1 || t.ID > int64(len(l.decs)) {
@@ -417,7 +432,7 @@ func (l *live) observe(t tellEvent, light bool) error {
 	if t.Reward == nil && t.Costs == nil && !t.Failed {
 		return nil // an idempotency record only
 	}
-	if d.epoch == l.epoch && !light {
+	if d.epoch == l.epoch && !light && l.readOnly == nil {
 		if err := l.ensureAgent(); err != nil {
 			return err
 		}
@@ -470,7 +485,7 @@ func (l *live) abandon(id int64, light bool) error {
 	// The agent learns it is pending no more (bandit.Abandoner), so a GP
 	// agent stops conditioning on it; a decision of an earlier epoch
 	// belongs to an agent that no longer runs.
-	if d.epoch == l.epoch && !light {
+	if d.epoch == l.epoch && !light && l.readOnly == nil {
 		if err := l.ensureAgent(); err != nil {
 			return err
 		}

@@ -99,6 +99,10 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, studyNotFound(id)
 	}
+	var dv *divergedError
+	if errors.As(err, &dv) {
+		return s.restoreReadOnly(ctx, rec, dv, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +117,32 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 	l.mu.Lock()
 	s.maybeSnapshot(l)
 	l.mu.Unlock()
+	return l, nil
+}
+
+// restoreReadOnly rebuilds a study whose log this build's algorithm does not
+// replay (cause): its decisions, observations and keys, without an agent.
+// It stays readable and takes observations; asks and imposed points are
+// refused with the reason, for the operator to serve it with the release
+// that wrote it. Nothing of the log is lost or rewritten.
+func (s *Server) restoreReadOnly(ctx context.Context, rec store.Study, dv *divergedError, cause error) (*live, error) {
+	s.log.Error("study served read-only: this build does not replay its log", "study", rec.ID, "err", cause)
+	l, err := newLive(rec, s.metrics)
+	if err != nil {
+		return nil, err
+	}
+	l.readOnly = conflict("study_read_only", "algorithm",
+		"study %s was written by another release of algorithm %q: replaying its log, this server's build decides otherwise at decision %d. Its decisions and observations are kept, can be read and take observations, but it makes no new decision here: serve it with the release that wrote it",
+		rec.ID, l.spec.Algorithm, dv.id)
+	err = s.st.Scan(ctx, rec.ID, 0, func(ev store.Event) error { return l.applyEvent(ev, true) })
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, studyNotFound(rec.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.metrics.replays.Add(1)
+	s.metrics.replayed.Add(uint64(l.n))
 	return l, nil
 }
 

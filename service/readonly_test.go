@@ -1,0 +1,73 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/cbandit/cbandit/service/api"
+	"github.com/cbandit/cbandit/store"
+)
+
+// A log that this build's algorithm does not replay (here a forged fourth
+// decision, as a log written by another release would read) leaves the study
+// readable and observable, and every request that needs a new decision is
+// refused with 409 naming the cause — not a 500, and nothing lost.
+func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
+	st := store.NewMemory()
+	a := newTestServer(t, st, Options{SnapshotEvery: -1})
+	study := a.create(toySpec("diverged"))
+	for _, sg := range a.ask(study.ID, 3) {
+		a.tell(study.ID, api.Observation{DecisionID: sg.DecisionID, Reward: f64(toyF(sg.X)), Costs: []float64{toyG(sg.X)}})
+	}
+	ctx := context.Background()
+	rec, err := st.Get(ctx, study.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := newEvent(store.KindAsk, askEvent{ID: 4, Round: 4, Arm: 0, X: []float64{-1, -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Update(ctx, study.ID, rec.Len, func([]store.Event) ([]store.Event, error) { return []store.Event{ev}, nil }); err != nil {
+		t.Fatal(err)
+	}
+
+	b := newTestServer(t, st, Options{SnapshotEvery: -1})
+	var sum api.Summary
+	if code, raw := b.do("GET", "/studies/"+study.ID+"/summary", nil, &sum); code != http.StatusOK {
+		t.Fatalf("summary: %d %s", code, raw)
+	}
+	if sum.Rounds != 4 || sum.RewardObserved != 3 || sum.Pending != 1 || sum.Recommendation != nil {
+		t.Fatalf("summary of the read-only study: %+v", sum)
+	}
+	var decs api.DecisionList
+	if code, raw := b.do("GET", "/studies/"+study.ID+"/decisions", nil, &decs); code != http.StatusOK || len(decs.Decisions) != 4 {
+		t.Fatalf("decisions: %d %s", code, raw)
+	}
+	for _, req := range []struct{ path, body string }{
+		{"/suggestions", `{"count": 1}`},
+		{"/enqueue", `{"x": [0.5, 0.5]}`},
+		{"/trials", `{"x": [0.5, 0.5], "reward": 0.1, "costs": [0.2]}`},
+	} {
+		code, raw := b.do("POST", "/studies/"+study.ID+req.path, req.body, nil)
+		wantError(t, code, raw, http.StatusConflict, "algorithm")
+		var e api.Error
+		if json.Unmarshal(raw, &e); e.Err.Code != "study_read_only" {
+			t.Fatalf("%s: %s", req.path, raw)
+		}
+	}
+	// The pending decision's observation is kept, and read back by a fresh
+	// server.
+	b.tell(study.ID, api.Observation{DecisionID: 4, Reward: f64(0.25), Costs: []float64{0.1}})
+	c := newTestServer(t, st, Options{SnapshotEvery: -1})
+	if code, raw := c.do("GET", "/studies/"+study.ID+"/summary", nil, &sum); code != http.StatusOK {
+		t.Fatalf("summary: %d %s", code, raw)
+	}
+	if sum.Rounds != 4 || sum.RewardObserved != 4 || sum.Pending != 0 {
+		t.Fatalf("summary after the observation: %+v", sum)
+	}
+	code, raw := c.do("POST", "/studies/"+study.ID+"/suggestions", `{"count": 1}`, nil)
+	wantError(t, code, raw, http.StatusConflict, "algorithm")
+}
