@@ -99,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configFirstRegion, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -135,6 +135,7 @@ type ConfigAgent struct {
 	plausible     bool        // safe-centre=plausible or surest
 	surest        bool        // safe-centre=surest
 	firstMeans    bool        // first-region=mean
+	wideMeans     bool        // first-wide=means
 	wideRatio     float64     // constraint-warp-wide (0: off)
 	betaWide      float64     // beta-safe-wide
 	wideChecked   bool        // warpWide has read the initial design
@@ -252,6 +253,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	fw, err := configFirstWide.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	if cw != "bilog" {
 		ww = 0
 	}
@@ -260,7 +265,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", firstMeans: fr == "mean",
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", firstMeans: fr == "mean", wideMeans: fw == "means",
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
@@ -277,12 +282,12 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			return bandit.Decision{}, err
 		}
 	}
-	if a.pessimistic && a.warp && r.T >= a.warpFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+	if a.pessimistic && a.warp && r.T >= a.warpFrom && len(a.ledger.done) > 0 && !a.feasibleSeen() {
 		if err := a.warpConstraints(); err != nil {
 			return bandit.Decision{}, err
 		}
 	}
-	if a.pessimistic && r.T >= a.safeFrom && a.ledger.anyFeasible() {
+	if a.pessimistic && r.T >= a.safeFrom && a.feasibleSeen() {
 		if err := a.refitSafe(); err != nil {
 			return bandit.Decision{}, err
 		}
@@ -295,7 +300,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			// safe-outside=likely and safe-centre=plausible where some constraint is noisy (exact reads the fits safeBetas read).
 			noisy := slices.Contains(a.exact()[1:], false)
 			tn := turn{acq: safeFirst(bf, bs, a.likely && noisy), fresh: a.unvouched()}
-			if a.plausible && noisy && a.info.Domain.(*domain.Box).Dim() < TrustAutoDim {
+			if a.plausible && noisy && (a.info.Domain.(*domain.Box).Dim() < TrustAutoDim || a.wideMeans) {
 				tn.centre = a.safeCentre()
 			}
 			tn.after = func(act bandit.Action, _ int) (bandit.Action, error) {
@@ -308,7 +313,7 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			return tn, nil
 		})
 	}
-	if a.pessimistic && a.firstDraw && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+	if a.pessimistic && a.firstDraw && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.feasibleSeen() {
 		// SCBO's own rule before feasibility (Eriksson & Poloczek 2021, §3):
 		// each member of a batch draws its own sample, which spreads the batch.
 		return a.decideTurn(r, func() (turn, error) {
@@ -317,14 +322,14 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}}, nil
 		})
 	}
-	if a.pessimistic && a.firstMean && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() {
+	if a.pessimistic && a.firstMean && r.T >= a.meanFrom && len(a.ledger.done) > 0 && !a.feasibleSeen() {
 		// Feasibility first: CONFIG's LCB set puts the search on the
 		// infeasible side of a boundary by the constraints' width, where it
 		// can crawl for the rest of the horizon (docs/live_limits.md).
 		return a.decide(r, func() Acquisition { return meanFirst(bf, bg) })
 	}
-	// first-region=mean while no evaluation has met every limit, below TrustAutoDim dims, where some constraint's fit is not exact.
-	firstMeans := a.pessimistic && a.firstMeans && len(a.ledger.done) > 0 && !a.ledger.anyFeasible() && a.info.Domain.(*domain.Box).Dim() < TrustAutoDim
+	// first-region=mean in the first stage, below TrustAutoDim dims (from them with first-wide=means), where some constraint's fit is not exact.
+	firstMeans := a.pessimistic && a.firstMeans && len(a.ledger.done) > 0 && !a.feasibleSeen() && (a.info.Domain.(*domain.Box).Dim() < TrustAutoDim || a.wideMeans)
 	if a.unpendFirst() {
 		a.unpendG = true
 		defer func() { a.unpendG = false }()
@@ -374,7 +379,7 @@ func (a *ConfigAgent) optimistic(bf float64, bg []float64) Acquisition {
 // decisions (first-pending=observed), so that the constraints' LCBs about
 // them stay those of the evaluations observed.
 func (a *ConfigAgent) unpendFirst() bool {
-	return a.pessimistic && a.firstObserved && len(a.ledger.done) > 0 && !a.ledger.anyFeasible()
+	return a.pessimistic && a.firstObserved && len(a.ledger.done) > 0 && !a.feasibleSeen()
 }
 
 // refitSafe is safe-refit: once, at the safe stage's first decision on a

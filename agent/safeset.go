@@ -4,8 +4,11 @@ package agent
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
+	"github.com/cbandit/cbandit/model"
 )
 
 // configSafeOutside declares safe-outside.
@@ -16,29 +19,41 @@ var configSafeOutside = bandit.ChoiceParam{Name: "safe-outside", Default: "likel
 
 // configSafeCentre declares safe-centre.
 var configSafeCentre = bandit.ChoiceParam{Name: "safe-centre", Default: "surest", Choices: []string{"surest", "plausible", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
-	Doc:     "the trust region's centre in the safe stage where some constraint is noisy, below TrustAutoDim (10) dims: plausible: the best feasible observation among the evaluated points the models do not hold over a limit (every μ_j − β_j·σ_j ≤ 0, β the safe set's), so that an observation flattered by noise does not centre the search; surest: plausible while some evaluated point lies in the safe set, else the evaluated point of the least largest UCB μ_j + β_j·σ_j, so that the search backs off from the limits until one does; observed: the best feasible observation (SCBO's)",
+	Doc:     "the trust region's centre in the safe stage where some constraint is noisy, below TrustAutoDim (10) dims (from them too with first-wide=means): plausible: the best feasible observation among the evaluated points the models do not hold over a limit (every μ_j − β_j·σ_j ≤ 0, β the safe set's), so that an observation flattered by noise does not centre the search; surest: plausible while some evaluated point lies in the safe set, else the evaluated point of the least largest UCB μ_j + β_j·σ_j, so that the search backs off from the limits until one does; observed: the best feasible observation (SCBO's)",
 	Source:  "SCBO's centre (Eriksson & Poloczek 2021, §3) checked by CONFIG's optimistic feasible set (Xu et al. 2023, AISTATS); surest: SafeOpt's safe set grows from a seed known safe (Berkenkamp et al. 2016, §3); measured (10+ dims not measured): docs/live_limits.md, \"Generation 24\" and \"Generation 25\"",
 	Earlier: []bandit.Change{{Until: 23, Value: "observed", Why: "where some constraint is noisy, the safe stage's trust region is centred on the best feasible observation among those the models do not hold over a limit"}, {Until: 24, Value: "plausible", Why: "where no evaluated point lies in the safe set, the safe stage's trust region is centred on the evaluated point nearest to it (the least largest UCB of g)"}}}
 
 // configFirstRegion declares first-region.
 var configFirstRegion = bandit.ChoiceParam{Name: "first-region", Default: "mean", Choices: []string{"mean", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
-	Doc:     "SCBO's trust region while no evaluation has met every limit, where some constraint's fit is not exact (noisy, or a deterministic one not yet interpolated), below TrustAutoDim (10) dims: mean: its rules read each evaluation's posterior means (total violation Σ max(μ_j, 0) in the models' units, then f's mean), so that neither its centre nor its successes are an observation flattered by noise; observed: its observations (SCBO's)",
+	Doc:     "SCBO's trust region while no evaluation has met every limit, where some constraint's fit is not exact (noisy, or a deterministic one not yet interpolated), below TrustAutoDim (10) dims (from them too with first-wide=means): mean: its rules read each evaluation's posterior means (total violation Σ max(μ_j, 0) in the models' units, then f's mean), so that neither its centre nor its successes are an observation flattered by noise; observed: its observations (SCBO's)",
 	Source:  "SCBO's least-violating centre (Eriksson & Poloczek 2021, §3) read off the models, as a noisy incumbent is (Picheny et al. 2013, Struct. Multidiscip. Optim., plug-in); measured (10+ dims not measured; there the centre alone was not adopted): docs/live_limits.md, \"Generation 25\"",
 	Earlier: []bandit.Change{{Until: 24, Value: "observed", Why: "below 10 dims, while no evaluation has met every limit and some constraint's fit is not exact, the trust region replays SCBO's rules on the models' posterior means at the evaluations, not on their observations"}}}
 
+// configFirstWide declares first-wide.
+var configFirstWide = bandit.ChoiceParam{Name: "first-wide", Default: "means", Choices: []string{"means", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
+	Doc:     "from TrustAutoDim (10) dims, where some constraint's fit is not exact: means: the first stage ends at an evaluation observed to meet every limit whose posterior means hold them too, first-region=mean's replay acts there reading an evaluation as violating where its mean or its observation does (the larger, models' units), and safe-centre acts there; observed: the first observation meeting every limit ends the first stage, the trust regions read the observations",
+	Source:  "SCBO's centre (Eriksson & Poloczek 2021, §3) read off the models, as first-region and safe-centre below 10 dims; an observation at 2 % noise meets Σx ≤ 0 where it is broken about one time in three; measured: docs/live_limits.md, \"Generation 30\"",
+	Earlier: []bandit.Change{{Until: 29, Value: "observed", Why: "from 10 dims where some constraint's fit is not exact, config's first stage ends at an evaluation whose observations and posterior means both hold every limit, its trust region reads the larger of an evaluation's mean and observation, and the safe stage's is centred as below 10 dims"}}}
+
 // meanReplay is first-region=mean's reading of the k-th observed decision:
 // its total violation Σ_j max(μ_j, 0) and f's posterior mean (nil where
-// the models cannot be evaluated there).
+// the models cannot be evaluated there). From TrustAutoDim dims
+// (first-wide=means) μ_j is raised to the observation where that is
+// larger: an evaluation observed over a limit is not taken as within it.
 func (a *ConfigAgent) meanReplay() func(k int, e *entry) (v, reward float64) {
 	ev, ok := a.evaluated()
 	if !ok {
 		return nil
 	}
 	m := len(a.g)
-	return func(k int, _ *entry) (v, reward float64) {
+	wide := a.info.Domain.(*domain.Box).Dim() >= TrustAutoDim
+	return func(k int, e *entry) (v, reward float64) {
 		p := Posterior{ev.mv[k]}
 		for j := range m {
 			mu, _ := p.G(j)
+			if u, ok := unitsOf(a.g[j]); wide && ok && j < len(e.costs) {
+				mu = math.Max(mu, u.Units(e.costs[j]))
+			}
 			v += math.Max(mu, 0)
 		}
 		reward, _ = p.F()
@@ -144,4 +159,50 @@ func safeGate(bs []float64, p Posterior) float64 {
 // posterior (turn.skipF): there freshStart predicts g alone.
 func safeFirstSkipsF(bs []float64) func(mv []float64) bool {
 	return func(mv []float64) bool { return safeGate(bs, Posterior{mv}) > 0 }
+}
+
+// unitsOf is m's map from raw values to its models' units (a window's
+// inner model's), when it has one.
+func unitsOf(m model.Model) (interface{ Units(float64) float64 }, bool) {
+	if w, ok := m.(*model.Window); ok {
+		m = w.Model
+	}
+	u, ok := m.(interface{ Units(float64) float64 })
+	return u, ok
+}
+
+// feasibleSeen ends config's first stage: an evaluation observed to meet
+// every limit; with first-wide=means, from TrustAutoDim dims where some
+// constraint's fit is not exact, one whose posterior means hold every
+// limit too.
+func (a *ConfigAgent) feasibleSeen() bool {
+	if !a.ledger.anyFeasible() {
+		return false
+	}
+	box, isBox := a.info.Domain.(*domain.Box)
+	if !a.wideMeans || !isBox || box.Dim() < TrustAutoDim || !slices.Contains(a.exact()[1:], false) {
+		return true
+	}
+	ev, ok := a.evaluated()
+	if !ok {
+		return true
+	}
+	for k, id := range a.ledger.done {
+		e := &a.ledger.entries[id-1]
+		if e.failed || !e.gotCosts || slices.ContainsFunc(e.costs, func(c float64) bool { return c > 0 }) {
+			continue
+		}
+		p := Posterior{ev.mv[k]}
+		held := true
+		for j := range a.g {
+			if mu, _ := p.G(j); mu > 0 {
+				held = false
+				break
+			}
+		}
+		if held {
+			return true
+		}
+	}
+	return false
 }

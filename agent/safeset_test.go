@@ -8,6 +8,7 @@ import (
 	"github.com/cbandit/cbandit/bandit"
 	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/internal/seed"
+	"github.com/cbandit/cbandit/model"
 	"github.com/cbandit/cbandit/problem"
 )
 
@@ -208,6 +209,143 @@ func TestSafeCentreSurest(t *testing.T) {
 		}
 		if (outside == 0) != (mode == "surest") {
 			t.Errorf("%s: %d of %d decisions outside the region about the surest evaluated point", mode, outside, unseeded)
+		}
+	}
+}
+
+// first-wide=means, from 10 dims with a noisy constraint: the first stage
+// is over where an evaluation observed feasible has posterior means
+// (predicted here one by one) that hold every limit, and its trust region
+// reads each evaluation's violation as the larger of its means' and its
+// observation's, which changes the decisions; observed ends the stage at
+// the first observation. Below 10 dims the two decide alike.
+func TestFirstWide(t *testing.T) {
+	const T = 120
+	meansHold := func(a *ConfigAgent) bool {
+		for _, id := range a.ledger.done {
+			e := &a.ledger.entries[id-1]
+			if e.failed || !e.gotCosts || slices.ContainsFunc(e.costs, func(c float64) bool { return c > 0 }) {
+				continue
+			}
+			held := true
+			for _, g := range a.g {
+				if mu, _ := g.(model.Predictor).Predict(e.action.X); mu > 0 {
+					held = false
+				}
+			}
+			if held {
+				return true
+			}
+		}
+		return false
+	}
+	p, err := problem.New("suite-ackley10", bandit.Params{"noise": "0.02"}, seed.Derive(2, "problem", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs [2][][]float64
+	for i, mode := range []string{"means", "observed"} {
+		raised := 0
+		replayOn(t, p, "config", bandit.Params{"first-wide": mode}, 2, 0, T, func(ag bandit.Agent, r int, x []float64) {
+			xs[i] = append(xs[i], slices.Clone(x))
+			a := ag.(*ConfigAgent)
+			if !a.pessimistic || !slices.Contains(a.exact()[1:], false) {
+				return
+			}
+			want := a.ledger.anyFeasible() && (mode == "observed" || meansHold(a))
+			if got := a.feasibleSeen(); got != want {
+				t.Fatalf("%s: round %d: first stage over %v, want %v", mode, r, got, want)
+			}
+			by := a.meanReplay()
+			if mode != "means" || want || by == nil {
+				return
+			}
+			for k, id := range a.ledger.done {
+				e := &a.ledger.entries[id-1]
+				v, _ := by(k, e)
+				obs, mean := 0.0, 0.0
+				for j, g := range a.g {
+					u, _ := unitsOf(g)
+					mu, _ := g.(model.Predictor).Predict(e.action.X)
+					obs += math.Max(u.Units(e.costs[j]), 0)
+					mean += math.Max(mu, 0)
+				}
+				if v < obs-1e-9 || v < mean-1e-9 {
+					t.Fatalf("round %d: evaluation %d replayed at violation %g, below its observation's %g or its means' %g", r, id, v, obs, mean)
+				}
+				if v > mean+1e-9 {
+					raised++
+				}
+			}
+		})
+		if mode == "means" && raised == 0 {
+			t.Error("means: no replayed violation raised to the observation: the check cannot tell")
+		}
+	}
+	if slices.EqualFunc(xs[0], xs[1], slices.Equal[[]float64]) {
+		t.Error("ackley10 at 2 %: means decides as observed on every round")
+	}
+	// Below 10 dims the two decide alike.
+	sr, err := problem.New("suite-speed-reducer", bandit.Params{"noise": "0.02"}, seed.Derive(1, "problem", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ys [2][][]float64
+	for i, mode := range []string{"means", "observed"} {
+		replayOn(t, sr, "config", bandit.Params{"first-wide": mode}, 1, 0, 60, func(_ bandit.Agent, _ int, x []float64) { ys[i] = append(ys[i], slices.Clone(x)) })
+	}
+	if !slices.EqualFunc(ys[0], ys[1], slices.Equal[[]float64]) {
+		t.Error("speed reducer (7 dims): means decides otherwise than observed")
+	}
+}
+
+// first-wide=means ends the first stage only at an evaluation observed
+// feasible whose posterior means hold every limit: here the one evaluation
+// observed feasible (by a hair) repeats a configuration observed twice over
+// the limit, among values 0.3 ± 0.3 elsewhere; in 10 dims means does not end
+// the stage there, observed does, and so does means in 9 dims.
+func TestFirstWideStageEnd(t *testing.T) {
+	for _, c := range []struct {
+		d    int
+		mode string
+		want bool
+	}{{10, "means", false}, {10, "observed", true}, {9, "means", true}} {
+		lo, hi, mid := make([]float64, c.d), make([]float64, c.d), make([]float64, c.d)
+		for i := range hi {
+			hi[i], mid[i] = 1, 0.5
+		}
+		box, err := domain.NewBox(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ag, err := New("config", Config{Info: bandit.Info{Domain: box, M: 1}, Horizon: 100, Seed: 1, Params: bandit.Params{"first-wide": c.mode}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ag.(*ConfigAgent)
+		for r, g := range []float64{0.5, 0.5, -0.01} {
+			d, err := a.Impose(&bandit.Round{T: r + 1}, bandit.Action{Arm: -1, X: mid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: 0, HasReward: true, Costs: []float64{g}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for r := 4; r <= 40; r++ {
+			d, err := ag.Decide(&bandit.Round{T: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: d.Action.X[0], HasReward: true, Costs: []float64{0.3 + 0.3*math.Sin(1e3*float64(r))}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !a.pessimistic || !slices.Contains(a.exact()[1:], false) || !slices.ContainsFunc(a.ledger.entries, func(e entry) bool { return e.gotCosts && e.costs[0] <= 0 }) {
+			t.Fatalf("%d dims, %s: staged %v, exact %v: not the case to check", c.d, c.mode, a.pessimistic, a.exact())
+		}
+		if got := a.feasibleSeen(); got != c.want {
+			t.Errorf("%d dims, %s: first stage over %v, want %v", c.d, c.mode, got, c.want)
 		}
 	}
 }

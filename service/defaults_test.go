@@ -458,3 +458,16 @@ func TestDefaultsGeneration29(t *testing.T) {
 		{"config", 28, nil, map[string]string{"init": ""}},
 	})
 }
+
+// Generation 30 reads config's first stage off the models' means from 10
+// dims too (first-wide = means); a study of generation 29 or earlier keeps
+// observed unless it sets it; lognei takes no first-wide.
+func TestDefaultsGeneration30(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 29, nil, map[string]string{"first-wide": "observed"}},
+		{"config", 12, nil, map[string]string{"first-wide": "observed"}},
+		{"config", 30, nil, map[string]string{"first-wide": ""}},
+		{"config", 29, map[string]any{"first-wide": "means"}, map[string]string{"first-wide": "means"}},
+		{"lognei", 29, nil, map[string]string{"first-wide": ""}},
+	})
+}

@@ -51,7 +51,9 @@ import (
 // bcbea1d: 59 by generation 27's binary, adding lognei offline in 7 dims
 // with a noise of 0.1, asked for 40 rounds (every metric found noisy by
 // the trial fit at 18 observations); 1d2ccf6: the same 59 by generation
-// 28's binary (lognei-typed8 without the startup design);
+// 28's binary (lognei-typed8 without the startup design); 8ec23d6: the
+// same 59 by generation 29's (config-box20-safe-noisy's safe stage from the
+// first observation meeting the limit);
 // 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
