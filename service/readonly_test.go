@@ -1,9 +1,12 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/cbandit/cbandit/service/api"
@@ -13,12 +16,33 @@ import (
 // A log that this build's algorithm does not replay (here a forged fourth
 // decision, as a log written by another release would read) leaves the study
 // readable and observable, and every request that needs a new decision is
-// refused with 409 naming the cause — not a 500, and nothing lost.
+// refused with 409 naming the cause — not a 500, and nothing lost; a
+// re-sent ask answers the decisions it was given.
 func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
 	st := store.NewMemory()
 	a := newTestServer(t, st, Options{SnapshotEvery: -1})
 	study := a.create(toySpec("diverged"))
-	for _, sg := range a.ask(study.ID, 3) {
+	keyed := func(s *tserver) (int, []byte) { // an ask with an Idempotency-Key
+		req, err := http.NewRequest("POST", s.url+"/studies/"+study.ID+"/suggestions", strings.NewReader(`{"count": 3}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "first-three")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, raw
+	}
+	code, first := keyed(a)
+	var asked api.SuggestResponse
+	if code != http.StatusOK || json.Unmarshal(first, &asked) != nil {
+		t.Fatalf("ask: %d %s", code, first)
+	}
+	for _, sg := range asked.Suggestions {
 		a.tell(study.ID, api.Observation{DecisionID: sg.DecisionID, Reward: f64(toyF(sg.X)), Costs: []float64{toyG(sg.X)}})
 	}
 	ctx := context.Background()
@@ -57,6 +81,10 @@ func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
 		if json.Unmarshal(raw, &e); e.Err.Code != "study_read_only" {
 			t.Fatalf("%s: %s", req.path, raw)
 		}
+	}
+	// A re-sent ask answers the decisions it was given.
+	if code, again := keyed(b); code != http.StatusOK || !bytes.Equal(again, first) {
+		t.Fatalf("the keyed ask re-sent: %d %s, first %s", code, again, first)
 	}
 	// The pending decision's observation is kept, and read back by a fresh
 	// server.
