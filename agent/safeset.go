@@ -46,7 +46,7 @@ func (a *ConfigAgent) meanReplay() func(k int, e *entry) (v, reward float64) {
 		return nil
 	}
 	m := len(a.g)
-	wide := a.info.Domain.(*domain.Box).Dim() >= TrustAutoDim
+	wide := a.wideMeans && a.info.Domain.(*domain.Box).Dim() >= TrustAutoDim
 	return func(k int, e *entry) (v, reward float64) {
 		p := Posterior{ev.mv[k]}
 		for j := range m {

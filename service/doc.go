@@ -279,13 +279,14 @@
 // read-only: rebuilt without its agent, its decisions, observations and
 // summary readable, observations of pending decisions taken, and every
 // request for a new decision (ask, enqueue, past trial) refused with 409
-// study_read_only naming the decision — never a 500, nothing rewritten. One restore per study runs at a time:
-// concurrent requests for a study being restored wait for it (single
-// flight). Snapshots wait for the background writer in a queue that holds
-// one per study (a newer one replaces it) and at most
-// Options.SnapshotQueueBytes (default 256 MiB; one of any size always fits);
-// one that does not fit is skipped (cbandit_snapshots_skipped_total, logged)
-// and the study keeps its previous snapshot.
+// study_read_only naming the decision — never a 500, nothing rewritten.
+// One restore per study runs at a time: concurrent requests for a study
+// being restored wait for it (single flight). Snapshots wait for the
+// background writer in a queue that holds one per study (a newer one
+// replaces it) and at most Options.SnapshotQueueBytes (default 256 MiB;
+// one of any size always fits); one that does not fit is skipped
+// (cbandit_snapshots_skipped_total, logged) and the study keeps its
+// previous snapshot.
 //
 // Live studies are kept in memory in an LRU cache bounded by count
 // (Options.CacheSize) and by memory (Options.CacheBytes): a study weighs

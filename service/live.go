@@ -422,8 +422,7 @@ func (l *live) record(a askEvent, now time.Time) (askEvent, error) {
 
 // observe hands an observation to the agent (when the decision is of the
 // current epoch, light is not set and the study is not read-only) and
-// records it. The caller has
-// checked that its parts are new.
+// records it. The caller has checked that its parts are new.
 func (l *live) observe(t tellEvent, light bool) error {
 	if t.ID < 1 || t.ID > int64(len(l.decs)) {
 		return fmt.Errorf("observation of unknown decision %d", t.ID)

@@ -82,6 +82,10 @@ func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
 			t.Fatalf("%s: %s", req.path, raw)
 		}
 	}
+	// Its horizon can still be raised (the study's definition, not a decision).
+	if code, raw := b.do("PATCH", "/studies/"+study.ID, `{"horizon": 300}`, nil); code != http.StatusOK {
+		t.Fatalf("raise the horizon: %d %s", code, raw)
+	}
 	// A re-sent ask answers the decisions it was given.
 	if code, again := keyed(b); code != http.StatusOK || !bytes.Equal(again, first) {
 		t.Fatalf("the keyed ask re-sent: %d %s, first %s", code, again, first)

@@ -95,10 +95,7 @@ func (s *Server) restore(ctx context.Context, id string) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.st.Scan(ctx, id, 0, func(ev store.Event) error { return l.applyEvent(ev, false) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, studyNotFound(id)
-	}
+	err = s.replayAll(ctx, l, false)
 	var dv *divergedError
 	if errors.As(err, &dv) {
 		return s.restoreReadOnly(ctx, rec, dv, err)
@@ -134,16 +131,22 @@ func (s *Server) restoreReadOnly(ctx context.Context, rec store.Study, dv *diver
 	l.readOnly = conflict("study_read_only", "algorithm",
 		"study %s was written by another release of algorithm %q: replaying its log, this server's build decides otherwise at decision %d. Its decisions and observations are kept, can be read and take observations, but it makes no new decision here: serve it with the release that wrote it",
 		rec.ID, l.spec.Algorithm, dv.id)
-	err = s.st.Scan(ctx, rec.ID, 0, func(ev store.Event) error { return l.applyEvent(ev, true) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, studyNotFound(rec.ID)
-	}
-	if err != nil {
+	if err := s.replayAll(ctx, l, true); err != nil {
 		return nil, err
 	}
 	s.metrics.replays.Add(1)
 	s.metrics.replayed.Add(uint64(l.n))
 	return l, nil
+}
+
+// replayAll applies the study's whole log to l, a page at a time
+// (store.Scan); light: without running the agent (applyAll).
+func (s *Server) replayAll(ctx context.Context, l *live, light bool) error {
+	err := s.st.Scan(ctx, l.id, 0, func(ev store.Event) error { return l.applyEvent(ev, light) })
+	if errors.Is(err, store.ErrNotFound) {
+		return studyNotFound(l.id)
+	}
+	return err
 }
 
 // withStudy runs fn on the live study under its lock. When sync is set the
