@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -17,10 +18,19 @@ import (
 // decision, as a log written by another release would read) leaves the study
 // readable and observable, and every request that needs a new decision is
 // refused with 409 naming the cause — not a 500, and nothing lost; a
-// re-sent ask answers the decisions it was given.
+// re-sent ask answers the decisions it was given. The same whether the
+// study is restored by replaying its whole log or from a snapshot taken
+// before the decision this build does not replay (the snapshot's replay
+// diverges, then the whole log's).
 func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
+	for _, every := range []int{-1, 2} {
+		t.Run(fmt.Sprintf("snapshot-every=%d", every), func(t *testing.T) { studyReadOnly(t, every) })
+	}
+}
+
+func studyReadOnly(t *testing.T, every int) {
 	st := store.NewMemory()
-	a := newTestServer(t, st, Options{SnapshotEvery: -1})
+	a := newTestServer(t, st, Options{SnapshotEvery: every, SnapshotCost: -1})
 	study := a.create(toySpec("diverged"))
 	keyed := func(s *tserver) (int, []byte) { // an ask with an Idempotency-Key
 		req, err := http.NewRequest("POST", s.url+"/studies/"+study.ID+"/suggestions", strings.NewReader(`{"count": 3}`))
@@ -50,6 +60,11 @@ func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sn, err := st.GetSnapshot(ctx, study.ID); every > 0 && (err != nil || sn.Seq < 2) {
+		t.Fatalf("no snapshot before the forged decision: %v (seq %d)", err, sn.Seq)
+	} else if every < 0 && err == nil {
+		t.Fatal("a snapshot with snapshots off")
+	}
 	ev, err := newEvent(store.KindAsk, askEvent{ID: 4, Round: 4, Arm: 0, X: []float64{-1, -1}})
 	if err != nil {
 		t.Fatal(err)
@@ -58,13 +73,16 @@ func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b := newTestServer(t, st, Options{SnapshotEvery: -1})
+	b := newTestServer(t, st, Options{SnapshotEvery: every, SnapshotCost: -1})
 	var sum api.Summary
 	if code, raw := b.do("GET", "/studies/"+study.ID+"/summary", nil, &sum); code != http.StatusOK {
 		t.Fatalf("summary: %d %s", code, raw)
 	}
 	if sum.Rounds != 4 || sum.RewardObserved != 3 || sum.Pending != 1 || sum.Recommendation != nil {
 		t.Fatalf("summary of the read-only study: %+v", sum)
+	}
+	if n := metricValue(t, b.url, "cbandit_snapshot_rejected_total"); every > 0 && n != 1 || every < 0 && n != 0 {
+		t.Fatalf("snapshots rejected on restore: %v", n)
 	}
 	var decs api.DecisionList
 	if code, raw := b.do("GET", "/studies/"+study.ID+"/decisions", nil, &decs); code != http.StatusOK || len(decs.Decisions) != 4 {
@@ -93,7 +111,7 @@ func TestStudyReadOnlyWhenTheLogDoesNotReplay(t *testing.T) {
 	// The pending decision's observation is kept, and read back by a fresh
 	// server.
 	b.tell(study.ID, api.Observation{DecisionID: 4, Reward: f64(0.25), Costs: []float64{0.1}})
-	c := newTestServer(t, st, Options{SnapshotEvery: -1})
+	c := newTestServer(t, st, Options{SnapshotEvery: every, SnapshotCost: -1})
 	if code, raw := c.do("GET", "/studies/"+study.ID+"/summary", nil, &sum); code != http.StatusOK {
 		t.Fatalf("summary: %d %s", code, raw)
 	}
