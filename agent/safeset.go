@@ -31,7 +31,7 @@ var configFirstRegion = bandit.ChoiceParam{Name: "first-region", Default: "mean"
 
 // configFirstWide declares first-wide.
 var configFirstWide = bandit.ChoiceParam{Name: "first-wide", Default: "means", Choices: []string{"means", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
-	Doc:     "from TrustAutoDim (10) dims, where some constraint's fit is not exact: means: the first stage ends at an evaluation observed to meet every limit whose posterior means hold them too, first-region=mean's replay acts there reading an evaluation as violating where its mean or its observation does (the larger, models' units), and safe-centre acts there; observed: the first observation meeting every limit ends the first stage, the trust regions read the observations",
+	Doc:     "from TrustAutoDim (10) dims, where some constraint's fit is not exact: means: the first stage lasts while no evaluation observed to meet every limit has posterior means holding them too (read at each decision), first-region=mean's replay acts there reading an evaluation as violating where its mean or its observation does (the larger, models' units), and safe-centre acts there; observed: the first observation meeting every limit ends the first stage, the trust regions read the observations",
 	Source:  "SCBO's centre (Eriksson & Poloczek 2021, §3) read off the models, as first-region and safe-centre below 10 dims; an observation at 2 % noise meets Σx ≤ 0 where it is broken about one time in three; measured: docs/live_limits.md, \"Generation 30\"",
 	Earlier: []bandit.Change{{Until: 29, Value: "observed", Why: "from 10 dims where some constraint's fit is not exact, config's first stage ends at an evaluation whose observations and posterior means both hold every limit, its trust region reads the larger of an evaluation's mean and observation, and the safe stage's is centred as below 10 dims"}}}
 
@@ -174,7 +174,9 @@ func unitsOf(m model.Model) (interface{ Units(float64) float64 }, bool) {
 // feasibleSeen ends config's first stage: an evaluation observed to meet
 // every limit; with first-wide=means, from TrustAutoDim dims where some
 // constraint's fit is not exact, one whose posterior means hold every
-// limit too.
+// limit too. It is read at every decision, so the first stage comes back
+// where a refit moves those means over a limit (docs/live_limits.md, "The
+// safe set widened by its own prediction errors").
 func (a *ConfigAgent) feasibleSeen() bool {
 	if !a.ledger.anyFeasible() {
 		return false
