@@ -20,6 +20,7 @@ import (
 	"os"
 
 	"github.com/cbandit/cbandit/problem"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func main() {
@@ -59,7 +60,7 @@ func row(p *problem.SuiteProblem, noise float64) error {
 			k++
 		}
 	}
-	z := normQuantile(math.Pow(0.95, 1/float64(max(k, 1))))
+	z := distuv.UnitNormal.Quantile(math.Pow(0.95, 1/float64(max(k, 1))))
 	fmt.Printf("| %s | %d | %.3f |", p.Name, k, z)
 	d := len(p.Lo)
 	cons := make([]float64, len(p.Constraints))
@@ -180,18 +181,4 @@ func evolve(f func([]float64) float64, u []float64, rng *rand.Rand) []float64 {
 		sigma = max(sigma, 1e-9)
 	}
 	return u
-}
-
-// normQuantile is Φ⁻¹(q) by bisection on math.Erf.
-func normQuantile(q float64) float64 {
-	lo, hi := -10.0, 10.0
-	for range 200 {
-		m := (lo + hi) / 2
-		if 0.5*(1+math.Erf(m/math.Sqrt2)) < q {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return (lo + hi) / 2
 }
