@@ -92,8 +92,9 @@ type gpCore struct {
 	// configuration is not exact (noisy-replicates: config, lognei)
 	replicates bool
 	// pureError: the replicates' pure error bounds the posterior variance
-	// at an evaluated configuration (noise-check=repeat: lognei)
-	pureError bool
+	// at an evaluated configuration (noise-check=repeat or unseen: lognei);
+	// pureUnseen: only where it exceeds the fit's noise (unseen)
+	pureError, pureUnseen bool
 	// std: the models see standardised values (a policy divides the costs
 	// it uses outside them by model.Scale)
 	std bool

@@ -322,9 +322,9 @@ func pointKey(key []byte, x []float64) []byte {
 // observations repeated at one configuration about their configuration's
 // mean (Σ (y − ȳ)² / Σ (n − 1) over the observed, not failed
 // configurations; 0 without a repeat: regression's pure error, Draper &
-// Smith 1998, §2.1), and each configuration's observations (its group, by
-// pointKey).
-func (l *Ledger) pureError() ([]float64, map[string]*group) {
+// Smith 1998, §2.1), its degrees of freedom Σ (n − 1), and each
+// configuration's observations (its group, by pointKey).
+func (l *Ledger) pureError() (pe, df []float64, byKey map[string]*group) {
 	groups, byKey := l.repeats()
 	ss, df := make([]float64, 1+l.m), make([]float64, 1+l.m)
 	for _, g := range groups {
@@ -344,7 +344,7 @@ func (l *Ledger) pureError() ([]float64, map[string]*group) {
 			ss[j] /= df[j]
 		}
 	}
-	return ss, byKey
+	return ss, df, byKey
 }
 
 // repeated reports whether two decisions recorded (pending or observed,

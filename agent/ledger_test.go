@@ -73,20 +73,23 @@ func TestPureError(t *testing.T) {
 	l := NewLedger(1)
 	tell := func(x []float64, fb bandit.Feedback) { t.Helper(); recordTold(t, l, x, fb) }
 	p, q, r := []float64{0.25, 0.5}, []float64{0.75, 0.5}, []float64{0.25, 0.5000001}
-	if pe, _ := l.pureError(); !slices.Equal(pe, []float64{0, 0}) || l.repeated() {
+	if pe, _, _ := l.pureError(); !slices.Equal(pe, []float64{0, 0}) || l.repeated() {
 		t.Fatalf("empty ledger: pure error %v, repeated %v", pe, l.repeated())
 	}
 	tell(p, bandit.Feedback{Reward: 1, HasReward: true, Costs: []float64{2}})
 	tell(q, bandit.Feedback{Reward: 5, HasReward: true, Costs: []float64{7}})
 	tell(r, bandit.Feedback{Reward: 9, HasReward: true, Costs: []float64{9}})
-	if pe, _ := l.pureError(); !slices.Equal(pe, []float64{0, 0}) || l.repeated() {
+	if pe, _, _ := l.pureError(); !slices.Equal(pe, []float64{0, 0}) || l.repeated() {
 		t.Fatalf("no repeat: pure error %v, repeated %v", pe, l.repeated())
 	}
 	tell(slices.Clone(p), bandit.Feedback{Reward: 1, HasReward: true, Costs: []float64{2.5}})
 	tell(slices.Clone(p), bandit.Feedback{Reward: 3, HasReward: true, Costs: []float64{2}})
 	tell(slices.Clone(q), bandit.Feedback{Reward: 6, HasReward: true, Costs: []float64{7}})
 	tell(slices.Clone(q), bandit.Feedback{Failed: true, Reason: "crash"})
-	pe, groups := l.pureError()
+	pe, df, groups := l.pureError()
+	if !slices.Equal(df, []float64{3, 3}) {
+		t.Errorf("degrees of freedom %v, want [3 3] (p's 3 observations, q's 2)", df)
+	}
 	want := []float64{(8.0/3 + 0.5) / 3, 1.0 / 18}
 	for j := range want {
 		if math.Abs(pe[j]-want[j]) > 1e-12 {

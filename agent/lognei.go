@@ -304,7 +304,7 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", neiNoisy: inc == "nei-noisy", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		c.replicates = rep
-		c.pureError = check == "repeat"
+		c.pureError, c.pureUnseen = check != "off", check == "unseen"
 		return &LogNEI{gpCore: c, region: u, lastRounds: last, polish: polish == "bfgs", each: each != "best", startsOnly: each == "starts", autoStarts: each == "auto", interp: search == "interp", bound: trials == "bound", adjoint: grad == "adjoint", delta: delta, observed: det == "observed", reuse: again == "reuse", exploit: exploit,
 			exploitNoisy: exploitNoisy, beta: beta, noisyFit: nf, repeatValue: rv}
 	})(name, cfg)

@@ -128,30 +128,39 @@ func TestNoiseCheckArms(t *testing.T) {
 // where the model is less certain than the repeats' mean (a repeat
 // differing by 2e-6, pe = 2e-12, below the fit's noise floor) the repeats'
 // mean and pe/2 stand there, the rest as the model says; the metric is then
-// noisy (noisy()). off: the model's posterior.
+// noisy (noisy()). off: the model's posterior. unseen: as repeat, but
+// where pe is above the fitted noise by less than its 99 % χ² bound (one
+// degree of freedom: 6.63 times; a repeat differing by twice the fitted
+// noise's std) the model's posterior stands, pe recorded.
 func TestPureErrorPosterior(t *testing.T) {
+	f0 := noiseCheckFixture(t, nil)
+	within := unitScale(t, f0.ms[1]) * 2 * math.Sqrt(fittedNoise(f0.ms[1]))
 	for _, c := range []struct {
 		diff float64
 		mean bool // the repeats' mean replaces the model's
-	}{{0.02, false}, {2e-6, true}} {
-		for _, check := range []string{"repeat", "off"} {
+	}{{0.02, false}, {2e-6, true}, {within, false}} {
+		for _, check := range []string{"repeat", "unseen", "off"} {
 			a := noiseCheckFixture(t, bandit.Params{"noise-check": check})
 			x := 0.3
 			g1, g2 := x-0.5+1e-6*math.Sin(3e3), x-0.5+1e-6*math.Sin(3e3)+c.diff
 			tellAt(t, a, 11, x, g2)
 			ev, _ := a.evaluated()
-			if check == "off" {
+			ratio := c.diff * c.diff / 2 / math.Pow(unitScale(t, a.ms[1]), 2) / fittedNoise(a.ms[1])
+			if reach := ratio > 1 && ratio <= 6.6349; reach != (c.diff == within) {
+				t.Fatalf("diff %g: pure error %g times the fitted noise: the case needs it within the fit's reach %v", c.diff, ratio, !reach)
+			}
+			if check == "off" || check == "unseen" && c.diff == within {
 				mean, vr := make([]float64, 1), make([]float64, 1)
 				if err := model.AsBatchPredictor(a.ms[1]).PredictBatch([][]float64{{x}}, mean, vr, nil, nil); err != nil {
 					t.Fatal(err)
 				}
 				for k, act := range ev.acts {
 					if act.X[0] == x && (ev.mv[k][2] != mean[0] || ev.mv[k][3] != vr[0]) {
-						t.Errorf("diff %g, off: posterior at the repeats (%v, %v), the model's (%v, %v)", c.diff, ev.mv[k][2], ev.mv[k][3], mean[0], vr[0])
+						t.Errorf("diff %g, %s: posterior at the repeats (%v, %v), the model's (%v, %v)", c.diff, check, ev.mv[k][2], ev.mv[k][3], mean[0], vr[0])
 					}
 				}
-				if ev.pe != nil {
-					t.Errorf("diff %g, off: pure error recorded", c.diff)
+				if recorded := ev.pe != nil; recorded != (check == "unseen") {
+					t.Errorf("diff %g, %s: pure error recorded %v", c.diff, check, recorded)
 				}
 				continue
 			}

@@ -471,3 +471,14 @@ func TestDefaultsGeneration30(t *testing.T) {
 		{"lognei", 29, nil, map[string]string{"first-wide": ""}},
 	})
 }
+
+func TestDefaultsGeneration31(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 30, nil, map[string]string{"noise-check": "repeat"}},
+		{"lognei", 21, nil, map[string]string{"noise-check": "repeat"}},
+		{"lognei", 20, nil, map[string]string{"noise-check": "off"}},
+		{"lognei", 31, nil, map[string]string{"noise-check": ""}},
+		{"lognei", 30, map[string]any{"noise-check": "unseen"}, map[string]string{"noise-check": "unseen"}},
+		{"config", 30, nil, map[string]string{"noise-check": ""}},
+	})
+}

@@ -53,7 +53,8 @@ import (
 // the trial fit at 18 observations); 1d2ccf6: the same 59 by generation
 // 28's binary (lognei-typed8 without the startup design); 8ec23d6: the
 // same 59 by generation 29's (config-box20-safe-noisy's safe stage from the
-// first observation meeting the limit);
+// first observation meeting the limit); b311a93: the same 59 by generation
+// 30's;
 // 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
