@@ -353,7 +353,7 @@ func TestDefaultsGeneration21(t *testing.T) {
 	checkPins(t, []pin{
 		{"lognei", 20, nil, map[string]string{"noise-check": "off", "noisy-replicates": ""}},
 		{"lognei", 19, nil, map[string]string{"noise-check": "off", "noisy-replicates": "off"}},
-		{"lognei", 21, nil, map[string]string{"noise-check": ""}},
+		{"lognei", 21, nil, map[string]string{"noise-check": "repeat"}}, // generation 31: unseen
 		{"lognei", 20, map[string]any{"noise-check": "repeat"}, map[string]string{"noise-check": "repeat"}},
 		{"config", 20, nil, map[string]string{"noise-check": ""}},
 	})
