@@ -44,7 +44,9 @@ func (a *LogNEI) noiseCheck(t int) (turn, bool) {
 // estimate, their mean and its variance pe/n, where that is more certain
 // than the model's (whose fitted noise floor, 1e-6 of the data's variance,
 // can exceed the noise the repeats show), and where the fitted noise is
-// below pe no more certain than pe/n; in the posterior's units (Units, the
+// below pe no more certain than pe/n — with noise-check=unseen only where
+// pe exceeds it beyond its 99 % χ² bound, a noise the fit does not see
+// (within it, the fit's posterior pools the neighbours); in the posterior's units (Units, the
 // variance by the transform's slope at the mean). ev.pe records one
 // observation's variance so. A no-op where no repeat differs.
 func (c *gpCore) floorPureError(ev *evaluated) {
