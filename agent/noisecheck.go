@@ -18,7 +18,7 @@ var noiseCheckDoc = bandit.ChoiceParam{Name: "noise-check", Default: "unseen", C
 	Earlier: []bandit.Change{{Until: 20, Value: "off", Why: "lognei repeats its recommendation-to-be once where a metric looks deterministic, and a noise its repeats show bounds its posterior"},
 		{Until: 30, Value: "repeat", Why: "the repeats floor a metric's posterior only where they show more noise than its fit beyond a 99 % χ² bound"}}}
 
-// noiseCheck is lognei's noise-check=repeat turn: at round t in the
+// noiseCheck is lognei's noise-check turn (repeat or unseen): at round t in the
 // confirmation (t ≥ from), when no configuration was recorded twice and
 // some metric is exact, the recommendation-to-be again. ok false: none.
 func (a *LogNEI) noiseCheck(t int) (turn, bool) {
@@ -46,9 +46,10 @@ func (a *LogNEI) noiseCheck(t int) (turn, bool) {
 // can exceed the noise the repeats show), and where the fitted noise is
 // below pe no more certain than pe/n — with noise-check=unseen only where
 // pe exceeds it beyond its 99 % χ² bound, a noise the fit does not see
-// (within it, the fit's posterior pools the neighbours); in the posterior's units (Units, the
-// variance by the transform's slope at the mean). ev.pe records one
-// observation's variance so. A no-op where no repeat differs.
+// (within it, the fit's posterior pools the neighbours); in the
+// posterior's units (Units, the variance by the transform's slope at the
+// mean). ev.pe records one observation's variance so. A no-op where no
+// repeat differs.
 func (c *gpCore) floorPureError(ev *evaluated) {
 	pe, df, groups := c.ledger.pureError()
 	if !slices.ContainsFunc(pe, func(v float64) bool { return v > 0 }) {
