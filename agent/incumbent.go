@@ -56,6 +56,13 @@ var confirmDeepDoc = bandit.FloatParam{Name: "confirm-deep", Default: ConfirmBet
 	Source:  "the kriging quantile (Picheny, Ginsbourger, Richet & Caplin 2013, Technometrics 55(1)) as the final choice's candidate; β measured: docs/offline.md, \"Generation 14: a configuration to confirm\"",
 	Earlier: []bandit.Change{{Until: 13, Value: "0", Why: "where nothing is confirmable, the confirmation evaluates the posterior means' optimum that its replicates could confirm"}}}
 
+// confirmSpareDoc declares lognei's confirm-spare: what a challenger's
+// turn of the confirmation does when no challenger can overtake the leader.
+var confirmSpareDoc = bandit.ChoiceParam{Name: "confirm-spare", Default: "polish", Choices: []string{"leader", "polish"},
+	Doc:     "in the confirmation, a challenger's turn with no challenger, or one whose μ_f + 1.645σ_f is under the leader's μ_f: leader: replicate the leader; polish: evaluate confirm-deep's point searched from the leader (on a typed space over its continuous parameters, the rest held) where its μ_f beats the leader's, else replicate the leader",
+	Source:  "LUCB's stopping rule (Kalyanakrishnan, Tewari, Auer & Stone 2012 ICML §3); the kriging quantile (Picheny et al. 2013, Technometrics 55(1)) as the candidate to confirm; measured: docs/offline.md, \"Generation 32\"",
+	Earlier: []bandit.Change{{Until: 31, Value: "leader", Why: "the confirmation's turns that no challenger can use polish the leader's configuration instead of replicating it"}}}
+
 // confirmDeep is the decision of round t in the confirmation when
 // confirmTurn found nothing to replicate: the deep point of
 // confirmDeepDoc, which the following rounds can confirm (ok false:
@@ -69,7 +76,27 @@ func (a *LogNEI) confirmDeep(t int) (turn, bool, error) {
 	if at < 0 {
 		return turn{}, false, nil
 	}
-	x, ok, err := a.exploitPoint(ev, ev.acts[at].X, a.delta, exploitAim{noisy: true, beta: a.deep, reps: a.horizon - t + 1})
+	return a.deepTurn(ev, ev.acts[at].X, t, exploitAim{noisy: true, beta: a.deep, reps: a.horizon - t + 1})
+}
+
+// confirmPolish is the decision of a spare turn of the confirmation
+// (confirm-spare=polish): confirm-deep's point searched from the leader x0,
+// on a typed space over its continuous parameters, where its μ_f beats the
+// leader's (ok false: the leader's replicate).
+func (a *LogNEI) confirmPolish(t int, x0 []float64) (turn, bool, error) {
+	if a.deep == 0 {
+		return turn{}, false, nil
+	}
+	ev, ok := a.evaluated()
+	if !ok {
+		return turn{}, false, nil
+	}
+	return a.deepTurn(ev, x0, t, exploitAim{noisy: true, beta: a.deep, reps: a.horizon - t + 1, improve: true, pinned: true})
+}
+
+// deepTurn evaluates exploitPoint's point from x0 as aim says.
+func (a *LogNEI) deepTurn(ev evaluated, x0 []float64, t int, aim exploitAim) (turn, bool, error) {
+	x, ok, err := a.exploitPoint(ev, x0, a.delta, aim)
 	if err != nil || !ok {
 		return turn{}, false, err
 	}
@@ -100,29 +127,35 @@ func confirmFrom(name string, ps bandit.Params, horizon int) (int, error) {
 // replicates could bring to the level with the T − t + 1 rounds left, the
 // one of largest upper bound μ_f + ConfirmBeta·σ_f; either alone when the
 // other is missing, played as it is. ok false: search.
-func (c *gpCore) confirmTurn(t, from, horizon int) (turn, bool) {
+func (c *gpCore) confirmTurn(t, from, horizon int, stop bool) (tn turn, ok bool, spare []float64) {
 	if t < from || t > horizon {
-		return turn{}, false
+		return turn{}, false, nil
 	}
 	if !c.noisy() {
-		return turn{}, false // every metric deterministic: a replicate repeats its value
+		return turn{}, false, nil // every metric deterministic: a replicate repeats its value
 	}
 	ev, ok := c.evaluated()
 	if !ok {
-		return turn{}, false
+		return turn{}, false, nil
 	}
 	lead := c.confirmable(ev, confirmLevel, 0, 0, -1)
 	k := c.confirmable(ev, confirmLevel, horizon-t+1, ConfirmBeta, lead)
+	if stop && lead >= 0 && k >= 0 && ev.mv[k][0]+ConfirmBeta*math.Sqrt(math.Max(ev.mv[k][1], 0)) <= ev.mv[lead][0] {
+		k = -1 // LUCB's stop: the challenger's upper bound is under the leader's mean
+	}
+	if lead >= 0 && stop && k < 0 && (t-from)%2 == 1 {
+		spare = ev.acts[lead].X
+	}
 	if lead >= 0 && (k < 0 || (t-from)%2 == 0) {
 		k = lead
 	}
 	if k < 0 {
-		return turn{}, false
+		return turn{}, false, nil
 	}
 	act := ev.acts[k]
 	act.X = append([]float64(nil), act.X...)
 	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
-		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true
+		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true, spare
 }
 
 // ConfirmNoise is the fitted noise variance (in the units of the model's
@@ -191,6 +224,7 @@ func (c *gpCore) confirmable(ev evaluated, level float64, n int, beta float64, e
 type lastRounds struct {
 	from, horizon int
 	deep          float64 // confirm-deep's β (0: off)
+	polishSpare   bool    // confirm-spare=polish
 	nei           bool
 	neiNoisy      bool // incumbent=nei-noisy
 	observedBar   bool // incumbent=observed

@@ -36,7 +36,7 @@ func TestConfirmableHandSolved(t *testing.T) {
 	if a.from != 10 {
 		t.Fatalf("from = %d, want 10", a.from)
 	}
-	if _, ok := a.confirmTurn(10, a.from, a.horizon); ok {
+	if _, ok, _ := a.confirmTurn(10, a.from, a.horizon, false); ok {
 		t.Error("round 10: confirms with one round left")
 	}
 	b := recommendFixture(t, "on").(*LogNEI)
@@ -53,7 +53,7 @@ func TestConfirmableHandSolved(t *testing.T) {
 	if d.Action.Arm != 0 {
 		t.Errorf("round 9 of 10: plays %+v, want arm 0", d.Action)
 	}
-	if _, ok := b.confirmTurn(8, b.from, b.horizon); ok {
+	if _, ok, _ := b.confirmTurn(8, b.from, b.horizon, false); ok {
 		t.Error("round 8: confirms before its rounds")
 	}
 }
@@ -187,9 +187,42 @@ func TestConfirmChallenger(t *testing.T) {
 	}
 	// These models report no fitted noise (unstandardised, fixed kernel):
 	// every metric counts as deterministic, and the confirmation searches.
-	if _, ok := a.confirmTurn(5, 5, 10); ok {
+	if _, ok, _ := a.confirmTurn(5, 5, 10, false); ok {
 		t.Error("confirms with every metric deterministic")
 	}
+}
+
+// confirmArms is lognei (confirm-spare as given) on three independent
+// arms, standardised, λ = 1, told arm 0 three times (f 4, g −3), arm 1
+// once (f 1, g 2: over the limit) and arm 2 once (f f2, g −2.5).
+func confirmArms(t *testing.T, f2 float64, spare string) *LogNEI {
+	t.Helper()
+	dom, err := domain.NewFinite([][]float64{{0}, {100}, {200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := gp.NewSE(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 1, B: 10, G: 10, R: 1, RG: 1}, Horizon: 20, Seed: 1,
+		Params: bandit.Params{"standardise": "on", "hyper": "fixed", "lambda": "1", "confirm-spare": spare}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, o := range []struct {
+		arm     int
+		f, cost float64
+	}{{0, 4, -3}, {0, 4, -3}, {0, 4, -3}, {1, 1, 2}, {2, f2, -2.5}} {
+		d, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r + 1}, bandit.ArmAction(o.arm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: o.f, HasReward: true, Costs: []float64{o.cost}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ag.(*LogNEI)
 }
 
 // TestConfirmAlternates: three independent arms, standardised, λ = 1 (a
@@ -201,32 +234,7 @@ func TestConfirmChallenger(t *testing.T) {
 // confirmable). The confirmation plays
 // the leader in its first round and the challenger in the next.
 func TestConfirmAlternates(t *testing.T) {
-	dom, err := domain.NewFinite([][]float64{{0}, {100}, {200}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := gp.NewSE(1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ag, err := New("lognei", Config{Info: bandit.Info{Domain: dom, M: 1, Kernel: k, NoiseVar: 1, B: 10, G: 10, R: 1, RG: 1}, Horizon: 20, Seed: 1,
-		Params: bandit.Params{"standardise": "on", "hyper": "fixed", "lambda": "1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r, o := range []struct {
-		arm     int
-		f, cost float64
-	}{{0, 4, -3}, {0, 4, -3}, {0, 4, -3}, {1, 1, 2}, {2, 9, -2.5}} {
-		d, err := ag.(bandit.Imposer).Impose(&bandit.Round{T: r + 1}, bandit.ArmAction(o.arm))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ag.Observe(bandit.Feedback{ID: d.ID, Reward: o.f, HasReward: true, Costs: []float64{o.cost}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a := ag.(*LogNEI)
+	a := confirmArms(t, 9, "leader")
 	ev, ok := a.evaluated()
 	if !ok {
 		t.Fatal("not evaluated")
@@ -238,13 +246,47 @@ func TestConfirmAlternates(t *testing.T) {
 	}
 	a.from = 11 // rounds 11..20: 10 left at round 11
 	for _, c := range []struct{ t, arm int }{{11, 0}, {12, 2}} {
-		tn, ok := a.confirmTurn(c.t, a.from, a.horizon)
+		tn, ok, _ := a.confirmTurn(c.t, a.from, a.horizon, false)
 		if !ok {
 			t.Fatalf("round %d: searches", c.t)
 		}
 		act, err := tn.after(bandit.Action{}, 0)
 		if err != nil || act.Arm != c.arm {
 			t.Errorf("round %d: plays %+v, want arm %d", c.t, act, c.arm)
+		}
+	}
+}
+
+// TestConfirmStopsAChallengerThatCannotWin: confirmArms with arm 2's f at
+// −10, its μ_f + 1.645σ_f under the leader's μ_f (LUCB's stop): with
+// confirm-spare=polish the challenger's round (12) is spare — the leader,
+// the polish's start — and replicates the leader (no box to polish on);
+// with leader it plays arm 2, as before. The leader's round (11) is never
+// spare.
+func TestConfirmStopsAChallengerThatCannotWin(t *testing.T) {
+	for _, c := range []struct {
+		spare     string
+		t, arm    int
+		wantSpare bool
+	}{{"leader", 12, 2, false}, {"polish", 12, 0, true}, {"polish", 11, 0, false}} {
+		a := confirmArms(t, -10, c.spare)
+		a.from = 11
+		ev, _ := a.evaluated()
+		lead := a.confirmable(ev, confirmLevel, 0, 0, -1)
+		ch := a.confirmable(ev, confirmLevel, a.horizon-c.t+1, ConfirmBeta, lead)
+		if ch < 0 || ev.acts[ch].Arm != 2 || ev.mv[ch][0]+ConfirmBeta*math.Sqrt(ev.mv[ch][1]) > ev.mv[lead][0] {
+			t.Fatalf("challenger %d: the test needs arm 2 confirmable with its upper bound under the leader's mean", ch)
+		}
+		tn, ok, spare := a.confirmTurn(c.t, a.from, a.horizon, a.polishSpare)
+		if !ok {
+			t.Fatalf("%s, round %d: searches", c.spare, c.t)
+		}
+		if act, err := tn.after(bandit.Action{}, 0); err != nil || act.Arm != c.arm || (spare != nil) != c.wantSpare {
+			t.Errorf("%s, round %d: plays %+v, spare %v; want arm %d, spare %v", c.spare, c.t, act, spare, c.arm, c.wantSpare)
+		}
+		d, err := a.Decide(&bandit.Round{T: c.t})
+		if err != nil || d.Action.Arm != c.arm {
+			t.Errorf("%s, round %d: Decide plays %+v (%v), want arm %d", c.spare, c.t, d.Action, err, c.arm)
 		}
 	}
 }

@@ -139,7 +139,12 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 		if tn, ok := a.noiseCheck(r.T); ok {
 			return tn, nil
 		}
-		if tn, ok := a.confirmTurn(r.T, a.from, a.horizon); ok {
+		if tn, ok, spare := a.confirmTurn(r.T, a.from, a.horizon, a.polishSpare); ok {
+			if spare != nil {
+				if tp, ok, err := a.confirmPolish(r.T, spare); err != nil || ok {
+					return tp, err
+				}
+			}
 			return tn, nil
 		}
 		if tn, ok, err := a.confirmDeep(r.T); err != nil || ok {
@@ -214,7 +219,7 @@ func init() {
 			"evaluations may break limits, the recommendation may not",
 		Source: "Ament et al. 2023 NeurIPS (log EI); Gardner et al. 2014 ICML §3; Gelbart, Snoek & Adams 2014 UAI; Letham et al. 2019 (not in the five papers)",
 		// region=auto: SCBO's trust region from TrustAutoDim dimensions.
-		Params: append(replaced(CoreParams, logNEIInitDoc), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc, replicatesDoc, noiseCheckDoc, repeatValueDoc),
+		Params: append(replaced(CoreParams, logNEIInitDoc), regionAcqDoc, regionPointsDoc, regionPointsBeforeDoc, regionPriorMeanDoc, confirmDoc, confirmDeepDoc, confirmSpareDoc, incumbentDoc, logNEIPolishDoc, logNEIBoxPolishDoc, logNEISearchAgainDoc, polishSearchDoc, polishGradDoc, polishTrialsDoc, logNEIFailDoc, logNEIDeterministicDoc, exploitDoc, exploitNoisyDoc, exploitBetaDoc, noisyPriorDoc, noisyRefitDoc, noisyStartsDoc, noisyCandidatesDoc, noisyFinalDoc, replicatesDoc, noiseCheckDoc, repeatValueDoc),
 		// The default of offline studies, every constraint kind a limit on
 		// the recommendation only (docs/offline.md).
 		Can: Caps{Domains: []string{DomainFinite, DomainBox}, Kinds: []bandit.ConstraintKind{KindPerRound, KindCumulative, KindLongTerm},
@@ -301,7 +306,11 @@ func newLogNEI(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, nei: inc == "nei", neiNoisy: inc == "nei-noisy", observedBar: inc == "observed", seed: cfg.Seed}
+	spare, err := confirmSpareDoc.Read(name, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	last := lastRounds{from: from, horizon: cfg.Horizon, deep: deep, polishSpare: spare == "polish", nei: inc == "nei", neiNoisy: inc == "nei-noisy", observedBar: inc == "observed", seed: cfg.Seed}
 	return policyOn(func(c *gpCore) *LogNEI {
 		c.replicates = rep
 		c.pureError, c.pureUnseen = check != "off", check == "unseen"

@@ -482,3 +482,17 @@ func TestDefaultsGeneration31(t *testing.T) {
 		{"config", 30, nil, map[string]string{"noise-check": ""}},
 	})
 }
+
+// Generation 32 polishes the leader in the confirmation's turns no
+// challenger can use (confirm-spare = polish); a study of generation 31 or
+// earlier replicates the leader there unless it sets it; config takes no
+// confirm-spare.
+func TestDefaultsGeneration32(t *testing.T) {
+	checkPins(t, []pin{
+		{"lognei", 31, nil, map[string]string{"confirm-spare": "leader"}},
+		{"lognei", 11, nil, map[string]string{"confirm-spare": "leader"}},
+		{"lognei", 32, nil, map[string]string{"confirm-spare": ""}},
+		{"lognei", 31, map[string]any{"confirm-spare": "polish"}, map[string]string{"confirm-spare": "polish"}},
+		{"config", 31, nil, map[string]string{"confirm-spare": ""}},
+	})
+}
