@@ -101,8 +101,14 @@ func (a *LogNEI) deepTurn(ev evaluated, x0 []float64, t int, aim exploitAim) (tu
 		return turn{}, false, err
 	}
 	act := bandit.PointAction(x)
+	return playTurn(act), true, nil
+}
+
+// playTurn is a decision that plays act as it is (the confirmation's,
+// the exploitation step's and the noise check's own turns).
+func playTurn(act bandit.Action) turn {
 	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
-		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true, nil
+		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}
 }
 
 // confirmLevel is the level a replicate aims the recommendation-to-be at:
@@ -154,8 +160,7 @@ func (c *gpCore) confirmTurn(t, from, horizon int, stop bool) (tn turn, ok bool,
 	}
 	act := ev.acts[k]
 	act.X = append([]float64(nil), act.X...)
-	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
-		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true, spare
+	return playTurn(act), true, spare
 }
 
 // ConfirmNoise is the fitted noise variance (in the units of the model's

@@ -169,8 +169,7 @@ func (a *LogNEI) Decide(r *bandit.Round) (bandit.Decision, error) {
 			}
 			if ok {
 				act := bandit.PointAction(x)
-				return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
-					after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, nil
+				return playTurn(act), nil
 			}
 		}
 		if a.observedBar && at >= 0 && a.fittedNoisy() {

@@ -33,8 +33,7 @@ func (a *LogNEI) noiseCheck(t int) (turn, bool) {
 		return turn{}, false
 	}
 	act := rec.Action
-	return turn{acq: func(Posterior) float64 { return 0 }, fixed: true, own: true,
-		after: func(bandit.Action, int) (bandit.Action, error) { return act, nil }}, true
+	return playTurn(act), true
 }
 
 // floorPureError: where a metric's repeats differ (the ledger's pure
