@@ -17,7 +17,7 @@ import (
 
 // Aggregate builds the summary from the results of o.Jobs(), in that order.
 func Aggregate(o Options, results []RunResult) *Summary {
-	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree,
+	s := &Summary{Set: o.Set, Horizon: o.Horizon, Seeds: o.Seeds, FirstSeed: firstSeed(o.FirstSeed), Problems: o.Problems, Algorithms: o.Algorithms, Units: o.Units, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree,
 		Noise: Job{NoiseFree: o.NoiseFree, Noise: o.Noise}.noiseLevel(), NoiseScale: o.NoiseScale, Evaluations: o.Evaluations}
 	if s.Evaluations == "" {
 		s.Evaluations = Live
@@ -195,4 +195,12 @@ func (c Cell) Label() string {
 		return c.Algorithm
 	}
 	return fmt.Sprintf("%s (%s)", c.Algorithm, c.Resolved)
+}
+
+// firstSeed is the summary's first_seed: omitted (0) for seed 1.
+func firstSeed(s int) int {
+	if s == 1 {
+		return 0
+	}
+	return s
 }

@@ -79,8 +79,12 @@ type Options struct {
 	Algorithms []string
 	// Horizon is T (default DefaultHorizon; at least 2).
 	Horizon int
-	// Seeds is the number of seeds, 1..Seeds (default DefaultSeeds).
+	// Seeds is the number of seeds, FirstSeed..FirstSeed+Seeds−1 (default
+	// DefaultSeeds).
 	Seeds int
+	// FirstSeed is the first seed (default 1): a run's numbers depend on
+	// its seed alone, so seeds 11–20 repeat those of a run of 1–20.
+	FirstSeed int
 	// Units are unit systems, Natural and/or Scaled (default both).
 	Units []string
 	// Workers is the number of runs in parallel (default GOMAXPROCS).
@@ -207,9 +211,11 @@ type Cell struct {
 // Summary is the result of Run (summary.json).
 type Summary struct {
 	// Set is the problem set (Options.Set; absent for the defaults).
-	Set        string   `json:"set,omitempty"`
-	Horizon    int      `json:"horizon"`
-	Seeds      int      `json:"seeds"`
+	Set     string `json:"set,omitempty"`
+	Horizon int    `json:"horizon"`
+	Seeds   int    `json:"seeds"`
+	// FirstSeed is the first seed where it is not 1 (Options).
+	FirstSeed  int      `json:"first_seed,omitempty"`
 	Problems   []string `json:"problems"`
 	Algorithms []string `json:"algorithms"`
 	Units      []string `json:"units"`
@@ -283,6 +289,12 @@ func (o Options) Normalize() (Options, error) {
 	if o.Seeds < 1 {
 		return o, fmt.Errorf("suite: seeds = %d: must be at least 1", o.Seeds)
 	}
+	if o.FirstSeed == 0 {
+		o.FirstSeed = 1
+	}
+	if o.FirstSeed < 1 {
+		return o, fmt.Errorf("suite: first seed = %d: must be at least 1", o.FirstSeed)
+	}
 	if len(o.Units) == 0 {
 		o.Units = slices.Clone(DefaultUnits)
 	}
@@ -330,7 +342,7 @@ func (o Options) Jobs() []Job {
 	for _, p := range o.Problems {
 		for _, a := range o.Algorithms {
 			for _, u := range o.Units {
-				for s := 1; s <= o.Seeds; s++ {
+				for s := o.FirstSeed; s < o.FirstSeed+o.Seeds; s++ {
 					jobs = append(jobs, Job{Problem: p, Algorithm: a, Units: u, Seed: s, Batch: o.Batch, Async: o.Async, NoiseFree: o.NoiseFree, Noise: o.Noise, NoiseScale: o.NoiseScale, Evaluations: o.Evaluations})
 				}
 			}

@@ -87,7 +87,7 @@ func TestCLISuite(t *testing.T) {
 	}{
 		{[]string{"suite", "--units", "imperial"}, `--units = "imperial"`},
 		{[]string{"suite", "--horizon", "1"}, "--horizon = 1"},
-		{[]string{"suite", "--seeds", "0"}, "--seeds = 0"},
+		{[]string{"suite", "--seeds", "0"}, `--seeds = "0"`},
 		{[]string{"suite", "--workers", "-1"}, "--workers = -1"},
 		{[]string{"suite", "--problems", "nope"}, `--problems: problem: unknown suite problem "nope"`},
 		{[]string{"suite", "--algos", "nope-ucb"}, `--algos: unknown algorithm "nope-ucb"`},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/cbandit/cbandit/agent"
@@ -17,7 +18,7 @@ import (
 func init() {
 	register(command{
 		name:    "suite",
-		usage:   "[--set defaults|systems] [--algos a,b,c] [--problems p,q] [--horizon T] [--seeds n] [--units natural|scaled|both] [--noise f | --noise-free] [--evaluations live|offline] [--workers w] [--out DIR] [--quiet]",
+		usage:   "[--set defaults|systems] [--algos a,b,c] [--problems p,q] [--horizon T] [--seeds n|a-b] [--units natural|scaled|both] [--noise f | --noise-free] [--evaluations live|offline] [--workers w] [--out DIR] [--quiet]",
 		summary: "measure the defaults: run the practical-defaults suite of constrained BO problems through the service, in process",
 		run:     runSuite,
 	})
@@ -89,7 +90,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	set := fs.String("set", suite.SetDefaults, "problem set: defaults (the practical-defaults suite) or systems ("+strings.Join(problem.SystemsNames(), ",")+")")
 	problems := fs.String("problems", "", "comma-separated suite problems (default all of --set; defaults: "+strings.Join(problem.SuiteNames(), ",")+")")
 	horizon := fs.Int("horizon", suite.DefaultHorizon, "rounds T per study (at least 2)")
-	seeds := fs.Int("seeds", suite.DefaultSeeds, "number of seeds (1..n) per problem, algorithm and unit system")
+	seeds := fs.String("seeds", strconv.Itoa(suite.DefaultSeeds), "seeds per problem, algorithm and unit system: n (seeds 1..n) or a-b (seeds a..b; a run's numbers depend on its seed alone, so 11-20 repeats those seeds of 1-20)")
 	units := fs.String("units", "both", "unit systems: natural, scaled or both")
 	workers := fs.Int("workers", 0, "studies run in parallel (0: one per CPU)")
 	out := fs.String("out", "", "directory for suite.md and summary.json (optional)")
@@ -117,13 +118,14 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *evaluations != suite.Live && *evaluations != suite.Offline {
 		return fmt.Errorf("suite: --evaluations = %q: must be %s or %s", *evaluations, suite.Live, suite.Offline)
 	}
-	o := suite.Options{Set: *set, Horizon: *horizon, Seeds: *seeds, Workers: *workers, Batch: *batch, Async: *async,
+	first, count, err := seedRange(*seeds)
+	if err != nil {
+		return err
+	}
+	o := suite.Options{Set: *set, Horizon: *horizon, Seeds: count, FirstSeed: first, Workers: *workers, Batch: *batch, Async: *async,
 		NoiseFree: *noiseFree || *noise == 0, Noise: *noise, NoiseScale: *noiseScale, Evaluations: *evaluations}
 	if *horizon < 2 {
 		return fmt.Errorf("suite: --horizon = %d: must be at least 2", *horizon)
-	}
-	if *seeds < 1 {
-		return fmt.Errorf("suite: --seeds = %d: must be at least 1", *seeds)
 	}
 	if *workers < 0 {
 		return fmt.Errorf("suite: --workers = %d: must be 0 (one per CPU) or more", *workers)
@@ -148,7 +150,6 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return out, nil
 	}
-	var err error
 	if o.Algorithms, err = split("algos", *algos); err != nil {
 		return err
 	}
@@ -193,4 +194,23 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "\nwrote %s/suite.md and %s/summary.json\n", *out, *out)
 	}
 	return nil
+}
+
+// seedRange reads --seeds: n (seeds 1..n) or a-b (seeds a..b), as the first
+// seed and the count.
+func seedRange(v string) (first, count int, err error) {
+	bad := fmt.Errorf("suite: --seeds = %q: want n ≥ 1 (seeds 1..n) or a-b with 1 ≤ a ≤ b (seeds a..b)", v)
+	lo, hi, isRange := strings.Cut(v, "-")
+	a, err := strconv.Atoi(strings.TrimSpace(lo))
+	if err != nil || a < 1 {
+		return 0, 0, bad
+	}
+	if !isRange {
+		return 1, a, nil
+	}
+	b, err := strconv.Atoi(strings.TrimSpace(hi))
+	if err != nil || b < a {
+		return 0, 0, bad
+	}
+	return a, b - a + 1, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/learner"
+	"github.com/cbandit/cbandit/suite"
 )
 
 // cbandit suite --noise and --evaluations: bad values are named; an offline
@@ -60,5 +62,48 @@ func TestCLISuiteOffline(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("suite", "--algos", "default:beta-f=2"); code == 0 || !strings.Contains(stderr, "takes no parameters") {
 		t.Errorf("--algos default:beta-f=2: exit %d, %q", code, stderr)
+	}
+}
+
+// cbandit suite --seeds a-b: bad values are named; seeds 2-3 repeat the
+// numbers of seeds 2 and 3 of a run of 1-3, and summary.json says where
+// they start.
+func TestCLISuiteSeedRange(t *testing.T) {
+	for _, bad := range []string{"0", "5-3", "x", "0-2", "2-"} {
+		code, _, stderr := runCLI("suite", "--seeds", bad)
+		if code == 0 || !strings.Contains(stderr, `--seeds = "`+bad+`"`) {
+			t.Errorf("--seeds %s: exit %d, stderr %q", bad, code, stderr)
+		}
+	}
+	run := func(seeds string) suite.Summary {
+		dir := t.TempDir()
+		code, _, stderr := runCLI("suite", "--set", "systems", "--problems", "three-bar-truss", "--algos", "config", "--horizon", "6", "--seeds", seeds,
+			"--units", "natural", "--noise", "0.05", "--quiet", "--workers", "1", "--out", dir)
+		if code != 0 {
+			t.Fatalf("--seeds %s: exit %d\n%s", seeds, code, stderr)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s suite.Summary
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	all, part := run("3"), run("2-3")
+	if part.Seeds != 2 || part.FirstSeed != 2 || all.FirstSeed != 0 {
+		t.Fatalf("seeds %d from %d (want 2 from 2); a run of 1-3 says first_seed %d (want it omitted)", part.Seeds, part.FirstSeed, all.FirstSeed)
+	}
+	got := part.Cells[0].Runs
+	want := all.Cells[0].Runs[1:]
+	if len(got) != 2 {
+		t.Fatalf("%d runs, want 2", len(got))
+	}
+	for i := range got {
+		if got[i].Seed != want[i].Seed || got[i].Regret != want[i].Regret || got[i].Violation != want[i].Violation {
+			t.Errorf("seed %d: (%v, %v); in a run of 1-3, seed %d: (%v, %v)", got[i].Seed, got[i].Regret, got[i].Violation, want[i].Seed, want[i].Regret, want[i].Violation)
+		}
 	}
 }
