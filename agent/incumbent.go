@@ -132,7 +132,10 @@ func confirmFrom(name string, ps bandit.Params, horizon int) (int, error) {
 // at the level) and, among the other evaluated configurations that
 // replicates could bring to the level with the T − t + 1 rounds left, the
 // one of largest upper bound μ_f + ConfirmBeta·σ_f; either alone when the
-// other is missing, played as it is. ok false: search.
+// other is missing, played as it is. ok false: search. With stop
+// (confirm-spare=polish) a challenger whose upper bound is under the
+// leader's mean is dropped (LUCB's stop), and a challenger's turn left
+// without one returns spare, the leader's configuration (confirmPolish).
 func (c *gpCore) confirmTurn(t, from, horizon int, stop bool) (tn turn, ok bool, spare []float64) {
 	if t < from || t > horizon {
 		return turn{}, false, nil
