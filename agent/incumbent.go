@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cbandit/cbandit/bandit"
+	"github.com/cbandit/cbandit/domain"
 	"github.com/cbandit/cbandit/gp"
 	"github.com/cbandit/cbandit/model"
 )
@@ -59,7 +60,7 @@ var confirmDeepDoc = bandit.FloatParam{Name: "confirm-deep", Default: ConfirmBet
 // confirmSpareDoc declares lognei's confirm-spare: what a challenger's
 // turn of the confirmation does when no challenger can overtake the leader.
 var confirmSpareDoc = bandit.ChoiceParam{Name: "confirm-spare", Default: "polish", Choices: []string{"leader", "polish"},
-	Doc:     "in the confirmation, a challenger's turn with no challenger, or one whose μ_f + 1.645σ_f is under the leader's μ_f: leader: replicate the leader; polish: evaluate confirm-deep's point searched from the leader (on a typed space over its continuous parameters, the rest held) where its μ_f beats the leader's, else replicate the leader",
+	Doc:     "on a box of floats (not a typed space), in the confirmation, a challenger's turn with no challenger, or one whose μ_f + 1.645σ_f is under the leader's μ_f: leader: replicate the leader; polish: evaluate confirm-deep's point searched from the leader where its μ_f beats the leader's, else replicate the leader",
 	Source:  "LUCB's stopping rule (Kalyanakrishnan, Tewari, Auer & Stone 2012 ICML §3); the kriging quantile (Picheny et al. 2013, Technometrics 55(1)) as the candidate to confirm; measured: docs/offline.md, \"Generation 32\"",
 	Earlier: []bandit.Change{{Until: 31, Value: "leader", Why: "the confirmation's turns that no challenger can use polish the leader's configuration instead of replicating it"}}}
 
@@ -80,9 +81,8 @@ func (a *LogNEI) confirmDeep(t int) (turn, bool, error) {
 }
 
 // confirmPolish is the decision of a spare turn of the confirmation
-// (confirm-spare=polish): confirm-deep's point searched from the leader x0,
-// on a typed space over its continuous parameters, where its μ_f beats the
-// leader's (ok false: the leader's replicate).
+// (confirm-spare=polish): confirm-deep's point searched from the leader x0
+// where its μ_f beats the leader's (ok false: the leader's replicate).
 func (a *LogNEI) confirmPolish(t int, x0 []float64) (turn, bool, error) {
 	if a.deep == 0 {
 		return turn{}, false, nil
@@ -91,7 +91,7 @@ func (a *LogNEI) confirmPolish(t int, x0 []float64) (turn, bool, error) {
 	if !ok {
 		return turn{}, false, nil
 	}
-	return a.deepTurn(ev, x0, t, exploitAim{noisy: true, beta: a.deep, reps: a.horizon - t + 1, improve: true, pinned: true})
+	return a.deepTurn(ev, x0, t, exploitAim{noisy: true, beta: a.deep, reps: a.horizon - t + 1, improve: true})
 }
 
 // deepTurn evaluates exploitPoint's point from x0 as aim says.
@@ -133,9 +133,10 @@ func confirmFrom(name string, ps bandit.Params, horizon int) (int, error) {
 // replicates could bring to the level with the T − t + 1 rounds left, the
 // one of largest upper bound μ_f + ConfirmBeta·σ_f; either alone when the
 // other is missing, played as it is. ok false: search. With stop
-// (confirm-spare=polish) a challenger whose upper bound is under the
-// leader's mean is dropped (LUCB's stop), and a challenger's turn left
-// without one returns spare, the leader's configuration (confirmPolish).
+// (confirm-spare=polish), on a box of floats, a challenger whose upper
+// bound is under the leader's mean is dropped (LUCB's stop), and a
+// challenger's turn left without one returns spare, the leader's
+// configuration (confirmPolish).
 func (c *gpCore) confirmTurn(t, from, horizon int, stop bool) (tn turn, ok bool, spare []float64) {
 	if t < from || t > horizon {
 		return turn{}, false, nil
@@ -146,6 +147,9 @@ func (c *gpCore) confirmTurn(t, from, horizon int, stop bool) (tn turn, ok bool,
 	ev, ok := c.evaluated()
 	if !ok {
 		return turn{}, false, nil
+	}
+	if box, isBox := c.info.Domain.(*domain.Box); !isBox || box.Mixed() {
+		stop = false // no kriging-quantile point off a box of floats (exploitPoint)
 	}
 	lead := c.confirmable(ev, confirmLevel, 0, 0, -1)
 	k := c.confirmable(ev, confirmLevel, horizon-t+1, ConfirmBeta, lead)

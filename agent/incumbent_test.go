@@ -257,40 +257,6 @@ func TestConfirmAlternates(t *testing.T) {
 	}
 }
 
-// TestConfirmStopsAChallengerThatCannotWin: confirmArms with arm 2's f at
-// −10, its μ_f + 1.645σ_f under the leader's μ_f (LUCB's stop): with
-// confirm-spare=polish the challenger's round (12) is spare — the leader,
-// the polish's start — and replicates the leader (no box to polish on);
-// with leader it plays arm 2, as before. The leader's round (11) is never
-// spare.
-func TestConfirmStopsAChallengerThatCannotWin(t *testing.T) {
-	for _, c := range []struct {
-		spare     string
-		t, arm    int
-		wantSpare bool
-	}{{"leader", 12, 2, false}, {"polish", 12, 0, true}, {"polish", 11, 0, false}} {
-		a := confirmArms(t, -10, c.spare)
-		a.from = 11
-		ev, _ := a.evaluated()
-		lead := a.confirmable(ev, confirmLevel, 0, 0, -1)
-		ch := a.confirmable(ev, confirmLevel, a.horizon-c.t+1, ConfirmBeta, lead)
-		if ch < 0 || ev.acts[ch].Arm != 2 || ev.mv[ch][0]+ConfirmBeta*math.Sqrt(ev.mv[ch][1]) > ev.mv[lead][0] {
-			t.Fatalf("challenger %d: the test needs arm 2 confirmable with its upper bound under the leader's mean", ch)
-		}
-		tn, ok, spare := a.confirmTurn(c.t, a.from, a.horizon, a.polishSpare)
-		if !ok {
-			t.Fatalf("%s, round %d: searches", c.spare, c.t)
-		}
-		if act, err := tn.after(bandit.Action{}, 0); err != nil || act.Arm != c.arm || (spare != nil) != c.wantSpare {
-			t.Errorf("%s, round %d: plays %+v, spare %v; want arm %d, spare %v", c.spare, c.t, act, spare, c.arm, c.wantSpare)
-		}
-		d, err := a.Decide(&bandit.Round{T: c.t})
-		if err != nil || d.Action.Arm != c.arm {
-			t.Errorf("%s, round %d: Decide plays %+v (%v), want arm %d", c.spare, c.t, d.Action, err, c.arm)
-		}
-	}
-}
-
 // TestNEINoisyScope: incumbent=nei-noisy decides as plug-in where the
 // metrics are told without noise and as nei where they are noisy, while
 // nei itself acts noise-free too (the first fits are not exact) — the
