@@ -62,7 +62,7 @@ var confirmDeepDoc = bandit.FloatParam{Name: "confirm-deep", Default: ConfirmBet
 var confirmSpareDoc = bandit.ChoiceParam{Name: "confirm-spare", Default: "polish", Choices: []string{"leader", "polish"},
 	Doc:     "on a box of floats (not a typed space), in the confirmation, a challenger's turn with no challenger, or one whose μ_f + 1.645σ_f is under the leader's μ_f: leader: replicate the leader; polish: evaluate confirm-deep's point searched from the leader where its μ_f beats the leader's, else replicate the leader",
 	Source:  "LUCB's stopping rule (Kalyanakrishnan, Tewari, Auer & Stone 2012 ICML §3); the kriging quantile (Picheny et al. 2013, Technometrics 55(1)) as the candidate to confirm; measured: docs/offline.md, \"Generation 32\"",
-	Earlier: []bandit.Change{{Until: 31, Value: "leader", Why: "the confirmation's turns that no challenger can use polish the leader's configuration instead of replicating it"}}}
+	Earlier: []bandit.Change{{Until: 31, Value: "leader", Why: "on a box of floats, the confirmation's turns that no challenger can use polish the leader's configuration instead of replicating it"}}}
 
 // confirmDeep is the decision of round t in the confirmation when
 // confirmTurn found nothing to replicate: the deep point of
