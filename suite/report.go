@@ -78,7 +78,11 @@ func Aggregate(o Options, results []RunResult) *Summary {
 // change over the problems.
 func (s *Summary) Markdown() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %d seed(s); violation long-term for the algorithms that honour long-term constraints, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, s.Seeds)
+	over := fmt.Sprintf("%d seed(s)", s.Seeds)
+	if s.FirstSeed > 1 {
+		over = fmt.Sprintf("seeds %d–%d", s.FirstSeed, s.FirstSeed+s.Seeds-1)
+	}
+	fmt.Fprintf(&sb, "Late normalised regret and violation over rounds t > T/2 (T = %d, mean over %s; violation long-term for the algorithms that honour long-term constraints, per round otherwise); Δ = scaled − natural.\n\n", s.Horizon, over)
 	if s.NoiseFree {
 		sb.WriteString("Metrics told without noise (--noise-free).\n\n")
 	} else if s.NoiseScale == NoiseLimit {

@@ -75,13 +75,15 @@ func TestCLISuiteSeedRange(t *testing.T) {
 			t.Errorf("--seeds %s: exit %d, stderr %q", bad, code, stderr)
 		}
 	}
+	var report string
 	run := func(seeds string) suite.Summary {
 		dir := t.TempDir()
-		code, _, stderr := runCLI("suite", "--set", "systems", "--problems", "three-bar-truss", "--algos", "config", "--horizon", "6", "--seeds", seeds,
+		code, out, stderr := runCLI("suite", "--set", "systems", "--problems", "three-bar-truss", "--algos", "config", "--horizon", "6", "--seeds", seeds,
 			"--units", "natural", "--noise", "0.05", "--quiet", "--workers", "1", "--out", dir)
 		if code != 0 {
 			t.Fatalf("--seeds %s: exit %d\n%s", seeds, code, stderr)
 		}
+		report = out
 		raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -93,6 +95,9 @@ func TestCLISuiteSeedRange(t *testing.T) {
 		return s
 	}
 	all, part := run("3"), run("2-3")
+	if !strings.Contains(report, "mean over seeds 2–3") {
+		t.Errorf("the report of seeds 2-3 does not say which seeds it averages:\n%s", report)
+	}
 	if part.Seeds != 2 || part.FirstSeed != 2 || all.FirstSeed != 0 {
 		t.Fatalf("seeds %d from %d (want 2 from 2); a run of 1-3 says first_seed %d (want it omitted)", part.Seeds, part.FirstSeed, all.FirstSeed)
 	}
