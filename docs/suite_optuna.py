@@ -65,7 +65,8 @@ at each `--noise` level (the std as a share of each metric's range, or with `--n
 of |f*| and each limit as `cbandit suite --noise-scale limit`; 0 = noise-free, told to
 GPSampler as deterministic_objective) and scores each as an offline study (offline_score: the
 best truly feasible evaluation's gap to f*, the trial Optuna reports and whether it truly holds
-every limit, late shares that crash and that break a limit), adding to docs/offline_optuna.json
+every limit, late shares that crash and that break a limit; under noise `inside_gaps`, the least gap
+of a trial inside every limit by 0.1, 0.2, 0.4 noise stds as docs/certify_bound.go), adding to docs/offline_optuna.json
 (kept across invocations, rewritten after every seed) and docs/offline_optuna.md:
 
     PYTHONPATH=/tmp/optuna46 OMP_NUM_THREADS=1 nice /usr/bin/python3 docs/suite_optuna.py offline \\
@@ -774,6 +775,17 @@ def offline_score(p, fa, xs, obs):
     return r
 
 
+def inside_gaps(p, fa, xs, stds):
+    """docs/certify_bound.go's figures for these trials: for t = 0.1, 0.2, 0.4, the least true gap
+    of a trial that runs and holds every limit by t noise stds (None: no such trial)."""
+    out = {}
+    for t in (0.1, 0.2, 0.4):
+        gaps = [_gap(p, fa, p["obj"](x)) for x in xs if not _crashes(p, x)
+                and all(thr - c(x) >= t * s for (c, thr), s in zip(p["cons"], stds))]
+        out["%.1f" % t] = min(gaps) if gaps else None
+    return out
+
+
 def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False, noise=None, noise_scale="range"):
     """One sequential study; noise: the noise level (share of each range; default 2 %, 0 with
     noise_free). The result has the systems scores and the offline ones (offline_score)."""
@@ -828,6 +840,8 @@ def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False, noise=Non
     secs = time.time() - t0
     r = systems_score(p, fa, xs)
     r.update(offline_score(p, fa, xs, obs))
+    if noise > 0:
+        r["inside_gaps"] = inside_gaps(p, fa, xs, noise_stds(p, fa, noise, noise_scale)[1:])
     r.update(seed=seed, s_per_trial=secs / T)
     return r
 
