@@ -30,7 +30,7 @@ import (
 var slacks = []float64{0, 0.1, 0.2, 0.4}
 
 func main() {
-	probs := flag.String("problems", "spring,speed-reducer,three-bar-truss,vessel", "systems suite problems (boxes of floats)")
+	probs := flag.String("problems", "spring,speed-reducer,three-bar-truss,vessel", "systems suite problems, comma-separated (boxes and typed spaces alike: the runs' points are read in problem coordinates)")
 	seeds := flag.Int("seeds", 10, "seeds 1..n")
 	noise := flag.Float64("noise", 0.05, "noise std as a share of each metric's scale")
 	scale := flag.String("scale", suite.NoiseLimit, "what the noise is a share of: limit or range (suite --noise-scale)")
