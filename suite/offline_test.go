@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -212,7 +213,7 @@ func TestDefaultEntry(t *testing.T) {
 	if o, err = (Options{}).Normalize(); err != nil || !slices.Equal(o.Algorithms, DefaultAlgorithms) {
 		t.Fatalf("live default algorithms %v, %v", o.Algorithms, err)
 	}
-	if _, _, err := ParseEntry("default:beta-f=2"); err == nil || !strings.Contains(err.Error(), "no parameters") {
+	if _, err := ParseEntry("default:beta-f=2"); err == nil || !strings.Contains(err.Error(), "no parameters") {
 		t.Fatalf("default with parameters: %v", err)
 	}
 	p, _ := problem.SuiteByName("three-bar-truss")
@@ -284,5 +285,45 @@ func TestNoiseScale(t *testing.T) {
 	}
 	if _, err := (Options{NoiseScale: "limits"}).Normalize(); err == nil || !strings.Contains(err.Error(), `noise-scale = "limits"`) {
 		t.Fatalf("bad noise scale: %v", err)
+	}
+}
+
+// An entry's "defaults=g" asks for generation g's defaults: the study says
+// so, other parameters stay the algorithm's, bad generations are named, and
+// the generation reaches the service (the speed reducer's config decides
+// otherwise under generation 9 than today).
+func TestGenerationEntry(t *testing.T) {
+	for entry, want := range map[string]Entry{
+		"default":                       {ID: Default},
+		"g9=default:defaults=9":         {ID: Default, Defaults: 9},
+		"config:defaults=9;beta-safe=2": {ID: "config", Params: map[string]any{"beta-safe": "2"}, Defaults: 9},
+		"config:beta-safe=2":            {ID: "config", Params: map[string]any{"beta-safe": "2"}},
+	} {
+		e, err := ParseEntry(entry)
+		if err != nil || e.ID != want.ID || e.Defaults != want.Defaults || !maps.Equal(e.Params, want.Params) {
+			t.Fatalf("%s: %+v, %v; want %+v", entry, e, err, want)
+		}
+	}
+	for entry, words := range map[string]string{
+		"default:defaults=0":          "defaults = 0: must be a generation",
+		"default:defaults=nine":       "defaults = nine",
+		"config:defaults=999":         "defaults = 999",
+		"default:defaults=9;beta-f=2": "no parameters but defaults",
+	} {
+		if _, err := ParseEntry(entry); err == nil || !strings.Contains(err.Error(), words) {
+			t.Fatalf("%s: error %v, want one saying %q", entry, err, words)
+		}
+	}
+	p, _ := problem.SuiteByName("speed-reducer")
+	if spec := StudySpec(&p, Job{Problem: "speed-reducer", Algorithm: "g9=default:defaults=9", Units: Natural, Seed: 1}, 8); spec.Defaults != 9 || spec.Algorithm != "" {
+		t.Fatalf("spec: defaults %d, algorithm %q", spec.Defaults, spec.Algorithm)
+	}
+	s, err := Run(context.Background(), Options{Set: SetSystems, Problems: []string{"speed-reducer"}, Algorithms: []string{Default, "g9=default:defaults=9"},
+		Horizon: 40, Seeds: 1, Units: []string{Natural}, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.EqualFunc(s.Cells[0].Runs[0].Points, s.Cells[1].Runs[0].Points, slices.Equal) {
+		t.Fatal("generation 9's study decided as today's: the generation did not reach the service")
 	}
 }

@@ -60,7 +60,8 @@ func (s *Server) Close() {
 // StudySpec is the study a job creates: defaults only (package doc).
 func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
 	a, b := unitsOf(job.Units)
-	id, params, _ := ParseEntry(job.Algorithm) // checked by Normalize
+	e, _ := ParseEntry(job.Algorithm) // checked by Normalize
+	id, params := e.ID, e.Params
 	kind := api.KindCumulative
 	switch {
 	case id == Default:
@@ -90,6 +91,7 @@ func StudySpec(p *problem.SuiteProblem, job Job, horizon int) api.StudySpec {
 		Params:      params,
 		Seed:        uint64(job.Seed),
 		Horizon:     horizon,
+		Defaults:    e.Defaults,
 	}
 	if job.Evaluations != "" {
 		setEvaluations(&spec, job.Evaluations)
@@ -278,7 +280,7 @@ func runOne(ctx context.Context, c *client.Client, summary func(context.Context,
 			res.DecisionCPUPerRound = (cpu - sn).Seconds() / float64(horizon)
 		}
 	}
-	if id, _, _ := ParseEntry(job.Algorithm); id == Default {
+	if e, _ := ParseEntry(job.Algorithm); e.ID == Default {
 		res.Resolved = study.Spec.Algorithm
 	}
 	if problem.IsSystems(job.Problem) || job.Evaluations == Offline { // offline: every set's problems get the offline scores

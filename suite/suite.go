@@ -6,11 +6,13 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/cbandit/cbandit/agent"
 	"github.com/cbandit/cbandit/experiment"
 	"github.com/cbandit/cbandit/problem"
+	"github.com/cbandit/cbandit/service/api"
 )
 
 // Unit systems.
@@ -273,7 +275,7 @@ func (o Options) Normalize() (Options, error) {
 		}
 	}
 	for _, a := range o.Algorithms {
-		if _, _, err := ParseEntry(a); err != nil {
+		if _, err := ParseEntry(a); err != nil {
 			return o, err
 		}
 	}
@@ -355,44 +357,72 @@ func (o Options) Jobs() []Job {
 // (ckb-*): its studies use kind "long-term" and its violation is scored on
 // the late average of g.
 func LongTerm(algorithm string) bool {
-	id, _, err := ParseEntry(algorithm)
-	if err != nil {
-		id = algorithm
+	id := algorithm
+	if e, err := ParseEntry(algorithm); err == nil {
+		id = e.ID
 	}
 	s, err := agent.Lookup(id)
 	return err == nil && s.Can.Honours(agent.KindLongTerm)
 }
 
+// Entry is an algorithm entry of Options.Algorithms, read by ParseEntry.
+type Entry struct {
+	ID     string         // a registered algorithm, or Default
+	Params map[string]any // the study's parameters (nil: none)
+	// Defaults is the generation of the defaults the study asks for on
+	// creation (api.StudySpec.Defaults; 0: the current one), from the
+	// entry's parameter GenerationKey: an earlier generation beside today's
+	// in one run, paired by seed.
+	Defaults int
+}
+
+// GenerationKey is the entry parameter that names the generation of the
+// defaults ("default:defaults=9", "config:defaults=9"); it is the study's
+// "defaults" field, not one of the algorithm's parameters.
+const GenerationKey = "defaults"
+
 // ParseEntry reads an algorithm entry of Options.Algorithms: an algorithm ID
 // (the defaults, which the suite measures), or an --algos entry with
 // parameters, "[label=]id:k=v;k=v" (experiment.ParseAlgoEntry), for sweeps
 // of the defaults' values (docs/defaults.md); such a study is given those
-// parameters and nothing else.
+// parameters and nothing else. GenerationKey = g asks for generation g's
+// defaults instead of today's.
 //
 // The ID Default (an entry "default", or "label=default") names no
-// algorithm: the study gets the service's choice; it takes no parameters.
-// An ID neither Default nor registered is refused.
-func ParseEntry(entry string) (id string, params map[string]any, err error) {
+// algorithm: the study gets the service's choice; it takes no parameters
+// but GenerationKey. An ID neither Default nor registered is refused.
+func ParseEntry(entry string) (Entry, error) {
 	a, err := experiment.ParseAlgoEntry(entry)
 	if err != nil {
-		return "", nil, fmt.Errorf("suite: algorithms: %w", err)
+		return Entry{}, fmt.Errorf("suite: algorithms: %w", err)
+	}
+	e := Entry{ID: a.ID}
+	if v, ok := a.Params[GenerationKey]; ok {
+		g, err := strconv.Atoi(fmt.Sprint(v))
+		if err != nil || g < 1 || g > api.DefaultsPractical {
+			return Entry{}, fmt.Errorf("suite: algorithms: %q: %s = %v: must be a generation of the defaults from 1 to %d", entry, GenerationKey, v, api.DefaultsPractical)
+		}
+		e.Defaults = g
 	}
 	if a.ID == Default {
-		if len(a.Params) > 0 {
-			return "", nil, fmt.Errorf("suite: algorithms: %q: the default takes no parameters (it is what a study gets that names no algorithm and no parameter)", entry)
+		if len(a.Params) > 0 && (e.Defaults == 0 || len(a.Params) > 1) {
+			return Entry{}, fmt.Errorf("suite: algorithms: %q: the default takes no parameters but %s (it is what a study gets that names no algorithm and no parameter)", entry, GenerationKey)
 		}
-		return Default, nil, nil
+		return e, nil
 	}
 	if _, err := agent.Lookup(a.ID); err != nil {
-		return "", nil, fmt.Errorf("suite: algorithms: %w", err)
+		return Entry{}, fmt.Errorf("suite: algorithms: %w", err)
 	}
-	if len(a.Params) > 0 {
-		params = map[string]any{}
-		for k, v := range a.Params {
-			params[k] = v
+	for k, v := range a.Params {
+		if k == GenerationKey {
+			continue
 		}
+		if e.Params == nil {
+			e.Params = map[string]any{}
+		}
+		e.Params[k] = v
 	}
-	return a.ID, params, nil
+	return e, nil
 }
 
 // ScoreRun scores the actions xs (round t = index + 1; T = len(xs)) on the

@@ -86,7 +86,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		flagsUsage()
 		fmt.Fprint(stderr, suiteHelp)
 	}
-	algos := fs.String("algos", "", "comma-separated algorithm IDs (see 'cbandit list'), or "+suite.Default+": the studies name no algorithm and get the service's choice, labelled '"+suite.Default+" (<its ID>)'; an entry 'label=id:k=v;k=v' gives its studies those parameters (a sweep of the defaults' values, not the defaults) (default "+strings.Join(suite.DefaultAlgorithms, ",")+"; with --evaluations offline, "+strings.Join(suite.DefaultOfflineAlgorithms, ",")+")")
+	algos := fs.String("algos", "", "comma-separated algorithm IDs (see 'cbandit list'), or "+suite.Default+": the studies name no algorithm and get the service's choice, labelled '"+suite.Default+" (<its ID>)'; an entry 'label=id:k=v;k=v' gives its studies those parameters (a sweep of the defaults' values, not the defaults); the parameter "+suite.GenerationKey+"=g (the default's only one) asks for generation g's defaults instead of today's, e.g. 'g9="+suite.Default+":"+suite.GenerationKey+"=9' beside "+suite.Default+", paired by seed (default "+strings.Join(suite.DefaultAlgorithms, ",")+"; with --evaluations offline, "+strings.Join(suite.DefaultOfflineAlgorithms, ",")+")")
 	set := fs.String("set", suite.SetDefaults, "problem set: defaults (the practical-defaults suite) or systems ("+strings.Join(problem.SystemsNames(), ",")+")")
 	problems := fs.String("problems", "", "comma-separated suite problems (default all of --set; defaults: "+strings.Join(problem.SuiteNames(), ",")+")")
 	horizon := fs.Int("horizon", suite.DefaultHorizon, "rounds T per study (at least 2)")
@@ -163,7 +163,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		o.Problems[i] = strings.TrimPrefix(p, "suite-")
 	}
 	for _, a := range o.Algorithms {
-		if _, _, err := suite.ParseEntry(a); err != nil {
+		if _, err := suite.ParseEntry(a); err != nil {
 			if e, perr := experiment.ParseAlgoEntry(a); perr == nil && e.ID != suite.Default {
 				if _, lerr := agent.Lookup(e.ID); lerr != nil {
 					return fmt.Errorf("suite: --algos: %w", lerr)
