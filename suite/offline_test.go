@@ -3,8 +3,8 @@ package suite
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
