@@ -786,6 +786,17 @@ def inside_gaps(p, fa, xs, stds):
     return out
 
 
+def _made_on():
+    """What a GPSampler run's last bits may depend on beyond the script and Optuna: torch's
+    version and the CPU (docs/offline.md: an anchor that did not repeat on another machine)."""
+    torch = sys.modules.get("torch")
+    cpu = ""
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), "")
+    return {"torch": torch.__version__ if torch else None, "cpu": cpu}
+
+
 def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False, noise=None, noise_scale="range"):
     """One sequential study; noise: the noise level (share of each range; default 2 %, 0 with
     noise_free). The result has the systems scores and the offline ones (offline_score)."""
@@ -842,7 +853,7 @@ def systems_run_one(k, p, fa, seed, T, sampler_name, noise_free=False, noise=Non
     r.update(offline_score(p, fa, xs, obs))
     if noise > 0:
         r["inside_gaps"] = inside_gaps(p, fa, xs, noise_stds(p, fa, noise, noise_scale)[1:])
-    r.update(seed=seed, s_per_trial=secs / T)
+    r.update(seed=seed, s_per_trial=secs / T, made_on=_made_on())
     return r
 
 
