@@ -163,6 +163,7 @@ func (s *Summary) Markdown() string {
 		sb.WriteString("\n")
 	}
 	sb.WriteString(s.systemsMarkdown())
+	sb.WriteString(s.pairedMarkdown())
 	return sb.String()
 }
 
