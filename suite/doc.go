@@ -8,7 +8,10 @@
 // flag; the systems set's typed problem gives its typed parameters
 // instead of a box). Whatever the service does by default is what is
 // measured; the entry Default goes one step further and names no algorithm
-// and no constraint kind, so its studies get the service's own choice.
+// and no constraint kind, so its studies get the service's own choice. An
+// entry's "defaults=g" (GenerationKey) asks for generation g's defaults, so
+// an earlier generation runs beside today's; suite.md then pairs every entry
+// with the first, seed by seed (Paired).
 //
 // Each round asks one suggestion, evaluates the true functions there, adds
 // Gaussian noise of std 2 % of each metric's range over the box (none with
