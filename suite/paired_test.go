@@ -9,7 +9,7 @@ import (
 // Paired against a hand-solved case: d = (0.2, 0.3, 0), mean 1/6, sd
 // 0.152753, t(0.975, 2) = 4.302653; a seed without a feasible evaluation
 // drops out of the gap's pairs only (d = (0.5, −1)); a seed the first
-// entry lacks drops out.
+// entry lacks drops out; violations of different kinds are not paired.
 func TestPairedHandSolved(t *testing.T) {
 	g := func(v float64) *float64 { return &v }
 	run := func(seed int, regret float64, gap *float64) RunResult {
@@ -36,6 +36,12 @@ func TestPairedHandSolved(t *testing.T) {
 	s := &Summary{Algorithms: []string{"a", "b"}, Units: []string{Natural}, Cells: []Cell{base, c}}
 	if md := s.pairedMarkdown(); !strings.Contains(md, "| p | b | natural | late regret | +0.1667 [") || !strings.Contains(md, "| 0 / 1 / 2 |") {
 		t.Fatalf("markdown:\n%s", md)
+	}
+	base.ViolationKind, c.ViolationKind = "long-term", "per-round"
+	for _, p := range Paired(base, c, Natural) {
+		if p.Score == "late violation" {
+			t.Fatal("a long-term violation paired with a per-round one")
+		}
 	}
 	if (&Summary{Algorithms: []string{"a"}}).pairedMarkdown() != "" {
 		t.Fatal("one entry: nothing to pair")
