@@ -99,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configSafeSearch, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -134,6 +134,7 @@ type ConfigAgent struct {
 	likely        bool        // safe-outside=likely
 	plausible     bool        // safe-centre=plausible or surest
 	surest        bool        // safe-centre=surest
+	shrink        bool        // safe-hold-search=shrink
 	firstMeans    bool        // first-region=mean
 	wideMeans     bool        // first-wide=means
 	wideRatio     float64     // constraint-warp-wide (0: off)
@@ -249,6 +250,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	ss, err := configSafeSearch.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
 	fr, err := configFirstRegion.Read(name, ps)
 	if err != nil {
 		return nil, err
@@ -265,7 +270,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", firstMeans: fr == "mean", wideMeans: fw == "means",
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", shrink: ss == "shrink", firstMeans: fr == "mean", wideMeans: fw == "means",
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }
@@ -302,6 +307,9 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 			tn := turn{acq: safeFirst(bf, bs, a.likely && noisy), fresh: a.unvouched()}
 			if a.plausible && noisy && (a.info.Domain.(*domain.Box).Dim() < TrustAutoDim || a.wideMeans) {
 				tn.centre = a.safeCentre()
+			}
+			if a.shrink && a.info.Domain.(*domain.Box).Dim() >= FreshDim {
+				tn.shrink = a.shrinkAt(bf)
 			}
 			tn.after = func(act bandit.Action, _ int) (bandit.Action, error) {
 				act = a.holdSafe(bf, act)
@@ -491,19 +499,38 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 // outside the set at β = 3, none of the trust region's candidates inside
 // it (docs/live_limits.md, "Generation 14").
 func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
+	in, ev, outside := a.held(bf, act)
+	switch {
+	case !outside:
+		return act
+	case in >= 0:
+		return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
+	case a.fallback == fallbackAlways || a.fallback == fallbackWide && a.wide:
+		if fb, ok := a.holdFallback(ev); ok {
+			return fb
+		}
+	}
+	return act
+}
+
+// held is safe-hold's reading of act: outside when safe-hold acts and act
+// lies outside the safe set at the noisy widths, and then in, the
+// evaluated point (of ev) of the largest UCB of f inside that set, −1 where
+// none lies inside.
+func (a *ConfigAgent) held(bf float64, act bandit.Action) (in int, ev evaluated, outside bool) {
 	bs, noisy := a.noisyBetas()
 	if a.holdLow && a.noisyBeta() == 0 {
 		bs, noisy = a.safeBetas(), a.unseenNoise()
 	}
 	if !a.hold || !noisy || act.X == nil {
-		return act
+		return -1, ev, false
 	}
 	if ok, isSafe := a.safeAt(act.X, bs); !ok || isSafe {
-		return act
+		return -1, ev, false
 	}
 	ev, ok := a.evaluated()
 	if !ok || len(ev.acts) == 0 {
-		return act
+		return -1, ev, false
 	}
 	in, bestU := -1, math.Inf(-1)
 	for k, mv := range ev.mv {
@@ -516,15 +543,7 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 			in, bestU = k, u
 		}
 	}
-	if in < 0 {
-		if a.fallback == fallbackAlways || a.fallback == fallbackWide && a.wide {
-			if fb, ok := a.holdFallback(ev); ok {
-				return fb
-			}
-		}
-		return act
-	}
-	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
+	return in, ev, true
 }
 
 // unseenNoise reports whether some constraint's repeats differ

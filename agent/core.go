@@ -295,6 +295,11 @@ type turn struct {
 	// replay, when set, is what SCBO's rules read of each observed
 	// decision (trustRegionBy) instead of its observations
 	replay func(k int, e *entry) (v, reward float64)
+	// shrink, when set, reads a trust region's pick: again, the pick is
+	// made once more in a region centred at centre, its side as the
+	// region's and then halved at each pick down to TrustMin, until shrink
+	// reports no again (the last pick stands)
+	shrink func(act bandit.Action) (centre []float64, again bool)
 }
 
 // decide is one decision: the initial design's point in its rounds, else
@@ -342,6 +347,16 @@ func (c *gpCore) decideTurn(r *bandit.Round, policy func() (turn, error)) (bandi
 		if rep := repeatsWithin(c.info.Domain, tn.fresh, RepeatRadius); err == nil && rep != nil && rep(act) {
 			ch.avoid = rep
 			act, i, err = ch.pick(c.rng, c.info.Domain)
+		}
+		if err == nil && reg != nil && tn.shrink != nil {
+			for side := reg.side; side >= TrustMin && err == nil; side /= 2 {
+				centre, again := tn.shrink(act)
+				if !again {
+					break
+				}
+				ch.reg = reg.at(c.info.Domain, centre, side)
+				act, i, err = ch.pick(c.rng, c.info.Domain)
+			}
 		}
 	}
 	if err != nil {

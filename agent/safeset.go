@@ -23,6 +23,12 @@ var configSafeCentre = bandit.ChoiceParam{Name: "safe-centre", Default: "surest"
 	Source:  "SCBO's centre (Eriksson & Poloczek 2021, §3) checked by CONFIG's optimistic feasible set (Xu et al. 2023, AISTATS); surest: SafeOpt's safe set grows from a seed known safe (Berkenkamp et al. 2016, §3); measured (10+ dims not measured): docs/live_limits.md, \"Generation 24\" and \"Generation 25\"",
 	Earlier: []bandit.Change{{Until: 23, Value: "observed", Why: "where some constraint is noisy, the safe stage's trust region is centred on the best feasible observation among those the models do not hold over a limit"}, {Until: 24, Value: "plausible", Why: "where no evaluated point lies in the safe set, the safe stage's trust region is centred on the evaluated point nearest to it (the least largest UCB of g)"}}}
 
+// configSafeSearch declares safe-hold-search.
+var configSafeSearch = bandit.ChoiceParam{Name: "safe-hold-search", Default: "shrink", Choices: []string{"shrink", "none"}, When: bandit.IsNot("safe-hold", "none"),
+	Doc:     "from FreshDim (7) dims, where the safe stage's pick repeats an evaluated point (no candidate of the trust region inside the safe set beats it) or safe-hold would repeat one: shrink: the search is made again about that point, the region's side halved at each try down to TrustMin, until the pick is a new point inside the safe set (else the repeat); none: the repeat",
+	Source:  "SafeOpt's safe set grows from its seed of evaluated points (Berkenkamp et al. 2016 §3), searched at the scale it has; TuRBO's halving (Eriksson et al. 2019 §2) done at once; measured: docs/live_limits.md, \"Generation 33\"",
+	Earlier: []bandit.Change{{Until: 32, Value: "none", Why: "from 7 dims, a safe-stage pick that would repeat an evaluated point searches again about it in halved trust regions until it finds a new point inside the safe set"}}}
+
 // configFirstRegion declares first-region.
 var configFirstRegion = bandit.ChoiceParam{Name: "first-region", Default: "mean", Choices: []string{"mean", "observed"}, When: bandit.Is("feasibility", "pessimistic"),
 	Doc:     "SCBO's trust region while no evaluation has met every limit, where some constraint's fit is not exact (noisy, or a deterministic one not yet interpolated), below TrustAutoDim (10) dims (from them too with first-wide=means): mean: its rules read each evaluation's posterior means (total violation Σ max(μ_j, 0) in the models' units, then f's mean), so that neither its centre nor its successes are an observation flattered by noise; observed: its observations (SCBO's)",
@@ -207,4 +213,33 @@ func (a *ConfigAgent) feasibleSeen() bool {
 		}
 	}
 	return false
+}
+
+// shrinkAt is safe-hold-search=shrink's reading of the safe stage's pick
+// (turn.shrink): where it repeats an evaluated point (none of the trust
+// region's candidates inside the safe set beat it), or safe-hold would
+// repeat one, the search goes again about that point in a smaller region.
+func (a *ConfigAgent) shrinkAt(bf float64) func(act bandit.Action) ([]float64, bool) {
+	var done []bandit.Action
+	for _, id := range a.ledger.done {
+		if e := &a.ledger.entries[id-1]; e.action.X != nil {
+			done = append(done, e.action)
+		}
+	}
+	rep := repeatsWithin(a.info.Domain, done, RepeatRadius)
+	return func(act bandit.Action) ([]float64, bool) {
+		if act.X == nil {
+			return nil, false
+		}
+		if in, ev, outside := a.held(bf, act); outside {
+			if in < 0 {
+				return nil, false
+			}
+			return ev.acts[in].X, true
+		}
+		if rep != nil && rep(act) {
+			return act.X, true
+		}
+		return nil, false
+	}
 }

@@ -349,3 +349,50 @@ func TestFirstWideStageEnd(t *testing.T) {
 		}
 	}
 }
+
+// safe-hold-search=shrink, from 7 dims with noisy constraints: where the
+// safe stage's pick would repeat an evaluated point, the search goes again
+// in halved regions about it, so the stage repeats fewer points than with
+// none, and every new point it plays lies inside the safe set.
+func TestSafeHoldSearch(t *testing.T) {
+	const T = 100
+	repeats := map[string]int{}
+	for _, mode := range []string{"none", "shrink"} {
+		p, err := problem.New("suite-speed-reducer", bandit.Params{"noise": "0.02"}, seed.Derive(1, "problem", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xs [][]float64
+		stage, outside := 0, 0
+		replayOn(t, p, "config", bandit.Params{"safe-hold-search": mode}, 1, 0, T, func(ag bandit.Agent, r int, x []float64) {
+			defer func() { xs = append(xs, slices.Clone(x)) }()
+			a := ag.(*ConfigAgent)
+			if !a.pessimistic || r < a.safeFrom || !a.feasibleSeen() {
+				return
+			}
+			stage++
+			if slices.ContainsFunc(xs, func(y []float64) bool { return slices.Equal(x, y) }) {
+				repeats[mode]++
+				return
+			}
+			if bs, noisy := a.noisyBetas(); noisy {
+				if _, in := a.safeAt(x, bs); !in && a.seeded(bs) {
+					outside++
+				}
+			}
+		})
+		if stage == 0 {
+			t.Fatalf("%s: no safe-stage decision", mode)
+		}
+		if mode == "shrink" && outside > 0 {
+			t.Errorf("shrink: %d new safe-stage points outside the safe set", outside)
+		}
+	}
+	if repeats["none"] == 0 {
+		t.Fatal("none: the safe stage repeated no evaluated point: the check cannot tell")
+	}
+	if repeats["shrink"] >= repeats["none"] {
+		t.Errorf("safe-stage repeats: shrink %d, none %d; want fewer with shrink", repeats["shrink"], repeats["none"])
+	}
+	t.Logf("repeats: %v", repeats)
+}

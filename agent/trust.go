@@ -216,11 +216,17 @@ func regionIf(mode regionMode, dom domain.Domain, l *Ledger, pend pending) *regi
 // recentred is r moved to centre c, its side and candidates as before (r
 // itself where c does not fit the domain).
 func (r *region) recentred(dom domain.Domain, c []float64) *region {
+	return r.at(dom, c, r.side)
+}
+
+// at is r moved to centre c with side L, its candidates as before (r
+// itself where c does not fit the domain).
+func (r *region) at(dom domain.Domain, c []float64, L float64) *region {
 	box, ok := dom.(*domain.Box)
 	if !ok {
 		return r
 	}
-	m := regionAt(box, slices.Clone(c), r.side)
+	m := regionAt(box, slices.Clone(c), L)
 	if m == nil {
 		return r
 	}

@@ -496,3 +496,15 @@ func TestDefaultsGeneration32(t *testing.T) {
 		{"config", 31, nil, map[string]string{"confirm-spare": ""}},
 	})
 }
+
+// Generation 33: config's safe stage from 7 dims searches again in halved
+// trust regions where its pick would repeat an evaluated point.
+func TestDefaultsGeneration33(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 32, nil, map[string]string{"safe-hold-search": "none"}},
+		{"config", 9, nil, map[string]string{"safe-hold-search": "none"}},
+		{"config", 33, nil, map[string]string{"safe-hold-search": ""}},
+		{"config", 32, map[string]any{"safe-hold-search": "shrink"}, map[string]string{"safe-hold-search": "shrink"}},
+		{"lognei", 32, nil, map[string]string{"safe-hold-search": ""}},
+	})
+}

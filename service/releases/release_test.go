@@ -54,7 +54,8 @@ import (
 // 28's binary (lognei-typed8 without the startup design); 8ec23d6: the
 // same 59 by generation 29's (config-box20-safe-noisy's safe stage from the
 // first observation meeting the limit); b311a93: the same 59 by generation
-// 30's; d5a9e01: the same 59 by generation 31's;
+// 30's; d5a9e01: the same 59 by generation 31's; 4b544f9: the same 59 by
+// generation 32's;
 // 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
