@@ -490,62 +490,6 @@ func (a *ConfigAgent) keepSafe(bf float64, act bandit.Action) bandit.Action {
 	return bandit.Action{Arm: -1, X: slices.Clone(pend[best].X)}
 }
 
-// holdSafe is safe-hold: with it, where beta-safe-noisy acts (> 0, some
-// constraint noisy), a decision act outside the safe set at the noisy
-// widths (noisyBetas) becomes the evaluated point of the largest UCB of f
-// inside that set, repeated; otherwise, or when no evaluated point lies
-// inside, act stands. On the
-// speed reducer at 2 % noise the late breaks of seed 6 were decisions
-// outside the set at β = 3, none of the trust region's candidates inside
-// it (docs/live_limits.md, "Generation 14").
-func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
-	in, ev, outside := a.held(bf, act)
-	switch {
-	case !outside:
-		return act
-	case in >= 0:
-		return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
-	case a.fallback == fallbackAlways || a.fallback == fallbackWide && a.wide:
-		if fb, ok := a.holdFallback(ev); ok {
-			return fb
-		}
-	}
-	return act
-}
-
-// held is safe-hold's reading of act: outside when safe-hold acts and act
-// lies outside the safe set at the noisy widths, and then in, the
-// evaluated point (of ev) of the largest UCB of f inside that set, −1 where
-// none lies inside.
-func (a *ConfigAgent) held(bf float64, act bandit.Action) (in int, ev evaluated, outside bool) {
-	bs, noisy := a.noisyBetas()
-	if a.holdLow && a.noisyBeta() == 0 {
-		bs, noisy = a.safeBetas(), a.unseenNoise()
-	}
-	if !a.hold || !noisy || act.X == nil {
-		return -1, ev, false
-	}
-	if ok, isSafe := a.safeAt(act.X, bs); !ok || isSafe {
-		return -1, ev, false
-	}
-	ev, ok := a.evaluated()
-	if !ok || len(ev.acts) == 0 {
-		return -1, ev, false
-	}
-	in, bestU := -1, math.Inf(-1)
-	for k, mv := range ev.mv {
-		p := Posterior{mv}
-		if ev.acts[k].X == nil || safeGate(bs, p) > 0 {
-			continue
-		}
-		mu, v := p.F()
-		if u := mu + bf*math.Sqrt(math.Max(v, 0)); u > bestU {
-			in, bestU = k, u
-		}
-	}
-	return in, ev, true
-}
-
 // unseenNoise reports whether some constraint's repeats differ
 // (noisy-replicates) while its fitted noise is below ConfirmNoise: a noise
 // small beside the constraint's spread, which its model interpolates, so
