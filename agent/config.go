@@ -25,16 +25,10 @@ var (
 		Doc: "β of the constraints' UCB that decides the safe set", Source: "measured: docs/defaults.md, \"Generation 10\""}
 	// configBetaSafeNoisy declares beta-safe-noisy, the safe set's width on
 	// a noisy constraint.
-	configBetaSafeNoisy = bandit.FloatParam{Name: "beta-safe-noisy", Computed: "beta-safe-noisy-mid in 7–19 dims (FreshDim to NoisyBetaBelow), beta-safe-noisy-wide from NoisyBetaBelow (20) dims on, else 0", Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
+	configBetaSafeNoisy = bandit.FloatParam{Name: "beta-safe-noisy", Computed: "3 in 7–19 dims (FreshDim to NoisyBetaBelow), beta-safe-noisy-wide from NoisyBetaBelow (20) dims on, else 0", Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
 		Doc:     "β of the safe set's UCB on a constraint whose fitted noise variance is at least 1e-4 of its standardised data (noisy, ConfirmNoise; beta-safe on the others), where beta-safe-noisy-seed allows; 0: beta-safe on every constraint",
 		Source:  "SafeOpt's β_t grows with the noise (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Noisy constraints\" and \"Generation 13\"",
 		Earlier: []bandit.Change{{Until: 12, Value: "0", Why: "in 7–19 dims the safe set of noisy constraints at β = 3 where an evaluated point holds in it"}}}
-	// configBetaNoisyMid declares beta-safe-noisy-mid, beta-safe-noisy's
-	// default on boxes of FreshDim to NoisyBetaBelow dims.
-	configBetaNoisyMid = bandit.FloatParam{Name: "beta-safe-noisy-mid", Default: 2, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
-		Doc:     "β of the noisy safe set (beta-safe-noisy's default) on boxes of FreshDim (7) to NoisyBetaBelow (20) dims; an explicit beta-safe-noisy overrides it",
-		Source:  "SafeOpt's β grows with the noise (Berkenkamp et al. 2016 §3); 3 until the safe stage held its pick in the set and searched again where it would repeat; measured: docs/live_limits.md, \"Generation 34\"",
-		Earlier: []bandit.Change{{Until: 33, Value: "3", Why: "in 7–19 dims the noisy safe set at β = 2, not 3"}}}
 	// configBetaNoisyWide declares beta-safe-noisy-wide, beta-safe-noisy's
 	// default on boxes of NoisyBetaBelow dims or more.
 	configBetaNoisyWide = bandit.FloatParam{Name: "beta-safe-noisy-wide", Default: 1.5, Range: bandit.AtLeast(0), When: bandit.Is("feasibility", "pessimistic"),
@@ -105,7 +99,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyMid, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configSafeSearch, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configSafeSearch, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -181,11 +175,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	bm, err := configBetaNoisyMid.Read(name, ps)
-	if err != nil {
-		return nil, err
-	}
-	bn, err := configBetaSafeNoisy.ReadOr(name, ps, betaNoisyDefault(in.Domain, bm, bw))
+	bn, err := configBetaSafeNoisy.ReadOr(name, ps, betaNoisyDefault(in.Domain, bw))
 	if err != nil {
 		return nil, err
 	}
@@ -594,20 +584,19 @@ func (a *ConfigAgent) seeded(bs []float64) bool {
 	return false
 }
 
-// betaNoisyDefault is beta-safe-noisy's default: mid (beta-safe-noisy-mid)
-// on boxes of FreshDim (7) to NoisyBetaBelow dimensions, where 3 first kept
-// ackley10's late limits at 2 % noise; wide (beta-safe-noisy-wide) from
-// NoisyBetaBelow on; 0 below
+// betaNoisyDefault is beta-safe-noisy's default: 3 on boxes of FreshDim (7)
+// to NoisyBetaBelow dimensions, where it kept ackley10's late limits at 2 %
+// noise; wide (beta-safe-noisy-wide) from NoisyBetaBelow on; 0 below
 // FreshDim, where the practical-defaults suite (2–6 dims) lost 4–8 % of its
 // regret to it (docs/live_limits.md, "Noisy constraints", "Generation 13"
 // and "Generation 15: 20 parameters at 2 % noise").
-func betaNoisyDefault(dom domain.Domain, mid, wide float64) float64 {
+func betaNoisyDefault(dom domain.Domain, wide float64) float64 {
 	box, ok := dom.(*domain.Box)
 	switch {
 	case !ok || box.Dim() < FreshDim:
 		return 0
 	case box.Dim() < NoisyBetaBelow:
-		return mid
+		return 3
 	}
 	return wide
 }

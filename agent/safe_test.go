@@ -284,9 +284,8 @@ func safeCube(t *testing.T, m int, ps bandit.Params, xs0 []float64, tell func(r 
 // an evaluated point lies in the safe set at it: at β = 10⁶ none does and
 // the safe set falls back to beta-safe; with none (the default) it applies
 // regardless.
-// beta-safe-noisy's default is beta-safe-noisy-mid from FreshDim to
-// NoisyBetaBelow dimensions, beta-safe-noisy-wide from there on, 0 below
-// FreshDim.
+// beta-safe-noisy's default is 3 from FreshDim to NoisyBetaBelow dimensions,
+// beta-safe-noisy-wide from there on, 0 below FreshDim.
 func TestSafeBetasSeeded(t *testing.T) {
 	for _, c := range []struct {
 		beta, seed string
@@ -306,9 +305,9 @@ func TestSafeBetasSeeded(t *testing.T) {
 			t.Errorf("beta-safe-noisy=%s, seed %q: β = %v, want [%v 1]", c.beta, c.seed, got, c.want)
 		}
 	}
-	for d, want := range map[int]float64{3: 0, 6: 0, 7: 2, 19: 2, 20: 1.5} {
+	for d, want := range map[int]float64{3: 0, 6: 0, 7: 3, 19: 3, 20: 1.5} {
 		b := unitBox(t, d)
-		if got := betaNoisyDefault(b, 2, 1.5); got != want {
+		if got := betaNoisyDefault(b, 1.5); got != want {
 			t.Errorf("beta-safe-noisy's default in %d dims: %v, want %v", d, got, want)
 		}
 	}
@@ -428,21 +427,18 @@ func TestUnvouched(t *testing.T) {
 }
 
 // The agent reads beta-safe-noisy's computed default from the box: 1.5
-// (beta-safe-noisy-wide) in 20 dims, 2 (beta-safe-noisy-mid) in 7–19, 0 in
-// 4, each moved by its own parameter alone; an explicit beta-safe-noisy
-// overrides them.
+// (beta-safe-noisy-wide) in 20 dims, 3 in 10, 0 in 4, 0 in 20 with
+// beta-safe-noisy-wide=0; an explicit beta-safe-noisy overrides it.
 func TestBetaNoisyWide(t *testing.T) {
 	for _, c := range []struct {
 		d    int
 		ps   bandit.Params
 		want float64
 	}{
-		{20, nil, 1.5}, {10, nil, 2}, {4, nil, 0}, {19, nil, 2},
+		{20, nil, 1.5}, {10, nil, 3}, {4, nil, 0}, {19, nil, 3},
 		{20, bandit.Params{"beta-safe-noisy-wide": "0"}, 0},
 		{20, bandit.Params{"beta-safe-noisy-wide": "2"}, 2},
-		{10, bandit.Params{"beta-safe-noisy-wide": "0"}, 2},
-		{10, bandit.Params{"beta-safe-noisy-mid": "3"}, 3}, {20, bandit.Params{"beta-safe-noisy-mid": "3"}, 1.5},
-		{4, bandit.Params{"beta-safe-noisy-mid": "3"}, 0},
+		{10, bandit.Params{"beta-safe-noisy-wide": "0"}, 3},
 		{20, bandit.Params{"beta-safe-noisy": "0.5"}, 0.5},
 	} {
 		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 60, Params: c.ps, Seed: 1})

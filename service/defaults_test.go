@@ -508,15 +508,3 @@ func TestDefaultsGeneration33(t *testing.T) {
 		{"lognei", 32, nil, map[string]string{"safe-hold-search": ""}},
 	})
 }
-
-// Generation 34: in 7–19 dims the noisy safe set at β = 2 (beta-safe-noisy-mid);
-// earlier generations pin 3, an explicit value stands.
-func TestDefaultsGeneration34(t *testing.T) {
-	checkPins(t, []pin{
-		{"config", 33, nil, map[string]string{"beta-safe-noisy-mid": "3"}},
-		{"config", 9, nil, map[string]string{"beta-safe-noisy-mid": "3"}},
-		{"config", 34, nil, map[string]string{"beta-safe-noisy-mid": ""}},
-		{"config", 33, map[string]any{"beta-safe-noisy-mid": 2.5}, map[string]string{"beta-safe-noisy-mid": "2.5"}},
-		{"lognei", 33, nil, map[string]string{"beta-safe-noisy-mid": ""}},
-	})
-}
