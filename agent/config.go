@@ -270,7 +270,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
 	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
-		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", shrink: ss == "shrink", firstMeans: fr == "mean", wideMeans: fw == "means",
+		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways, "likelier": fallbackLikelier}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", shrink: ss == "shrink", firstMeans: fr == "mean", wideMeans: fw == "means",
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
 }

@@ -568,18 +568,23 @@ func TestHoldSafeUnseenNoise(t *testing.T) {
 
 // safe-hold-fallback: with no evaluated point inside the noisy safe set
 // (β = 100), a decision outside it plays Recommend's choice (x₀ = 0.5 here,
-// where g = x₀ − 0.6 holds 2 noise σ inside) — always, or with wide (the
-// default) once constraint-warp-wide has acted — and where no configuration
-// reaches P ≥ 0.95 (g = x₀ plus noise) the one most likely to hold (one of
-// x₀ = 0.1); with none, or wide before the warp, the decision stays.
+// where g = x₀ − 0.6 holds 2 noise σ inside) — always, or with wide once
+// constraint-warp-wide has acted, or with likelier (the default) then and
+// where the decision is less likely to hold (x₀ = 0.95, g ≈ 0.35) — and
+// where no configuration reaches P ≥ 0.95 (g = x₀ plus noise) the one most
+// likely to hold (one of x₀ = 0.1); with none, wide before the warp, or
+// likelier where the decision is likelier to hold (x₀ = 0, g ≈ 0 against
+// 0.1), the decision stays.
 func TestHoldFallback(t *testing.T) {
-	out := []float64{0.95, 0.5, 0.5}
 	for _, c := range []struct {
 		fallback string
 		wide     bool
 		shift    float64
-		want     string // "rec", "likeliest" or "" (the decision stays)
-	}{{"always", false, 0, "rec"}, {"", true, 0, "rec"}, {"", false, 0, ""}, {"none", true, 0, ""}, {"always", false, 0.6, "likeliest"}} {
+		x0       float64 // the decision's
+		want     string  // "rec", "likeliest" or "" (the decision stays)
+	}{{"always", false, 0, 0.95, "rec"}, {"wide", true, 0, 0.95, "rec"}, {"wide", false, 0, 0.95, ""}, {"none", true, 0, 0.95, ""}, {"always", false, 0.6, 0.95, "likeliest"},
+		{"", false, 0, 0.95, "rec"}, {"", true, 0.6, 0, "likeliest"}, {"", false, 0.6, 0.95, "likeliest"}, {"", false, 0.6, 0, ""}} {
+		out := []float64{c.x0, 0.5, 0.5}
 		ps := bandit.Params{"beta-safe-noisy": "100", "safe-from": "0"}
 		if c.fallback != "" {
 			ps["safe-hold-fallback"] = c.fallback

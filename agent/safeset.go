@@ -247,8 +247,8 @@ func (a *ConfigAgent) shrinkAt(bf float64) func(act bandit.Action) ([]float64, b
 // holdSafe is safe-hold: with it, where beta-safe-noisy acts (> 0, some
 // constraint noisy), a decision act outside the safe set at the noisy
 // widths (noisyBetas) becomes the evaluated point of the largest UCB of f
-// inside that set, repeated; otherwise, or when no evaluated point lies
-// inside, act stands. On the
+// inside that set, repeated; when none lies inside, safe-hold-fallback's
+// play or act; otherwise act stands. On the
 // speed reducer at 2 % noise the late breaks of seed 6 were decisions
 // outside the set at β = 3, none of the trust region's candidates inside
 // it (docs/live_limits.md, "Generation 14").
@@ -259,8 +259,16 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 		return act
 	case in >= 0:
 		return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[in].X)}
-	case a.fallback == fallbackAlways || a.fallback == fallbackWide && a.wide:
-		if fb, ok := a.holdFallback(ev); ok {
+	case a.fallback == fallbackAlways || a.wide && (a.fallback == fallbackWide || a.fallback == fallbackLikelier):
+		if fb, _, ok := a.holdFallback(ev); ok {
+			return fb
+		}
+	case a.fallback == fallbackLikelier:
+		// Outside the set the decision standing is the least largest UCB
+		// of g, which can sit at a limit (docs/live_limits.md, "Generation
+		// 34"): the fallback where it is likelier to hold.
+		fb, pf, ok := a.holdFallback(ev)
+		if p, pok := a.probSafe(act.X); ok && pok && pf > p {
 			return fb
 		}
 	}

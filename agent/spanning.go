@@ -22,10 +22,11 @@ var (
 		Doc:    "β of the safe set's UCB on a noisy constraint once constraint-warp-wide has acted, where beta-safe-noisy is 0 (below 7 dims)",
 		Source: "beta-safe-noisy's 3 of 7–19 dims (SafeOpt's β grows with the noise, Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 22\""}
 	// configHoldFallback declares safe-hold-fallback.
-	configHoldFallback = bandit.ChoiceParam{Name: "safe-hold-fallback", Default: "wide", Choices: []string{"wide", "always", "none"}, When: bandit.IsNot("safe-hold", "none"),
-		Doc:     "where safe-hold acts and no evaluated point lies inside the safe set, the evaluated configuration Recommend would name (the best posterior mean among those holding every limit with probability ≥ 0.95), else the one most likely to hold every limit, repeated: wide: once constraint-warp-wide has acted; always (opt-in); none: the decision stands",
-		Source:  "SafeOpt's seed set: a point known safe is always playable (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 22\" (always: the speed reducer at 2 % of its limits held a point 0.3 σ over one on seed 5, where the decision standing had found the feasible set)",
-		Earlier: []bandit.Change{{Until: 21, Value: "none", Why: "once constraint-warp-wide has acted, a safe-stage decision outside the safe set, no evaluated point inside it, plays the recommendation (else the evaluated point most likely feasible)"}}}
+	configHoldFallback = bandit.ChoiceParam{Name: "safe-hold-fallback", Default: "likelier", Choices: []string{"likelier", "wide", "always", "none"}, When: bandit.IsNot("safe-hold", "none"),
+		Doc:    "where safe-hold acts and no evaluated point lies inside the safe set, the evaluated configuration Recommend would name (the best posterior mean among those holding every limit with probability ≥ 0.95), else the one most likely to hold every limit, repeated: wide: once constraint-warp-wide has acted; likelier: as wide, and before that where the models hold it likelier than the decision to keep every limit; always (opt-in); none: the decision stands",
+		Source: "SafeOpt's seed set: a point known safe is always playable (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 22\" (always: the speed reducer at 2 % of its limits held a point 0.3 σ over one on seed 5, where the decision standing had found the feasible set) and \"Generation 34\"",
+		Earlier: []bandit.Change{{Until: 21, Value: "none", Why: "once constraint-warp-wide has acted, a safe-stage decision outside the safe set, no evaluated point inside it, plays the recommendation (else the evaluated point most likely feasible)"},
+			{Until: 33, Value: "wide", Why: "before constraint-warp-wide acts too, the fallback is played where the models hold it likelier than the decision to keep every limit"}}}
 )
 
 // warpWide is constraint-warp-wide: at the first decision with the
@@ -64,24 +65,40 @@ func (a *ConfigAgent) warpWide() error {
 	return nil
 }
 
-// holdFallback is safe-hold-fallback's play (wide, always) among the
-// evaluated configurations ev: Recommend's choice at confirmLevel, else
-// the one most likely to hold every limit; ok false: none.
-func (a *ConfigAgent) holdFallback(ev evaluated) (bandit.Action, bool) {
+// holdFallback is safe-hold-fallback's play among the evaluated
+// configurations ev: Recommend's choice at confirmLevel, else the one most
+// likely to hold every limit, and that probability; ok false: none.
+func (a *ConfigAgent) holdFallback(ev evaluated) (act bandit.Action, pf float64, ok bool) {
 	ex := a.exact()
-	k, _ := ev.recommended(confirmLevel, ex)
+	k, pf := ev.recommended(confirmLevel, ex)
 	if k < 0 {
-		best := -1.0
+		pf = -1
 		for i := range ev.mv {
-			if p := ev.feasible(i, ex); ev.acts[i].X != nil && p > best {
-				k, best = i, p
+			if p := ev.feasible(i, ex); ev.acts[i].X != nil && p > pf {
+				k, pf = i, p
 			}
 		}
 	}
 	if k < 0 || ev.acts[k].X == nil {
-		return bandit.Action{}, false
+		return bandit.Action{}, 0, false
 	}
-	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[k].X)}, true
+	return bandit.Action{Arm: -1, X: slices.Clone(ev.acts[k].X)}, pf, true
+}
+
+// probSafe is the models' probability that every limit holds at x (the
+// constraints independent, as ev.feasible reads them); ok false: a
+// constraint model that does not predict off its candidates.
+func (a *ConfigAgent) probSafe(x []float64) (pf float64, ok bool) {
+	pf = 1
+	for _, m := range a.g {
+		p, isP := m.(model.Predictor)
+		if !isP {
+			return 0, false
+		}
+		mu, v := p.Predict(x)
+		pf *= normCDF(-mu / math.Sqrt(math.Max(v, 1e-18)))
+	}
+	return pf, true
 }
 
 // warped reports whether constraint j's model sees its values through bilog.
@@ -98,6 +115,7 @@ func (a *ConfigAgent) warped(j int) bool {
 const (
 	fallbackWide = 1 + iota
 	fallbackAlways
+	fallbackLikelier
 )
 
 // noisyBeta is the safe set's β on a noisy constraint: beta-safe-noisy,

@@ -366,7 +366,7 @@ func TestDefaultsGeneration22(t *testing.T) {
 	checkPins(t, []pin{
 		{"config", 21, nil, map[string]string{"constraint-warp-wide": "0", "safe-hold-fallback": "none"}},
 		{"config", 19, nil, map[string]string{"constraint-warp-wide": "0", "safe-hold-fallback": "none", "safe-hold": "evaluated"}},
-		{"config", 22, nil, map[string]string{"constraint-warp-wide": "", "safe-hold-fallback": ""}},
+		{"config", 22, nil, map[string]string{"constraint-warp-wide": "", "safe-hold-fallback": "wide"}},
 		{"config", 21, map[string]any{"constraint-warp-wide": 5}, map[string]string{"constraint-warp-wide": "5", "safe-hold-fallback": "none"}},
 		{"lognei", 21, nil, map[string]string{"constraint-warp-wide": "", "safe-hold-fallback": ""}},
 	})
@@ -376,7 +376,7 @@ func TestDefaultsGeneration22(t *testing.T) {
 // generations keep ucb unless they named it; lognei has none.
 func TestDefaultsGeneration23(t *testing.T) {
 	checkPins(t, []pin{
-		{"config", 22, nil, map[string]string{"safe-outside": "ucb", "safe-hold-fallback": ""}},
+		{"config", 22, nil, map[string]string{"safe-outside": "ucb", "safe-hold-fallback": "wide"}},
 		{"config", 21, nil, map[string]string{"safe-outside": "ucb", "safe-hold-fallback": "none"}},
 		{"config", 23, nil, map[string]string{"safe-outside": ""}},
 		{"config", 22, map[string]any{"safe-outside": "likely"}, map[string]string{"safe-outside": "likely"}},
@@ -506,5 +506,20 @@ func TestDefaultsGeneration33(t *testing.T) {
 		{"config", 33, nil, map[string]string{"safe-hold-search": ""}},
 		{"config", 32, map[string]any{"safe-hold-search": "shrink"}, map[string]string{"safe-hold-search": "shrink"}},
 		{"lognei", 32, nil, map[string]string{"safe-hold-search": ""}},
+	})
+}
+
+// Generation 34: safe-hold-fallback likelier (before constraint-warp-wide
+// acts too, the fallback where the models hold it likelier than the
+// decision to keep every limit); earlier generations pin wide, an explicit
+// value stands.
+func TestDefaultsGeneration34(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 33, nil, map[string]string{"safe-hold-fallback": "wide"}},
+		{"config", 22, nil, map[string]string{"safe-hold-fallback": "wide"}},
+		{"config", 21, nil, map[string]string{"safe-hold-fallback": "none"}},
+		{"config", 34, nil, map[string]string{"safe-hold-fallback": ""}},
+		{"config", 33, map[string]any{"safe-hold-fallback": "always"}, map[string]string{"safe-hold-fallback": "always"}},
+		{"lognei", 33, nil, map[string]string{"safe-hold-fallback": ""}},
 	})
 }
