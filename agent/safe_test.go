@@ -574,7 +574,8 @@ func TestHoldSafeUnseenNoise(t *testing.T) {
 // where no configuration reaches P ≥ 0.95 (g = x₀ plus noise) the one most
 // likely to hold (one of x₀ = 0.1); with none, wide before the warp, or
 // likelier where the decision is likelier to hold (x₀ = 0, g ≈ 0 against
-// 0.1), the decision stays.
+// 0.1) or a decision is pending (a batch's later member), the decision
+// stays.
 func TestHoldFallback(t *testing.T) {
 	for _, c := range []struct {
 		fallback string
@@ -583,7 +584,8 @@ func TestHoldFallback(t *testing.T) {
 		x0       float64 // the decision's
 		want     string  // "rec", "likeliest" or "" (the decision stays)
 	}{{"always", false, 0, 0.95, "rec"}, {"wide", true, 0, 0.95, "rec"}, {"wide", false, 0, 0.95, ""}, {"none", true, 0, 0.95, ""}, {"always", false, 0.6, 0.95, "likeliest"},
-		{"", false, 0, 0.95, "rec"}, {"", true, 0.6, 0, "likeliest"}, {"", false, 0.6, 0.95, "likeliest"}, {"", false, 0.6, 0, ""}} {
+		{"", false, 0, 0.95, "rec"}, {"", true, 0.6, 0, "likeliest"}, {"", false, 0.6, 0.95, "likeliest"}, {"", false, 0.6, 0, ""},
+		{"", false, 0, 0.95, "pending"}} {
 		out := []float64{c.x0, 0.5, 0.5}
 		ps := bandit.Params{"beta-safe-noisy": "100", "safe-from": "0"}
 		if c.fallback != "" {
@@ -593,6 +595,10 @@ func TestHoldFallback(t *testing.T) {
 			return x[0], []float64{x[0] - 0.6 + c.shift + 0.05*math.Sin(1e3*float64(r))}
 		})
 		a.wide = c.wide
+		if c.want == "pending" { // a batch's later member: likelier leaves it to the first
+			a.ledger.Record(99, bandit.Action{Arm: -1, X: []float64{0.2, 0.5, 0.5}}, 0)
+			c.want = ""
+		}
 		got := a.holdSafe(1, bandit.Action{Arm: -1, X: out})
 		ev, _ := a.evaluated()
 		ex := a.exact()

@@ -263,10 +263,11 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 		if fb, _, ok := a.holdFallback(ev); ok {
 			return fb
 		}
-	case a.fallback == fallbackLikelier:
+	case a.fallback == fallbackLikelier && len(a.ledger.Pending(false, 1)) == 0:
 		// Outside the set the decision standing is the least largest UCB
 		// of g, which can sit at a limit (docs/live_limits.md, "Generation
-		// 34"): the fallback where it is likelier to hold.
+		// 34"): the fallback where it is likelier to hold, by a batch's
+		// first member alone (every member played it, at P ≈ 0.5).
 		fb, pf, ok := a.holdFallback(ev)
 		if p, pok := a.probSafe(act.X); ok && pok && pf > p {
 			return fb

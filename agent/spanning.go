@@ -23,10 +23,10 @@ var (
 		Source: "beta-safe-noisy's 3 of 7–19 dims (SafeOpt's β grows with the noise, Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 22\""}
 	// configHoldFallback declares safe-hold-fallback.
 	configHoldFallback = bandit.ChoiceParam{Name: "safe-hold-fallback", Default: "likelier", Choices: []string{"likelier", "wide", "always", "none"}, When: bandit.IsNot("safe-hold", "none"),
-		Doc:    "where safe-hold acts and no evaluated point lies inside the safe set, the evaluated configuration Recommend would name (the best posterior mean among those holding every limit with probability ≥ 0.95), else the one most likely to hold every limit, repeated: wide: once constraint-warp-wide has acted; likelier: as wide, and before that where the models hold it likelier than the decision to keep every limit; always (opt-in); none: the decision stands",
+		Doc:    "where safe-hold acts and no evaluated point lies inside the safe set, the evaluated configuration Recommend would name (the best posterior mean among those holding every limit with probability ≥ 0.95), else the one most likely to hold every limit, repeated: wide: once constraint-warp-wide has acted; likelier: as wide, and before that where the models hold it likelier than the decision to keep every limit, by a decision with none pending (a batch's first member); always (opt-in); none: the decision stands",
 		Source: "SafeOpt's seed set: a point known safe is always playable (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 22\" (always: the speed reducer at 2 % of its limits held a point 0.3 σ over one on seed 5, where the decision standing had found the feasible set) and \"Generation 34\"",
 		Earlier: []bandit.Change{{Until: 21, Value: "none", Why: "once constraint-warp-wide has acted, a safe-stage decision outside the safe set, no evaluated point inside it, plays the recommendation (else the evaluated point most likely feasible)"},
-			{Until: 33, Value: "wide", Why: "before constraint-warp-wide acts too, the fallback is played where the models hold it likelier than the decision to keep every limit"}}}
+			{Until: 33, Value: "wide", Why: "before constraint-warp-wide acts too, the fallback is played where the models hold it likelier than the decision to keep every limit (with no decision pending)"}}}
 )
 
 // warpWide is constraint-warp-wide: at the first decision with the
