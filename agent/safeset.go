@@ -265,9 +265,9 @@ func (a *ConfigAgent) holdSafe(bf float64, act bandit.Action) bandit.Action {
 		}
 	case a.fallback == fallbackLikelier && len(a.ledger.Pending(false, 1)) == 0:
 		// Outside the set the decision standing is the least largest UCB
-		// of g, which can sit at a limit (docs/live_limits.md, "Generation
-		// 34"): the fallback where it is likelier to hold, by a batch's
-		// first member alone (every member played it, at P ≈ 0.5).
+		// of g, which can sit at a limit: the fallback where it is likelier
+		// to hold, by a batch's first member alone (docs/live_limits.md,
+		// "Generation 34").
 		fb, pf, ok := a.holdFallback(ev)
 		if p, pok := a.probSafe(act.X); ok && pok && pf > p {
 			return fb
