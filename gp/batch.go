@@ -36,9 +36,20 @@ func BatchPosteriorNoise(k Kernel, xs [][]float64, ys, noiseVars []float64, at [
 		return nil, nil
 	}
 	kaa := mat.NewDense(max(m, 1), max(m, 1), nil)
-	for i := 0; i < m; i++ {
-		for j := 0; j < m; j++ {
-			kaa.Set(i, j, k.Eval(at[i], at[j]))
+	if a, ok := k.(ARD); ok {
+		// ARD's Eval is symmetric to the bit (evalRow): half the evaluations.
+		for i := 0; i < m; i++ {
+			for j := i; j < m; j++ {
+				v := a.Eval(at[i], at[j])
+				kaa.Set(i, j, v)
+				kaa.Set(j, i, v)
+			}
+		}
+	} else {
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				kaa.Set(i, j, k.Eval(at[i], at[j]))
+			}
 		}
 	}
 	mean = make([]float64, m)

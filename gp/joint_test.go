@@ -104,3 +104,37 @@ func TestPredictJointWithPending(t *testing.T) {
 		t.Fatalf("after Unpend: mean %v cov %v, batch %v %v", mean[0], cov[0], wm[0], wc[0])
 	}
 }
+
+// opaque hides ARD behind the Kernel interface, so BatchPosterior takes its
+// general path (every entry of K(at, at) evaluated).
+type opaque struct{ ARD }
+
+func TestBatchPosteriorARDHalfIsTheFullSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	pt := func() []float64 { return []float64{rng.Float64(), rng.Float64(), rng.Float64()} }
+	var xs, at [][]float64
+	var ys []float64
+	for range 12 {
+		xs = append(xs, pt())
+		ys = append(ys, rng.NormFloat64())
+	}
+	for range 40 {
+		at = append(at, pt())
+	}
+	k := ARD{Variance: 1.7, Lengthscales: []float64{0.2, 0.6, 1.1}, Nu: 2.5}
+	m, c := BatchPosterior(k, xs, ys, 0.01, at)
+	wm, wc := BatchPosterior(opaque{k}, xs, ys, 0.01, at)
+	if m == nil || wm == nil {
+		t.Fatal("BatchPosterior failed")
+	}
+	for i := range wc {
+		if math.Float64bits(c[i]) != math.Float64bits(wc[i]) {
+			t.Fatalf("cov[%d] = %v, the full sweep's %v", i, c[i], wc[i])
+		}
+	}
+	for i := range wm {
+		if math.Float64bits(m[i]) != math.Float64bits(wm[i]) {
+			t.Fatalf("mean[%d] = %v, the full sweep's %v", i, m[i], wm[i])
+		}
+	}
+}
