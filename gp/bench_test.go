@@ -308,17 +308,7 @@ func cpuTime() time.Duration {
 // ard evaluates K(at, at) once per pair, opaque (the kernel behind the
 // interface) every entry — the same covariance to the bit.
 func BenchmarkBatchPosterior(b *testing.B) {
-	rng := rand.New(rand.NewPCG(4, 2))
-	pt := func() []float64 { return []float64{rng.Float64(), rng.Float64()} }
-	var xs, at [][]float64
-	var ys []float64
-	for range 25 {
-		xs = append(xs, pt())
-		ys = append(ys, rng.NormFloat64())
-	}
-	for range 1000 {
-		at = append(at, pt())
-	}
+	xs, ys, at := uniformCase(rand.New(rand.NewPCG(4, 2)), 2, 25, 1000)
 	k := ARD{Variance: 1, Lengthscales: []float64{0.2, 0.3}, Nu: 2.5}
 	for _, c := range []struct {
 		name string

@@ -109,18 +109,28 @@ func TestPredictJointWithPending(t *testing.T) {
 // general path (every entry of K(at, at) evaluated).
 type opaque struct{ ARD }
 
-func TestBatchPosteriorARDHalfIsTheFullSweep(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 9))
-	pt := func() []float64 { return []float64{rng.Float64(), rng.Float64(), rng.Float64()} }
-	var xs, at [][]float64
-	var ys []float64
-	for range 12 {
+// uniformCase is t observations (standard normal values) and m points to
+// predict at, uniform in the d-dim unit cube.
+func uniformCase(rng *rand.Rand, d, t, m int) (xs [][]float64, ys []float64, at [][]float64) {
+	pt := func() []float64 {
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		return x
+	}
+	for range t {
 		xs = append(xs, pt())
 		ys = append(ys, rng.NormFloat64())
 	}
-	for range 40 {
+	for range m {
 		at = append(at, pt())
 	}
+	return xs, ys, at
+}
+
+func TestBatchPosteriorARDHalfIsTheFullSweep(t *testing.T) {
+	xs, ys, at := uniformCase(rand.New(rand.NewPCG(5, 9)), 3, 12, 40)
 	k := ARD{Variance: 1.7, Lengthscales: []float64{0.2, 0.6, 1.1}, Nu: 2.5}
 	m, c := BatchPosterior(k, xs, ys, 0.01, at)
 	wm, wc := BatchPosterior(opaque{k}, xs, ys, 0.01, at)
