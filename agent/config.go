@@ -35,6 +35,12 @@ var (
 		Doc:     "β of the noisy safe set (beta-safe-noisy's default) on boxes of NoisyBetaBelow (20) dims or more; an explicit beta-safe-noisy overrides it",
 		Source:  "SafeOpt's β grows with the noise (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 15: 20 parameters at 2 % noise\" (ackley20 at 2 % noise one at a time: 10/10 seeds within the late bar, from 7/10)",
 		Earlier: []bandit.Change{{Until: 14, Value: "0", Why: "the noisy safe set at β = 1.5 from 20 dims on, where it was beta-safe's"}}}
+	// configBetaFWide declares beta-f-wide, beta-f's default on boxes of
+	// NoisyBetaBelow dims or more.
+	configBetaFWide = bandit.FloatParam{Name: "beta-f-wide", Default: 3, Range: bandit.AtLeast(0), When: bandit.Is("widths", "practical"),
+		Doc:     "β of the objective (beta-f's default) on boxes of NoisyBetaBelow (20) dims or more; an explicit beta-f overrides it",
+		Source:  "GP-UCB's β_t grows with the dimension (Srinivas et al. 2010, Theorem 2); measured: docs/live_limits.md, \"Generation 35: the objective's width from 20 dims\"",
+		Earlier: []bandit.Change{{Until: 34, Value: "2", Why: "config's UCB of the objective at β = 3 on boxes of 20 dims or more"}}}
 	// configNoisySeed declares beta-safe-noisy-seed, where beta-safe-noisy
 	// applies.
 	configNoisySeed = bandit.ChoiceParam{Name: "beta-safe-noisy-seed", Default: "none", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
@@ -99,7 +105,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configSafeSearch, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configBetaFWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configSafeSearch, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -162,6 +168,15 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	fixed, cf, cg, err := widthParams(name, ps, in.Domain)
 	if err != nil {
 		return nil, err
+	}
+	if box, ok := in.Domain.(*domain.Box); ok && fixed && box.Dim() >= NoisyBetaBelow {
+		wide, err := configBetaFWide.Read(name, ps)
+		if err != nil {
+			return nil, err
+		}
+		if cf, err = betaFDoc.ReadOr(name, ps, wide); err != nil {
+			return nil, err
+		}
 	}
 	feas, err := configFeasibility.Read(name, ps)
 	if err != nil {
@@ -606,7 +621,7 @@ func betaNoisyDefault(dom domain.Domain, wide float64) float64 {
 // β = 3 kept the late limits but gave up 0.5–0.7 of the best feasible gap
 // (docs/live_limits.md, "Generation 13"), where β = 1.5 kept them one at a
 // time at a gap no worse by the interval ("Generation 15: 20 parameters at
-// 2 % noise").
+// 2 % noise"). From it too, config's β of the objective is beta-f-wide.
 const NoisyBetaBelow = 20
 
 // uniform is m copies of b.

@@ -451,6 +451,34 @@ func TestBetaNoisyWide(t *testing.T) {
 	}
 }
 
+// β of the objective is beta-f-wide (3) from NoisyBetaBelow dims on, 2
+// below; an explicit beta-f stands everywhere, and widths=theory keeps the
+// paper's β_t.
+func TestBetaFWide(t *testing.T) {
+	for _, c := range []struct {
+		d     int
+		ps    bandit.Params
+		fixed bool
+		want  float64
+	}{
+		{20, nil, true, 3}, {19, nil, true, 2}, {7, nil, true, 2},
+		{20, bandit.Params{"beta-f-wide": "4"}, true, 4},
+		{10, bandit.Params{"beta-f-wide": "4"}, true, 2},
+		{20, bandit.Params{"beta-f": "2"}, true, 2},
+		{20, bandit.Params{"beta-f": "1", "beta-f-wide": "4"}, true, 1},
+		{20, bandit.Params{"widths": "theory"}, false, 0},
+	} {
+		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 60, Params: c.ps, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := ag.(*ConfigAgent).betaF
+		if b.Fixed != c.fixed || (c.fixed && b.Const != c.want) {
+			t.Errorf("%d dims, params %v: β_f fixed %v = %v, want fixed %v = %v", c.d, c.ps, b.Fixed, b.Const, c.fixed, c.want)
+		}
+	}
+}
+
 // Before any evaluation met every limit, CONFIG's search conditions f alone
 // on a batch's pending decisions (first-pending=observed, the default): not
 // with hallucinated, and not once an evaluation met every limit; and the

@@ -523,3 +523,16 @@ func TestDefaultsGeneration34(t *testing.T) {
 		{"lognei", 33, nil, map[string]string{"safe-hold-fallback": ""}},
 	})
 }
+
+// Generation 35 widens config's UCB of the objective on boxes of 20+ dims
+// (beta-f-wide = 3): a study of generation 34 or earlier keeps 2 unless it
+// sets it; lognei, which takes no beta-f-wide, is given nothing.
+func TestDefaultsGeneration35(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 34, nil, map[string]string{"beta-f-wide": "2"}},
+		{"config", 10, nil, map[string]string{"beta-f-wide": "2"}},
+		{"config", 35, nil, map[string]string{"beta-f-wide": ""}},
+		{"config", 34, map[string]any{"beta-f-wide": "4"}, map[string]string{"beta-f-wide": "4"}},
+		{"lognei", 34, nil, map[string]string{"beta-f-wide": ""}},
+	})
+}
