@@ -36,11 +36,11 @@ var (
 		Source:  "SafeOpt's β grows with the noise (Berkenkamp et al. 2016 §3); measured: docs/live_limits.md, \"Generation 15: 20 parameters at 2 % noise\" (ackley20 at 2 % noise one at a time: 10/10 seeds within the late bar, from 7/10)",
 		Earlier: []bandit.Change{{Until: 14, Value: "0", Why: "the noisy safe set at β = 1.5 from 20 dims on, where it was beta-safe's"}}}
 	// configBetaFWide declares beta-f-wide, beta-f's default on boxes of
-	// NoisyBetaBelow dims or more.
+	// floats of NoisyBetaBelow dims or more (measured there alone).
 	configBetaFWide = bandit.FloatParam{Name: "beta-f-wide", Default: 3, Range: bandit.AtLeast(0), When: bandit.Is("widths", "practical"),
-		Doc:     "β of the objective (beta-f's default) on boxes of NoisyBetaBelow (20) dims or more; an explicit beta-f overrides it",
+		Doc:     "β of the objective (beta-f's default) on boxes of floats of NoisyBetaBelow (20) dims or more; an explicit beta-f overrides it",
 		Source:  "GP-UCB's β_t grows with the dimension (Srinivas et al. 2010, Theorem 2); measured: docs/live_limits.md, \"Generation 35: the objective's width from 20 dims\"",
-		Earlier: []bandit.Change{{Until: 34, Value: "2", Why: "config's UCB of the objective at β = 3 on boxes of 20 dims or more"}}}
+		Earlier: []bandit.Change{{Until: 34, Value: "2", Why: "config's UCB of the objective at β = 3 on boxes of floats of 20 dims or more"}}}
 	// configNoisySeed declares beta-safe-noisy-seed, where beta-safe-noisy
 	// applies.
 	configNoisySeed = bandit.ChoiceParam{Name: "beta-safe-noisy-seed", Default: "none", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
@@ -169,7 +169,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if box, ok := in.Domain.(*domain.Box); ok && fixed && box.Dim() >= NoisyBetaBelow {
+	if box, ok := in.Domain.(*domain.Box); ok && fixed && box.Dim() >= NoisyBetaBelow && !box.Mixed() {
 		wide, err := configBetaFWide.Read(name, ps)
 		if err != nil {
 			return nil, err

@@ -451,30 +451,36 @@ func TestBetaNoisyWide(t *testing.T) {
 	}
 }
 
-// β of the objective is beta-f-wide (3) from NoisyBetaBelow dims on, 2
-// below; an explicit beta-f stands everywhere, and widths=theory keeps the
-// paper's β_t.
+// β of the objective is beta-f-wide (3) on boxes of floats from
+// NoisyBetaBelow dims on, 2 below and on a typed space's encoding; an
+// explicit beta-f stands everywhere, and widths=theory keeps the paper's β_t.
 func TestBetaFWide(t *testing.T) {
 	for _, c := range []struct {
 		d     int
 		ps    bandit.Params
 		fixed bool
 		want  float64
+		typed bool
 	}{
-		{20, nil, true, 3}, {19, nil, true, 2}, {7, nil, true, 2},
-		{20, bandit.Params{"beta-f-wide": "4"}, true, 4},
-		{10, bandit.Params{"beta-f-wide": "4"}, true, 2},
-		{20, bandit.Params{"beta-f": "2"}, true, 2},
-		{20, bandit.Params{"beta-f": "1", "beta-f-wide": "4"}, true, 1},
-		{20, bandit.Params{"widths": "theory"}, false, 0},
+		{20, nil, true, 3, false}, {19, nil, true, 2, false}, {7, nil, true, 2, false},
+		{20, bandit.Params{"beta-f-wide": "4"}, true, 4, false},
+		{10, bandit.Params{"beta-f-wide": "4"}, true, 2, false},
+		{20, bandit.Params{"beta-f": "2"}, true, 2, false},
+		{20, bandit.Params{"beta-f": "1", "beta-f-wide": "4"}, true, 1, false},
+		{20, bandit.Params{"widths": "theory"}, false, 0, false},
+		{20, nil, true, 2, true},
 	} {
-		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 60, Params: c.ps, Seed: 1})
+		box := unitBox(t, c.d)
+		if c.typed {
+			box.Vars = []domain.Var{{At: 0, Width: 1, Low: 0, High: 20, Step: 1}}
+		}
+		ag, err := New("config", Config{Info: bandit.Info{Domain: box, M: 1}, Horizon: 60, Params: c.ps, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		b := ag.(*ConfigAgent).betaF
 		if b.Fixed != c.fixed || (c.fixed && b.Const != c.want) {
-			t.Errorf("%d dims, params %v: β_f fixed %v = %v, want fixed %v = %v", c.d, c.ps, b.Fixed, b.Const, c.fixed, c.want)
+			t.Errorf("%d dims (typed %v), params %v: β_f fixed %v = %v, want fixed %v = %v", c.d, c.typed, c.ps, b.Fixed, b.Const, c.fixed, c.want)
 		}
 	}
 }
