@@ -134,7 +134,7 @@ func (a *Adaptive) join() error {
 		return err
 	}
 	for i := a.from; i < len(a.ys); i++ {
-		if err := r.inner.Observe(a.acts[i], unit(a.ys[i], r.m, r.s, r.knee, a.constraint)); err != nil {
+		if err := r.inner.Observe(a.acts[i], unit(a.ys[i], r.m, r.s, r.knee, a.constraint)-r.off); err != nil {
 			return err
 		}
 	}

@@ -149,3 +149,45 @@ func deferredModel(t *testing.T) *Adaptive {
 	}
 	return a
 }
+
+// TestDeferredJoinKeepsMeanPrior: a constraint's deferred refit swapped in
+// with the mean prior on (SetMeanPrior) replays the observations since its
+// count at the prior's offset, as the others: after the swap at 40 the
+// posterior is the exact GP posterior of unit(y) − off at every
+// observation, plus off.
+func TestDeferredJoinKeepsMeanPrior(t *testing.T) {
+	box, _ := domain.NewBox([]float64{0, 0}, []float64{2, 1})
+	k, _ := gp.NewSE(0.5, 1)
+	cands := GridPoints(box, 8)
+	a, err := NewAdaptive(box, k, 0.05, AdaptiveOptions{Standardise: true, Fit: true, Defer: true, Constraint: true, Candidates: cands})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetMeanPrior(true); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var xs [][]float64
+	var ys []float64
+	for n := 1; n <= 40; n++ {
+		x := []float64{2 * rng.Float64(), rng.Float64()}
+		y := math.Sin(3*x[0]) + x[1] + 2 + 0.05*rng.NormFloat64() // mostly above the threshold 0
+		if err := a.Observe(bandit.PointAction(x), y); err != nil {
+			t.Fatal(err)
+		}
+		xs, ys = append(xs, x), append(ys, y)
+	}
+	if a.off == 0 || a.due != 0 || a.fits != 3 {
+		t.Fatalf("after 40 observations: offset %v, swap due at %d, %d fits; want an offset and the third fit (of 32) swapped in", a.off, a.due, a.fits)
+	}
+	zs := make([]float64, len(ys))
+	for i, y := range ys {
+		zs[i] = unit(y, a.m, a.s, a.knee, true) - a.off
+	}
+	mu, _ := gp.BatchPosterior(a.k, xs, zs, a.lam, cands)
+	for i, m := range a.Mean() {
+		if d := math.Abs(m - (mu[i] + a.off)); d > 1e-8 {
+			t.Fatalf("candidate %d: mean %v, want %v (off by %.3g)", i, m, mu[i]+a.off, d)
+		}
+	}
+}
