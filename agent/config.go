@@ -41,6 +41,12 @@ var (
 		Doc:     "β of the objective (beta-f's default) on boxes of floats of NoisyBetaBelow (20) dims or more; an explicit beta-f overrides it",
 		Source:  "GP-UCB's β_t grows with the dimension (Srinivas et al. 2010, Theorem 2); measured: docs/live_limits.md, \"Generation 35: the objective's width from 20 dims\"",
 		Earlier: []bandit.Change{{Until: 34, Value: "2", Why: "config's UCB of the objective at β = 3 on boxes of floats of 20 dims or more"}}}
+	// configFirstFit declares first-fit, when a wide box's models first fit
+	// their hyperparameters.
+	configFirstFit = bandit.ChoiceParam{Name: "first-fit", Default: "early", Choices: []string{"early", "doubling"}, When: bandit.Is("feasibility", "pessimistic"),
+		Doc:     "early: on boxes of floats of NoisyBetaBelow (20) dims or more, every model (f and each g) fits its hyperparameters first at 2(d+2) observations (44 in 20 dims), hyper's first fit, then on the doubling schedule; doubling: at the schedule's first refresh from 2(d+2) on (64 in 20 dims)",
+		Source:  "BoTorch and Optuna's GPSampler fit at every trial; measured: docs/live_limits.md, \"Generation 36: the first fit at 2(d+2) from 20 dims\"",
+		Earlier: []bandit.Change{{Until: 35, Value: "doubling", Why: "from 20 dims config's models fit their hyperparameters first at 2(d+2) observations, not at the doubling schedule's next refresh"}}}
 	// configNoisySeed declares beta-safe-noisy-seed, where beta-safe-noisy
 	// applies.
 	configNoisySeed = bandit.ChoiceParam{Name: "beta-safe-noisy-seed", Default: "none", Choices: []string{"evaluated", "none"}, When: bandit.Is("feasibility", "pessimistic"),
@@ -105,7 +111,7 @@ var (
 		Doc:     "k > 0: on boxes of NoisyBetaBelow (20) dims or more, from the safe stage's first decision where some constraint is noisy, every constraint's model refits its hyperparameters at once and then every k observations, not only at doublings of the data; 0: the doubling schedule alone",
 		Source:  "BoTorch and Optuna's GPSampler refit every trial; the noise fitted to the first half's data left the safe set overconfident at the boundary: docs/live_limits.md, \"Generation 19\"",
 		Earlier: []bandit.Change{{Until: 18, Value: "0", Why: "in 20+ dims the constraints refit every 8 observations from the noisy safe stage on"}}}
-	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configBetaFWide, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configSafeSearch, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
+	configParams = practicalParams([]bandit.Param{configAlpha, configScale, lambdaDoc, configFeasibility, configBetaSafe, configBetaSafeNoisy, configBetaNoisyWide, configBetaFWide, configFirstFit, configSafeFrom, configSafePending, configFirstPending, configBatchBeta, configBeforeFeasible, configSafeObserved, configWarp, configWarpFrom, configNoisySeed, configSafeHold, configRepeatBeta, configSafeRefit, configWarpWide, configBetaWide, configHoldFallback, configSafeOutside, configSafeCentre, configSafeSearch, configFirstRegion, configFirstWide, replicatesDoc}, "refine", "step", "region", "trust")
 )
 
 // ConfigAgent is CONFIG (Xu et al. 2023, "constrained efficient global
@@ -148,6 +154,8 @@ type ConfigAgent struct {
 	wideChecked   bool        // warpWide has read the initial design
 	wide          bool        // and put the constraints on the bilog scale
 	repeatBeta    float64     // safe-repeat-beta
+	earlyFit      bool        // first-fit=early
+	earlyDone     bool        // fitEarly has fitted the models (or will not)
 }
 
 func newConfig(name string, cfg Config) (bandit.Agent, error) {
@@ -179,6 +187,10 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 		}
 	}
 	feas, err := configFeasibility.Read(name, ps)
+	if err != nil {
+		return nil, err
+	}
+	ff, err := configFirstFit.Read(name, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +296,7 @@ func newConfig(name string, cfg Config) (bandit.Agent, error) {
 	// dims): the papers' settings and 1–2-D boxes keep CONFIG's rule.
 	box, isBox := in.Domain.(*domain.Box)
 	staged := fixed && feas == "pessimistic" && c.trust != regionGlobal && isBox && box.Dim() >= 3 && !box.Mixed()
-	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
+	return &ConfigAgent{gpCore: c, gmax: make([]float64, c.f.Len()), pessimistic: staged, earlyFit: ff == "early" && FitsHyperparameters(ps, true), betaSafe: bs, betaNoisy: bn, noisySeed: ns == "evaluated", observedG: sp == "observed", firstObserved: fp == "observed", batchBeta: bb, firstMean: bfe == "mean", firstDraw: bfe == "thompson", meanFrom: int(math.Ceil(MeanFrom * float64(cfg.Horizon))), obsSafe: so == "exact", warp: cw == "bilog", warpFrom: int(math.Ceil(wf * float64(cfg.Horizon))), hold: sh != "none", holdLow: sh == "unseen", repeatBeta: rb,
 		safeFrom: int(math.Ceil(from * float64(cfg.Horizon))), refitEvery: rf, wideRatio: ww, betaWide: bwide, fallback: map[string]int{"wide": fallbackWide, "always": fallbackAlways, "likelier": fallbackLikelier}[hf], likely: sout == "likely", plausible: sc != "observed", surest: sc == "surest", shrink: ss == "shrink", firstMeans: fr == "mean", wideMeans: fw == "means",
 		betaF: estimator.Beta{B: in.B, R: in.R, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cf},
 		betaG: estimator.Beta{B: in.G, R: in.RG, Alpha: alpha, Scale: scale, Fixed: fixed, Const: cg}}, nil
@@ -296,6 +308,11 @@ func (a *ConfigAgent) Decide(r *bandit.Round) (bandit.Decision, error) {
 	bg := make([]float64, len(a.g))
 	for j, g := range a.g {
 		bg[j] = a.betaG.At(g.InfoGain())
+	}
+	if a.pessimistic && a.earlyFit && !a.earlyDone {
+		if err := a.fitEarly(); err != nil {
+			return bandit.Decision{}, err
+		}
 	}
 	if a.pessimistic && a.wideRatio > 0 && !a.wideChecked {
 		if err := a.warpWide(); err != nil {
@@ -423,17 +440,9 @@ func (a *ConfigAgent) refitSafe() error {
 	if !slices.Contains(a.exact()[1:], false) {
 		return nil // every constraint deterministic
 	}
-	var ads []*model.Adaptive
-	for _, m := range a.g {
-		if w, ok := m.(*model.Window); ok {
-			m = w.Model
-		}
-		if ad, ok := m.(*model.Adaptive); ok {
-			if ad.Count() < model.FirstFit(box.Dim()) {
-				return nil // too few observations to fit yet: at a later decision
-			}
-			ads = append(ads, ad)
-		}
+	ads, ok := adaptives(a.g, model.FirstFit(box.Dim()))
+	if !ok {
+		return nil // too few observations to fit yet: at a later decision
 	}
 	a.refitting = true
 	for _, ad := range ads {
@@ -442,6 +451,52 @@ func (a *ConfigAgent) refitSafe() error {
 		}
 	}
 	return nil
+}
+
+// fitEarly is first-fit=early: on a box of floats of NoisyBetaBelow dims
+// or more, once every model holds model.FirstFit(d) observations, each one
+// not yet fitted fits its hyperparameters at once (from every start, as
+// the schedule's first fit), once; the doubling schedule's refits follow.
+// Before it, a 20-dim model kept the prior's kernel for 64 observations,
+// and the first stage crawled (docs/live_limits.md, "Generation 36").
+func (a *ConfigAgent) fitEarly() error {
+	box, ok := a.info.Domain.(*domain.Box)
+	if !ok || box.Dim() < NoisyBetaBelow || box.Mixed() {
+		a.earlyDone = true
+		return nil
+	}
+	ads, ok := adaptives(append([]model.Model{a.f}, a.g...), model.FirstFit(box.Dim()))
+	if !ok {
+		return nil // at a later decision
+	}
+	a.earlyDone = true
+	for _, ad := range ads {
+		if ad.Fitted() {
+			continue
+		}
+		if err := ad.SetNoisy(model.NoisyPriorKept, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adaptives returns the adaptive models among ms (a window's inside), and
+// false while one of them holds fewer than n observations.
+func adaptives(ms []model.Model, n int) ([]*model.Adaptive, bool) {
+	var ads []*model.Adaptive
+	for _, m := range ms {
+		if w, ok := m.(*model.Window); ok {
+			m = w.Model
+		}
+		if ad, ok := m.(*model.Adaptive); ok {
+			if ad.Count() < n {
+				return nil, false
+			}
+			ads = append(ads, ad)
+		}
+	}
+	return ads, true
 }
 
 // meanFirst ranks the points whose posterior mean of every g_j is ≤ 0

@@ -33,7 +33,7 @@ var (
 			{Until: 2, Value: "off", If: bandit.Without("widths"), Why: "metrics standardised also by the GP agents without practical widths"}},
 		Paper: "off"}
 	hyperDoc = bandit.ChoiceParam{Name: "hyper", Default: "auto", Choices: []string{"auto", "fit", "fixed"},
-		Doc: "fit: ARD Matérn-5/2 by MAP at 2(d+2), 4(d+2), …; fixed: the problem's; auto: fit if coordinates", Source: "measured: docs/defaults.md",
+		Doc: "fit: ARD Matérn-5/2 by MAP at the model's refreshes (1, 2, 4, 8, … observations) from 2(d+2) on; fixed: the problem's; auto: fit if coordinates", Source: "measured: docs/defaults.md",
 		Earlier: []bandit.Change{{Until: 1, Value: "fixed", Why: "hyperparameters fitted"}},
 		Paper:   "fixed"}
 )

@@ -703,3 +703,40 @@ func TestWarpWide(t *testing.T) {
 		}
 	}
 }
+
+// first-fit=early: on a 20-dim box, at the first decision once every model
+// holds 2(d+2) = 44 observations, f's and the constraint's models have fitted
+// their hyperparameters (the doubling schedule alone fits at 64); not with
+// first-fit=doubling, nor in 19 dims (2(d+2) = 42: the schedule's next
+// refresh, 64, has not come), nor before 44 observations.
+func TestFirstFitEarly(t *testing.T) {
+	for _, c := range []struct {
+		d, n int
+		ps   bandit.Params
+		want bool
+	}{{20, 44, nil, true}, {20, 44, bandit.Params{"first-fit": "doubling"}, false}, {19, 44, nil, false}, {20, 43, nil, false}} {
+		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 200, Params: c.ps, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ag.(*ConfigAgent)
+		rng := rand.New(rand.NewPCG(5, 6))
+		for r := 1; r <= c.n; r++ {
+			x := make([]float64, c.d)
+			for i := range x {
+				x[i] = rng.Float64()
+			}
+			d := a.ledger.Record(r, bandit.Action{Arm: -1, X: x}, a.epoch)
+			if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -x[0], HasReward: true, Costs: []float64{x[1] - 0.05}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := a.Decide(&bandit.Round{T: c.n + 1}); err != nil {
+			t.Fatal(err)
+		}
+		f, g := a.f.(*model.Adaptive).Fitted(), a.g[0].(*model.Adaptive).Fitted()
+		if f != c.want || g != c.want {
+			t.Errorf("%d dims, %d observations, params %v: f fitted %v, g fitted %v; want %v", c.d, c.n, c.ps, f, g, c.want)
+		}
+	}
+}

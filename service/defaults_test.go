@@ -536,3 +536,17 @@ func TestDefaultsGeneration35(t *testing.T) {
 		{"lognei", 34, nil, map[string]string{"beta-f-wide": ""}},
 	})
 }
+
+// Generation 36 fits config's models first at 2(d+2) observations on boxes
+// of 20+ dims (first-fit = early): a study of generation 35 or earlier
+// keeps the doubling schedule unless it sets it; lognei, which takes no
+// first-fit, is given nothing.
+func TestDefaultsGeneration36(t *testing.T) {
+	checkPins(t, []pin{
+		{"config", 35, nil, map[string]string{"first-fit": "doubling"}},
+		{"config", 10, nil, map[string]string{"first-fit": "doubling"}},
+		{"config", 36, nil, map[string]string{"first-fit": ""}},
+		{"config", 35, map[string]any{"first-fit": "early"}, map[string]string{"first-fit": "early"}},
+		{"lognei", 35, nil, map[string]string{"first-fit": ""}},
+	})
+}

@@ -232,7 +232,7 @@ type StudySpec struct {
 // docs/parameters-table.md and openapi.json list them, generated from the
 // declarations. A new generation is one change on a declaration and this
 // constant bumped (docs/defaults.md, "How to add a generation").
-const DefaultsPractical = 35
+const DefaultsPractical = 36
 
 // DefaultsMixed is the first generation in which a study of typed
 // parameters with ints or categoricals and no space.candidates goes to an

@@ -56,7 +56,9 @@ import (
 // first observation meeting the limit); b311a93: the same 59 by generation
 // 30's; d5a9e01: the same 59 by generation 31's; 4b544f9: the same 59 by
 // generation 32's; 4c2d75e: the same 59 by generation 33's; d5aa61e:
-// the same 59 by generation 34's;
+// the same 59 by generation 34's; 9b9c416: the same 59 by generation
+// 35's (with generation 36's pin moved config-box20-safe-refit decides
+// otherwise from its 45th decision: first-fit);
 // 25 rounds (unless said) with a partial
 // observation and two pending decisions each, no
 // snapshots, so the whole log replays),
