@@ -526,6 +526,30 @@ func TestConfigFirstPending(t *testing.T) {
 	}
 }
 
+// wideConfig is config (horizon 200, one constraint) on the unit box in d
+// dims after n evaluations at points drawn from rng, each told by tell
+// (its reward and constraint value).
+func wideConfig(t *testing.T, d, n int, ps bandit.Params, rng *rand.Rand, tell func(x []float64) (float64, float64)) *ConfigAgent {
+	t.Helper()
+	ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, d), M: 1}, Horizon: 200, Params: ps, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ag.(*ConfigAgent)
+	for r := 1; r <= n; r++ {
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		id := a.ledger.Record(r, bandit.Action{Arm: -1, X: x}, a.epoch)
+		f, g := tell(x)
+		if err := a.Observe(bandit.Feedback{ID: id.ID, Reward: f, HasReward: true, Costs: []float64{g}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
+}
+
 // safe-refit: on a box of NoisyBetaBelow (20) dims with a noisy constraint,
 // refitSafe makes the constraint's model refit every k observations (the
 // next, the 72nd, is a refit, which the doubling schedule alone makes at 128
@@ -537,23 +561,10 @@ func TestConfigSafeRefit(t *testing.T) {
 		ps   bandit.Params
 		want bool
 	}{{20, 71, nil, true}, {20, 71, bandit.Params{"safe-refit": "0"}, false}, {19, 71, nil, false}, {20, 40, nil, false}} {
-		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 200, Params: c.ps, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := ag.(*ConfigAgent)
 		rng := rand.New(rand.NewPCG(1, 2))
-		for r := 1; r <= c.n; r++ {
-			x := make([]float64, c.d)
-			for i := range x {
-				x[i] = rng.Float64()
-			}
-			d := a.ledger.Record(r, bandit.Action{Arm: -1, X: x}, a.epoch)
-			g := x[0] + x[1] - 1 + 0.3*rng.NormFloat64()
-			if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -x[2], HasReward: true, Costs: []float64{g}}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		a := wideConfig(t, c.d, c.n, c.ps, rng, func(x []float64) (float64, float64) {
+			return -x[2], x[0] + x[1] - 1 + 0.3*rng.NormFloat64()
+		})
 		if err := a.refitSafe(); err != nil {
 			t.Fatal(err)
 		}
@@ -715,22 +726,7 @@ func TestFirstFitEarly(t *testing.T) {
 		ps   bandit.Params
 		want bool
 	}{{20, 44, nil, true}, {20, 44, bandit.Params{"first-fit": "doubling"}, false}, {19, 44, nil, false}, {20, 43, nil, false}} {
-		ag, err := New("config", Config{Info: bandit.Info{Domain: unitBox(t, c.d), M: 1}, Horizon: 200, Params: c.ps, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := ag.(*ConfigAgent)
-		rng := rand.New(rand.NewPCG(5, 6))
-		for r := 1; r <= c.n; r++ {
-			x := make([]float64, c.d)
-			for i := range x {
-				x[i] = rng.Float64()
-			}
-			d := a.ledger.Record(r, bandit.Action{Arm: -1, X: x}, a.epoch)
-			if err := a.Observe(bandit.Feedback{ID: d.ID, Reward: -x[0], HasReward: true, Costs: []float64{x[1] - 0.05}}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		a := wideConfig(t, c.d, c.n, c.ps, rand.New(rand.NewPCG(5, 6)), func(x []float64) (float64, float64) { return -x[0], x[1] - 0.05 })
 		if _, err := a.Decide(&bandit.Round{T: c.n + 1}); err != nil {
 			t.Fatal(err)
 		}
